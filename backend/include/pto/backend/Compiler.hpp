@@ -1,0 +1,39 @@
+#pragma once
+// Compiles a lowered kernel to native code in the process-wide ORC JIT.
+// Pipeline: LLVM IR emission -> new-pass-manager optimisation (O0..O3) -> object code for the
+// host CPU -> linked into the JIT -> function address. Each stage is timed.
+#include <cstddef>
+#include <string>
+
+#include "pto/backend/ChipProfile.hpp"
+#include "pto/backend/KernelABI.hpp"
+#include "pto/ir/Kernel.hpp"
+
+namespace pto::backend {
+
+struct CompileOptions {
+  int opt_level = 2;          // 0..3
+  bool keep_llvm_ir = false;  // keep the optimised LLVM IR text (tests, PTO_DEBUG=3)
+};
+
+struct CompileTimings {
+  double emit_ms = 0;      // IR -> LLVM IR
+  double optimise_ms = 0;  // LLVM pass pipeline
+  double codegen_ms = 0;   // LLVM IR -> object code
+  double link_ms = 0;      // object -> JIT, symbol lookup
+};
+
+struct CompiledCode {
+  KernelFn fn = nullptr;
+  std::string symbol;
+  CompileTimings timings;
+  std::string llvm_ir;     // when CompileOptions::keep_llvm_ir
+  size_t object_bytes = 0;
+};
+
+CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options);
+
+/// The host CPU the JIT targets, e.g. "skylake-avx512".
+std::string host_cpu_name();
+
+}  // namespace pto::backend

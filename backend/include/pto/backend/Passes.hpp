@@ -1,0 +1,25 @@
+#pragma once
+// The passes between a traced kernel and code generation, and the straight-line lowering
+// script that runs them. With PTO_DEBUG=2 the IR is printed to stderr after every pass.
+#include "pto/backend/ChipProfile.hpp"
+#include "pto/ir/Kernel.hpp"
+
+namespace pto::backend {
+
+/// Places every tile group in its memory space: slot 0 at `offset`, slots `slot_bytes` apart,
+/// each aligned to the space's alignment. A kernel whose tiles (x group depth) exceed a space's
+/// capacity is a UserError listing the groups, their sizes and the capacity.
+void plan_memory(ir::Kernel& k, const ChipProfile& chip);
+
+/// Static checks of data movement: a 2-D tile moved to or from GM must have a row pitch that is
+/// a multiple of the space's alignment (32 B for UB); constant slice extents must fit the tile
+/// and the tensor; constant GM offsets must be aligned.
+void validate_moves(const ir::Kernel& k, const ChipProfile& chip);
+
+/// Runs the passes in order.
+void lower(ir::Kernel& k, const ChipProfile& chip);
+
+/// PTO_DEBUG level from the environment (0 when unset).
+int debug_level();
+
+}  // namespace pto::backend

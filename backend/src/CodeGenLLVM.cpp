@@ -1,0 +1,637 @@
+#include "CodeGenLLVM.hpp"
+
+#include <functional>
+#include <unordered_map>
+
+#include "pto/backend/KernelABI.hpp"
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::backend {
+namespace {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+class CodeGen {
+ public:
+  CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
+          const llvm::TargetMachine& tm)
+      : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_) {
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
+    fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
+    fn_->addFnAttr("target-cpu", tm.getTargetCPU());
+    fn_->addFnAttr("target-features", tm.getTargetFeatureString());
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    fn_->addParamAttr(0, llvm::Attribute::NoAlias);
+    ctx_ = fn_->getArg(0);
+    auto* fail_ty = llvm::FunctionType::get(b_.getVoidTy(),
+        {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    fail_fn_ = llvm::Function::Create(fail_ty, llvm::Function::ExternalLinkage, "pto_rt_fail", m_);
+    fail_fn_->addFnAttr(llvm::Attribute::Cold);
+    fail_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  void run() {
+    BasicBlock* entry = BasicBlock::Create(c_, "entry", fn_);
+    b_.SetInsertPoint(entry);
+    setup();
+    stmt(k_.body);
+    b_.CreateRetVoid();
+  }
+
+ private:
+  // ------------------------------------------------------------------------------ setup
+  Value* ctx_field(size_t offset) { return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset); }
+
+  void setup() {
+    Value* tensors = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kTensors), "tensors");
+    for (size_t i = 0; i < k_.tensors.size(); ++i) {
+      tensor_base_.push_back(b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), tensors, i), k_.tensors[i].name));
+    }
+    for (size_t s = 1; s < 6; ++s) {
+      arena_[s] = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kArena + s * sizeof(void*)), ir::mem_space_name(static_cast<ir::MemSpace>(s)));
+    }
+    var_slot_.assign(k_.num_vars, nullptr);
+    auto slot_for = [&](const ir::Expr& v) {
+      const auto* var = v.as<ir::Var>();
+      auto* a = b_.CreateAlloca(b_.getInt64Ty(), nullptr, var->name);
+      var_slot_[var->id] = a;
+      return a;
+    };
+    Value* scalars = nullptr;
+    for (const auto& s : k_.scalars) {
+      if (!scalars) scalars = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kScalars), "scalars");
+      const auto* var = s.var.as<ir::Var>();
+      b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), scalars, var->param_index)), slot_for(s.var));
+    }
+    for (const auto& v : k_.mutable_vars) b_.CreateStore(b_.getInt64(0), slot_for(v));
+    // Valid extents: per group, depth x (rows, cols), all zero until written.
+    for (const auto& g : k_.groups) {
+      auto* a = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(2 * g.depth), g.name + ".valid");
+      for (int i = 0; i < 2 * g.depth; ++i) b_.CreateStore(b_.getInt64(0), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), a, i));
+      valid_.push_back(a);
+    }
+    // Loop variables and the block index/count get their slots on first use.
+    block_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockIdx), "block_idx");
+    block_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockNum), "block_num");
+  }
+
+  /// Allocas live in the entry block, where mem2reg promotes them to registers.
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "") {
+    llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    return eb.CreateAlloca(t, nullptr, name);
+  }
+
+  llvm::AllocaInst* loop_slot(const ir::Var* var) {
+    if (!var_slot_[var->id]) var_slot_[var->id] = entry_alloca(b_.getInt64Ty(), var->name);
+    return llvm::cast<llvm::AllocaInst>(var_slot_[var->id]);
+  }
+
+  // ------------------------------------------------------------------------------ scalars
+  Value* scalar(const ir::Expr& e) {
+    if (const auto* op = e.as<ir::IntImm>()) {
+      return op->type.dtype == DType::boolean ? b_.getInt1(op->value != 0) : static_cast<Value*>(b_.getInt64(op->value));
+    }
+    if (const auto* op = e.as<ir::Var>()) {
+      if (op->var_kind == ir::VarKind::BlockIdx) return block_idx_;
+      if (op->var_kind == ir::VarKind::BlockNum) return block_num_;
+      PTO_INTERNAL_CHECK(var_slot_[op->id]) << "variable " << op->name << " used before definition";
+      return b_.CreateLoad(b_.getInt64Ty(), var_slot_[op->id], op->name);
+    }
+    if (const auto* op = e.as<ir::Binary>()) {
+      Value* a = scalar(op->a);
+      Value* c = scalar(op->b);
+      switch (op->op) {
+        case ir::BinaryOp::Add: return b_.CreateAdd(a, c);
+        case ir::BinaryOp::Sub: return b_.CreateSub(a, c);
+        case ir::BinaryOp::Mul: return b_.CreateMul(a, c);
+        case ir::BinaryOp::Div: case ir::BinaryOp::Mod: {
+          // Division by zero yields 0 instead of undefined behaviour.
+          Value* zero = b_.CreateICmpEQ(c, b_.getInt64(0));
+          Value* safe = b_.CreateSelect(zero, b_.getInt64(1), c);
+          Value* r = op->op == ir::BinaryOp::Div ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+          return b_.CreateSelect(zero, b_.getInt64(0), r);
+        }
+        case ir::BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, c), a, c);
+        case ir::BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, c), a, c);
+        case ir::BinaryOp::LT: return b_.CreateICmpSLT(a, c);
+        case ir::BinaryOp::LE: return b_.CreateICmpSLE(a, c);
+        case ir::BinaryOp::GT: return b_.CreateICmpSGT(a, c);
+        case ir::BinaryOp::GE: return b_.CreateICmpSGE(a, c);
+        case ir::BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
+        case ir::BinaryOp::NE: return b_.CreateICmpNE(a, c);
+        case ir::BinaryOp::And: return b_.CreateAnd(a, c);
+        case ir::BinaryOp::Or: return b_.CreateOr(a, c);
+      }
+    }
+    PTO_INTERNAL_CHECK(false) << "unexpected scalar expression";
+    return nullptr;
+  }
+
+  // ------------------------------------------------------------------------------ checks
+  /// Continues when `ok` holds; otherwise reports `check` for instruction `instr` and returns.
+  void check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, Value* bv, Value* cv = nullptr) {
+    BasicBlock* fail = BasicBlock::Create(c_, "fail", fn_);
+    BasicBlock* cont = BasicBlock::Create(c_, "ok", fn_);
+    b_.CreateCondBr(ok, cont, fail, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
+    b_.SetInsertPoint(fail);
+    b_.CreateCall(fail_fn_, {ctx_, b_.getInt32(instr), b_.getInt32(static_cast<int32_t>(chk)), b_.getInt32(axis), a, bv,
+                             cv ? cv : b_.getInt64(0)});
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(cont);
+  }
+
+  // ------------------------------------------------------------------------------ loops
+  /// for (i = 0; i < count; ++i) body(i), count >= 0 at run time.
+  void counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name) {
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(c_, std::string(name) + ".body", fn_);
+    BasicBlock* exit = BasicBlock::Create(c_, std::string(name) + ".exit", fn_);
+    b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), head, exit);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+    i->addIncoming(b_.getInt64(0), pre);
+    body(i);
+    Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+    b_.SetInsertPoint(exit);
+  }
+
+  // ------------------------------------------------------------------------------ tiles
+  const ir::TileGroup& group(const ir::TileRef& t) const { return k_.groups[t.group]; }
+
+  Value* tile_base(const ir::TileRef& t) {
+    const auto& g = group(t);
+    Value* off = b_.CreateAdd(b_.getInt64(g.offset), b_.CreateMul(scalar(t.slot), b_.getInt64(g.slot_bytes)));
+    return b_.CreateInBoundsGEP(b_.getInt8Ty(), arena_[static_cast<size_t>(g.space)], off);
+  }
+  Value* valid_ptr(const ir::TileRef& t, int axis) {
+    Value* idx = b_.CreateAdd(b_.CreateMul(scalar(t.slot), b_.getInt64(2)), b_.getInt64(axis));
+    return b_.CreateInBoundsGEP(b_.getInt64Ty(), valid_[t.group], idx);
+  }
+  Value* valid(const ir::TileRef& t, int axis) { return b_.CreateLoad(b_.getInt64Ty(), valid_ptr(t, axis)); }
+  void set_valid(const ir::TileRef& t, Value* rows, Value* cols) {
+    b_.CreateStore(rows, valid_ptr(t, 0));
+    b_.CreateStore(cols, valid_ptr(t, 1));
+  }
+
+  llvm::Type* storage_type(DType t) {
+    switch (t) {
+      case DType::f32: return b_.getFloatTy();
+      case DType::f16: return b_.getHalfTy();
+      case DType::bf16: return b_.getInt16Ty();
+      case DType::i32: return b_.getInt32Ty();
+      case DType::i8: return b_.getInt8Ty();
+      case DType::i64: return b_.getInt64Ty();
+      case DType::boolean: return b_.getInt1Ty();
+    }
+    return nullptr;
+  }
+  llvm::Type* compute_type(DType t) {
+    const DType c = compute_dtype(t);
+    return c == DType::f32 ? b_.getFloatTy() : (c == DType::boolean ? b_.getInt1Ty() : b_.getInt32Ty());
+  }
+
+  /// Storage value of dtype `t` -> its compute type.
+  Value* widen(Value* v, DType t) {
+    switch (t) {
+      case DType::f16: return b_.CreateFPExt(v, b_.getFloatTy());
+      case DType::bf16: return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+      case DType::i8: return b_.CreateSExt(v, b_.getInt32Ty());
+      default: return v;
+    }
+  }
+  Value* float_to_bf16_bits(Value* f) {
+    Value* x = b_.CreateBitCast(f, b_.getInt32Ty());
+    Value* lsb = b_.CreateAnd(b_.CreateLShr(x, 16), 1);
+    Value* rounded = b_.CreateLShr(b_.CreateAdd(x, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
+    Value* nan = b_.CreateOr(b_.CreateLShr(x, 16), b_.getInt32(0x40));
+    Value* is_nan = b_.CreateFCmpUNO(f, f);
+    return b_.CreateTrunc(b_.CreateSelect(is_nan, nan, rounded), b_.getInt16Ty());
+  }
+  /// Compute value of dtype `t` -> storage of `t`.
+  Value* narrow(Value* v, DType t) {
+    switch (t) {
+      case DType::f16: return b_.CreateFPTrunc(v, b_.getHalfTy());
+      case DType::bf16: return float_to_bf16_bits(v);
+      case DType::i8: return b_.CreateTrunc(v, b_.getInt8Ty());
+      default: return v;
+    }
+  }
+
+  // ------------------------------------------------------------------------------ tile expressions
+  struct Leaf {
+    const ir::TileRead* read;
+    Value* row_ptr = nullptr;  // set per row
+  };
+
+  void collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out) {
+    struct Collector : ir::Visitor {
+      std::vector<const ir::TileRead*>* out;
+      void visit_node(const ir::TileRead* op) override { out->push_back(op); }
+    } c;
+    c.out = &out;
+    c.visit(e);
+  }
+
+  /// A scalar (i64 index value, integer or float constant) converted to compute type `to`.
+  Value* broadcast_scalar(const ir::Expr& e, llvm::Type* to) {
+    if (const auto* f = e.as<ir::FloatImm>()) {
+      return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, f->value))
+                             : b_.getInt32(static_cast<int32_t>(f->value));
+    }
+    if (const auto* i = e.as<ir::IntImm>(); i && i->type.dtype == DType::i32) {
+      return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, static_cast<double>(i->value))) : b_.getInt32(static_cast<int32_t>(i->value));
+    }
+    Value* v = scalar(e);  // i64
+    return to->isFloatTy() ? b_.CreateSIToFP(v, to) : b_.CreateTrunc(v, to);
+  }
+
+  /// The element (row r, column c) of tile expression `e`, in its compute type. Leaf row
+  /// pointers come from `rows`.
+  Value* element(const ir::Expr& e, Value* col, const std::unordered_map<const ir::TileRead*, Value*>& rows,
+                 llvm::Type* ctx_type) {
+    if (!e->type.tile) return broadcast_scalar(e, ctx_type);
+    if (const auto* op = e.as<ir::TileRead>()) {
+      llvm::Type* st = storage_type(op->type.dtype);
+      Value* p = op->row_broadcast ? rows.at(op) : b_.CreateInBoundsGEP(st, rows.at(op), col);
+      return widen(b_.CreateLoad(st, p), op->type.dtype);
+    }
+    if (const auto* op = e.as<ir::Binary>()) {
+      const ir::Expr& tile_side = op->a->type.tile ? op->a : op->b;
+      llvm::Type* ct = compute_type(tile_side->type.dtype);
+      Value* a = element(op->a, col, rows, ct);
+      Value* c = element(op->b, col, rows, ct);
+      return binary(op->op, a, c, ct->isFloatTy());
+    }
+    if (const auto* op = e.as<ir::Unary>()) {
+      llvm::Type* ct = compute_type(op->type.dtype);
+      return unary(op->op, element(op->a, col, rows, ct), ct->isFloatTy());
+    }
+    if (const auto* op = e.as<ir::Cast>()) {
+      llvm::Type* from_t = compute_type(op->a->type.dtype);
+      return convert(element(op->a, col, rows, from_t), op->a->type.dtype, op->type.dtype);
+    }
+    if (const auto* op = e.as<ir::Select>()) {
+      llvm::Type* ct = compute_type(op->type.dtype);
+      Value* cond = element(op->cond, col, rows, b_.getInt1Ty());
+      return b_.CreateSelect(cond, element(op->a, col, rows, ct), element(op->b, col, rows, ct));
+    }
+    PTO_INTERNAL_CHECK(false) << "unexpected tile expression";
+    return nullptr;
+  }
+
+  Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr) {
+    if (c) return b_.CreateBinaryIntrinsic(id, a, c);
+    return b_.CreateUnaryIntrinsic(id, a);
+  }
+
+  Value* binary(ir::BinaryOp op, Value* a, Value* c, bool fp) {
+    using ir::BinaryOp;
+    if (fp) {
+      switch (op) {
+        case BinaryOp::Add: return b_.CreateFAdd(a, c);
+        case BinaryOp::Sub: return b_.CreateFSub(a, c);
+        case BinaryOp::Mul: return b_.CreateFMul(a, c);
+        case BinaryOp::Div: return b_.CreateFDiv(a, c);
+        case BinaryOp::Max: return intrinsic(llvm::Intrinsic::maxnum, a, c);
+        case BinaryOp::Min: return intrinsic(llvm::Intrinsic::minnum, a, c);
+        case BinaryOp::LT: return b_.CreateFCmpOLT(a, c);
+        case BinaryOp::LE: return b_.CreateFCmpOLE(a, c);
+        case BinaryOp::GT: return b_.CreateFCmpOGT(a, c);
+        case BinaryOp::GE: return b_.CreateFCmpOGE(a, c);
+        case BinaryOp::EQ: return b_.CreateFCmpOEQ(a, c);
+        case BinaryOp::NE: return b_.CreateFCmpUNE(a, c);
+        default: break;
+      }
+    } else {
+      switch (op) {
+        case BinaryOp::Add: return b_.CreateAdd(a, c);
+        case BinaryOp::Sub: return b_.CreateSub(a, c);
+        case BinaryOp::Mul: return b_.CreateMul(a, c);
+        case BinaryOp::Div: {
+          // x / 0 = 0 and INT_MIN / -1 = INT_MIN: defined results instead of a trap.
+          Value* zero = b_.CreateICmpEQ(c, llvm::ConstantInt::get(c->getType(), 0));
+          Value* minus1 = b_.CreateICmpEQ(c, llvm::ConstantInt::get(c->getType(), -1, true));
+          Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus1), llvm::ConstantInt::get(c->getType(), 1), c);
+          Value* q = b_.CreateSDiv(a, safe);
+          q = b_.CreateSelect(minus1, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a), q);
+          return b_.CreateSelect(zero, llvm::ConstantInt::get(a->getType(), 0), q);
+        }
+        case BinaryOp::Max: return intrinsic(llvm::Intrinsic::smax, a, c);
+        case BinaryOp::Min: return intrinsic(llvm::Intrinsic::smin, a, c);
+        case BinaryOp::LT: return b_.CreateICmpSLT(a, c);
+        case BinaryOp::LE: return b_.CreateICmpSLE(a, c);
+        case BinaryOp::GT: return b_.CreateICmpSGT(a, c);
+        case BinaryOp::GE: return b_.CreateICmpSGE(a, c);
+        case BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
+        case BinaryOp::NE: return b_.CreateICmpNE(a, c);
+        case BinaryOp::And: return b_.CreateAnd(a, c);
+        case BinaryOp::Or: return b_.CreateOr(a, c);
+        default: break;
+      }
+    }
+    PTO_INTERNAL_CHECK(false) << "unsupported tile operator " << ir::binary_op_name(op);
+    return nullptr;
+  }
+
+  Value* unary(ir::UnaryOp op, Value* a, bool fp) {
+    using ir::UnaryOp;
+    switch (op) {
+      case UnaryOp::Neg: return fp ? b_.CreateFNeg(a) : b_.CreateSub(b_.getInt32(0), a);
+      case UnaryOp::Abs: return fp ? intrinsic(llvm::Intrinsic::fabs, a) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
+      case UnaryOp::Relu: return fp ? intrinsic(llvm::Intrinsic::maxnum, a, llvm::ConstantFP::get(a->getType(), 0.0))
+                                    : intrinsic(llvm::Intrinsic::smax, a, b_.getInt32(0));
+      case UnaryOp::Exp: return intrinsic(llvm::Intrinsic::exp, a);
+      case UnaryOp::Log: return intrinsic(llvm::Intrinsic::log, a);
+      case UnaryOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
+      case UnaryOp::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0), intrinsic(llvm::Intrinsic::sqrt, a));
+    }
+    return nullptr;
+  }
+
+  /// Compute value of dtype `from` -> compute value of dtype `to`, rounded to `to`'s precision.
+  Value* convert(Value* v, DType from, DType to) {
+    const bool ffrom = is_floating(from), fto = is_floating(to);
+    if (ffrom && fto) {
+      if (to == DType::f16) return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());
+      if (to == DType::bf16) return widen(float_to_bf16_bits(v), DType::bf16);
+      return v;
+    }
+    if (ffrom && !fto) {
+      llvm::Type* it = to == DType::i8 ? b_.getInt8Ty() : b_.getInt32Ty();
+      Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, b_.getFloatTy()}, {v});
+      return to == DType::i8 ? b_.CreateSExt(r, b_.getInt32Ty()) : r;
+    }
+    if (!ffrom && fto) return convert(b_.CreateSIToFP(v, b_.getFloatTy()), DType::f32, to);
+    if (to == DType::i8) return intrinsic(llvm::Intrinsic::smax, intrinsic(llvm::Intrinsic::smin, v, b_.getInt32(127)), b_.getInt32(-128));
+    return v;
+  }
+
+  struct Extent {
+    Value* rows;
+    Value* cols;
+  };
+
+  /// The extent of a tile expression: the valid extent of its first full-width tile read (or of
+  /// its first broadcast read, one column wide); checks every other read covers it.
+  Extent expr_extent(const std::vector<const ir::TileRead*>& leaves, const ir::TileRef& dst, int instr) {
+    const ir::TileRead* lead = nullptr;
+    for (auto* l : leaves) if (!l->row_broadcast) { lead = l; break; }
+    Extent ext;
+    if (lead) {
+      ext = {valid(lead->tile, 0), valid(lead->tile, 1)};
+    } else if (!leaves.empty()) {
+      ext = {valid(leaves[0]->tile, 0), b_.getInt64(1)};
+    } else {
+      const auto& g = group(dst);
+      ext = {b_.getInt64(g.rows), b_.getInt64(g.cols)};
+    }
+    for (auto* l : leaves) {
+      if (l == lead) continue;
+      Value* vr = valid(l->tile, 0);
+      check(b_.CreateICmpSGE(vr, ext.rows), instr, RuntimeCheck::operand_smaller, 0, ext.rows, vr);
+      if (!l->row_broadcast) {
+        Value* vc = valid(l->tile, 1);
+        check(b_.CreateICmpSGE(vc, ext.cols), instr, RuntimeCheck::operand_smaller, 1, ext.cols, vc);
+      }
+    }
+    return ext;
+  }
+
+  std::unordered_map<const ir::TileRead*, Value*> leaf_bases(const std::vector<const ir::TileRead*>& leaves) {
+    std::unordered_map<const ir::TileRead*, Value*> bases;
+    for (auto* l : leaves) bases[l] = tile_base(l->tile);
+    return bases;
+  }
+
+  std::unordered_map<const ir::TileRead*, Value*> leaf_rows(const std::unordered_map<const ir::TileRead*, Value*>& bases,
+                                                            Value* r) {
+    std::unordered_map<const ir::TileRead*, Value*> rows;
+    for (auto& [l, base] : bases) {
+      const auto& g = group(l->tile);
+      rows[l] = b_.CreateInBoundsGEP(storage_type(l->type.dtype), base, b_.CreateMul(r, b_.getInt64(g.cols)));
+    }
+    return rows;
+  }
+
+  void vec_compute(const ir::VecCompute* op) {
+    std::vector<const ir::TileRead*> leaves;
+    collect_leaves(op->value, leaves);
+    const auto& dg = group(op->dst);
+    Extent ext = expr_extent(leaves, op->dst, op->id);
+    check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
+    check(b_.CreateICmpSLE(ext.cols, b_.getInt64(dg.cols)), op->id, RuntimeCheck::result_over_tile, 1, ext.cols, b_.getInt64(dg.cols));
+    auto bases = leaf_bases(leaves);
+    Value* dst = tile_base(op->dst);
+    llvm::Type* dt = storage_type(dg.dtype);
+    llvm::Type* ct = compute_type(op->value->type.dtype);
+    counted_loop(ext.rows, [&](Value* r) {
+      auto rows = leaf_rows(bases, r);
+      Value* drow = b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols)));
+      counted_loop(ext.cols, [&](Value* col) {
+        Value* v = element(op->value, col, rows, ct);
+        b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(dt, drow, col));
+      }, "c");
+    }, "r");
+    set_valid(op->dst, ext.rows, ext.cols);
+  }
+
+  void row_reduce(const ir::RowReduce* op) {
+    std::vector<const ir::TileRead*> leaves;
+    collect_leaves(op->value, leaves);
+    const auto& dg = group(op->dst);
+    Extent ext = expr_extent(leaves, op->dst, op->id);
+    check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
+    auto bases = leaf_bases(leaves);
+    Value* dst = tile_base(op->dst);
+    llvm::Type* dt = storage_type(dg.dtype);
+    const DType vdt = op->value->type.dtype;
+    llvm::Type* ct = compute_type(vdt);
+    const bool fp = ct->isFloatTy();
+    counted_loop(ext.rows, [&](Value* r) {
+      auto rows = leaf_rows(bases, r);
+      Value* init = nullptr;
+      switch (op->op) {
+        case ir::ReduceOp::Sum: init = fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0)); break;
+        case ir::ReduceOp::Max: init = fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN)); break;
+        case ir::ReduceOp::Min: init = fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX)); break;
+      }
+      auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
+      b_.CreateStore(init, acc);
+      counted_loop(ext.cols, [&](Value* col) {
+        Value* v = element(op->value, col, rows, ct);
+        Value* cur = b_.CreateLoad(ct, acc);
+        Value* next;
+        if (op->op == ir::ReduceOp::Sum) {
+          if (fp) {
+            llvm::FastMathFlags fmf;
+            fmf.setAllowReassoc();
+            fmf.setNoSignedZeros();
+            next = b_.CreateFAdd(cur, v);
+            llvm::cast<llvm::Instruction>(next)->setFastMathFlags(fmf);
+          } else {
+            next = b_.CreateAdd(cur, v);
+          }
+        } else {
+          next = binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, fp);
+        }
+        b_.CreateStore(next, acc);
+      }, "c");
+      Value* result = b_.CreateLoad(ct, acc);
+      // The destination is the source's dtype or float (a wider accumulator).
+      result = convert(result, vdt, dg.dtype);
+      b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
+    }, "r");
+    set_valid(op->dst, ext.rows, b_.getInt64(1));
+  }
+
+  // ------------------------------------------------------------------------------ data movement
+  struct Region {
+    Value* off[2];
+    Value* ext[2];
+  };
+
+  Region region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr) {
+    const auto& g = group(t);
+    Region out;
+    for (int d = 0; d < 2; ++d) {
+      out.off[d] = scalar(r.offset[d]);
+      out.ext[d] = scalar(r.extent[d]);
+    }
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      check(b_.CreateICmpSGE(out.ext[d], b_.getInt64(0)), instr, RuntimeCheck::region_negative, d, out.ext[d], b_.getInt64(0));
+      Value* in_bounds = b_.CreateAnd(b_.CreateICmpSGE(out.off[d], b_.getInt64(0)),
+                                      b_.CreateICmpSLE(b_.CreateAdd(out.off[d], out.ext[d]), b_.getInt64(r.view[d])));
+      check(in_bounds, instr, RuntimeCheck::region_out_of_bounds, d, out.off[d], out.ext[d], b_.getInt64(r.view[d]));
+      check(b_.CreateICmpSLE(out.ext[d], b_.getInt64(cap[d])), instr, RuntimeCheck::region_over_tile, d, out.ext[d], b_.getInt64(cap[d]));
+    }
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    const int64_t align = chip_.limits(g.space).align;
+    Value* byte_off = b_.CreateMul(out.off[1], b_.getInt64(es));
+    check(b_.CreateICmpEQ(b_.CreateSRem(byte_off, b_.getInt64(align)), b_.getInt64(0)), instr, RuntimeCheck::region_misaligned, 1,
+          byte_off, b_.getInt64(align));
+    return out;
+  }
+
+  /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch `tile_pitch`).
+  void copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
+                 bool to_tile) {
+    Value* bytes = b_.CreateMul(cols, b_.getInt64(es));
+    counted_loop(rows, [&](Value* r) {
+      Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
+      Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
+      if (to_tile) {
+        b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
+      } else {
+        b_.CreateMemCpy(g, llvm::MaybeAlign(es), t, llvm::MaybeAlign(32), bytes);
+      }
+    }, "row");
+  }
+
+  Value* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) {
+    Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
+    return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
+  }
+
+  void load(const ir::Load* op) {
+    const auto& g = group(op->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    Region reg = region_checked(op->src, op->dst, op->id);
+    copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true);
+    set_valid(op->dst, reg.ext[0], reg.ext[1]);
+  }
+
+  void store(const ir::Store* op) {
+    const auto& g = group(op->src);
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    Region reg = region_checked(op->dst, op->src, op->id);
+    for (int d = 0; d < 2; ++d) {
+      Value* v = valid(op->src, d);
+      check(b_.CreateICmpSLE(reg.ext[d], v), op->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v);
+    }
+    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false);
+  }
+
+  // ------------------------------------------------------------------------------ statements
+  void stmt(const ir::Stmt& s) {
+    if (!s) return;
+    if (const auto* op = s.as<ir::Seq>()) {
+      for (const auto& c : op->body) stmt(c);
+    } else if (const auto* op = s.as<ir::For>()) {
+      for_loop(op);
+    } else if (const auto* op = s.as<ir::IfThenElse>()) {
+      BasicBlock* then_bb = BasicBlock::Create(c_, "then", fn_);
+      BasicBlock* else_bb = BasicBlock::Create(c_, "else", fn_);
+      BasicBlock* end_bb = BasicBlock::Create(c_, "endif", fn_);
+      b_.CreateCondBr(scalar(op->cond), then_bb, else_bb);
+      b_.SetInsertPoint(then_bb);
+      stmt(op->then_case);
+      b_.CreateBr(end_bb);
+      b_.SetInsertPoint(else_bb);
+      stmt(op->else_case);
+      b_.CreateBr(end_bb);
+      b_.SetInsertPoint(end_bb);
+    } else if (const auto* op = s.as<ir::Assign>()) {
+      b_.CreateStore(scalar(op->value), var_slot_[op->var.as<ir::Var>()->id]);
+    } else if (const auto* op = s.as<ir::Load>()) {
+      load(op);
+    } else if (const auto* op = s.as<ir::Store>()) {
+      store(op);
+    } else if (const auto* op = s.as<ir::VecCompute>()) {
+      vec_compute(op);
+    } else if (const auto* op = s.as<ir::RowReduce>()) {
+      row_reduce(op);
+    } else {
+      PTO_INTERNAL_CHECK(false) << "unexpected statement";
+    }
+  }
+
+  void for_loop(const ir::For* op) {
+    const auto* var = op->var.as<ir::Var>();
+    const int instr = op->instr;
+    Value* begin = scalar(op->begin);
+    Value* end = scalar(op->end);
+    Value* step = scalar(op->step);
+    check(b_.CreateICmpSGT(step, b_.getInt64(0)), instr, RuntimeCheck::range_step, 0, step, b_.getInt64(0));
+    auto* slot = loop_slot(var);
+    b_.CreateStore(begin, slot);
+    BasicBlock* cond = BasicBlock::Create(c_, "for.cond", fn_);
+    BasicBlock* body = BasicBlock::Create(c_, "for.body", fn_);
+    BasicBlock* exit = BasicBlock::Create(c_, "for.exit", fn_);
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    b_.CreateCondBr(b_.CreateICmpSLT(b_.CreateLoad(b_.getInt64Ty(), slot), end), body, exit);
+    b_.SetInsertPoint(body);
+    stmt(op->body);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), slot), step), slot);
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(exit);
+  }
+
+  const ir::Kernel& k_;
+  const ChipProfile& chip_;
+  llvm::Module& m_;
+  llvm::LLVMContext& c_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::Function* fail_fn_ = nullptr;
+  Value* ctx_ = nullptr;
+  Value* block_idx_ = nullptr;
+  Value* block_num_ = nullptr;
+  std::vector<Value*> tensor_base_;
+  Value* arena_[6] = {};
+  std::vector<Value*> var_slot_;
+  std::vector<Value*> valid_;
+};
+
+}  // namespace
+
+void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
+                      const llvm::TargetMachine& tm) {
+  CodeGen(k, chip, m, symbol, tm).run();
+}
+
+}  // namespace pto::backend

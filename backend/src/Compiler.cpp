@@ -1,0 +1,92 @@
+#include "pto/backend/Compiler.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "CodeGenLLVM.hpp"
+#include "JitEngine.hpp"
+#include "pto/backend/Passes.hpp"
+
+namespace pto::backend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+llvm::OptimizationLevel level(int o) {
+  switch (o) {
+    case 0: return llvm::OptimizationLevel::O0;
+    case 1: return llvm::OptimizationLevel::O1;
+    case 3: return llvm::OptimizationLevel::O3;
+    default: return llvm::OptimizationLevel::O2;
+  }
+}
+
+void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = opt_level >= 2;
+  pto.SLPVectorization = opt_level >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                               : pb.buildPerModuleDefaultPipeline(level(opt_level));
+  mpm.run(m, mam);
+}
+
+std::atomic<uint64_t> next_symbol{0};
+
+}  // namespace
+
+std::string host_cpu_name() { return JitEngine::instance().target_machine().getTargetCPU().str(); }
+
+CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options) {
+  auto& jit = JitEngine::instance();
+  CompiledCode out;
+  out.symbol = fmt::format("pto_{}_{}", k.name, next_symbol.fetch_add(1));
+  for (auto& ch : out.symbol) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+
+  auto t = Clock::now();
+  llvm::LLVMContext context;
+  llvm::Module module(out.symbol, context);
+  module.setDataLayout(jit.data_layout());
+  module.setTargetTriple(jit.triple().str());
+  emit_kernel_llvm(k, chip, module, out.symbol, jit.target_machine());
+  std::string verify_errors;
+  llvm::raw_string_ostream verify_os(verify_errors);
+  PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
+  out.timings.emit_ms = ms_since(t);
+
+  t = Clock::now();
+  optimise(module, const_cast<llvm::TargetMachine&>(jit.target_machine()), options.opt_level);
+  out.timings.optimise_ms = ms_since(t);
+  if (options.keep_llvm_ir || debug_level() >= 3) {
+    llvm::raw_string_ostream os(out.llvm_ir);
+    module.print(os, nullptr);
+    os.flush();
+    if (debug_level() >= 3) std::fprintf(stderr, "---- LLVM IR (O%d) ----\n%s\n", options.opt_level, out.llvm_ir.c_str());
+  }
+
+  t = Clock::now();
+  auto object = jit.compile(module);
+  out.object_bytes = object->getBufferSize();
+  out.timings.codegen_ms = ms_since(t);
+
+  t = Clock::now();
+  jit.add_object(std::move(object));
+  out.fn = reinterpret_cast<KernelFn>(jit.lookup(out.symbol));
+  out.timings.link_ms = ms_since(t);
+  return out;
+}
+
+}  // namespace pto::backend

@@ -1,0 +1,58 @@
+#include "JitEngine.hpp"
+
+#include "pto/backend/KernelABI.hpp"
+#include "pto/support/Error.hpp"
+
+namespace pto::backend {
+namespace {
+
+template <class T>
+T take(llvm::Expected<T> v, const char* what) {
+  if (!v) throw InternalError(std::string("pto JIT: ") + what + ": " + llvm::toString(v.takeError()));
+  return std::move(*v);
+}
+
+void check(llvm::Error e, const char* what) {
+  if (e) throw InternalError(std::string("pto JIT: ") + what + ": " + llvm::toString(std::move(e)));
+}
+
+}  // namespace
+
+JitEngine& JitEngine::instance() {
+  static JitEngine engine;
+  return engine;
+}
+
+JitEngine::JitEngine() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  tm_ = take(jtmb.createTargetMachine(), "create target machine");
+  jit_ = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "create LLJIT");
+  auto& dylib = jit_->getMainJITDylib();
+  // Kernels call libc (memcpy, expf, ...) and the runtime's failure hook.
+  dylib.addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit_->getDataLayout().getGlobalPrefix()),
+                          "process symbols"));
+  llvm::orc::SymbolMap runtime;
+  runtime[jit_->mangleAndIntern("pto_rt_fail")] = llvm::JITEvaluatedSymbol(
+      llvm::pointerToJITTargetAddress(&pto_rt_fail), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
+}
+
+std::unique_ptr<llvm::MemoryBuffer> JitEngine::compile(llvm::Module& m) {
+  std::lock_guard lock(compile_mu_);
+  llvm::orc::SimpleCompiler compiler(*tm_);
+  return take(compiler(m), "compile module");
+}
+
+void JitEngine::add_object(std::unique_ptr<llvm::MemoryBuffer> object) {
+  check(jit_->addObjectFile(std::move(object)), "add object");
+}
+
+void* JitEngine::lookup(const std::string& symbol) {
+  auto addr = take(jit_->lookup(symbol), "lookup");
+  return addr.toPtr<void*>();
+}
+
+}  // namespace pto::backend

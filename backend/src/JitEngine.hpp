@@ -1,0 +1,33 @@
+#pragma once
+// The process-wide ORC LLJIT, as small as LLVM's KaleidoscopeJIT: create, add an object file,
+// look a symbol up. Object files (not IR modules) go in, so that compile and link are timed
+// separately and objects can later be cached on disk.
+#include <memory>
+#include <mutex>
+
+#include "LLVMHeaders.hpp"
+
+namespace pto::backend {
+
+class JitEngine {
+ public:
+  /// The engine of this process, created on first use.
+  static JitEngine& instance();
+
+  /// Compiles `m` to an object for the host CPU. Serialised: the TargetMachine is shared.
+  std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m);
+  void add_object(std::unique_ptr<llvm::MemoryBuffer> object);
+  void* lookup(const std::string& symbol);
+
+  const llvm::TargetMachine& target_machine() const { return *tm_; }
+  const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
+  const llvm::Triple& triple() const { return jit_->getTargetTriple(); }
+
+ private:
+  JitEngine();
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  std::mutex compile_mu_;
+};
+
+}  // namespace pto::backend

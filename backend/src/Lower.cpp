@@ -1,0 +1,31 @@
+#include <cstdio>
+#include <cstdlib>
+
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Printer.hpp"
+
+namespace pto::backend {
+
+int debug_level() {
+  static const int level = [] {
+    const char* v = std::getenv("PTO_DEBUG");
+    return v ? std::atoi(v) : 0;
+  }();
+  return level;
+}
+
+namespace {
+void log_ir(const char* after, const ir::Kernel& k) {
+  if (debug_level() >= 2) std::fprintf(stderr, "---- IR after %s ----\n%s\n", after, ir::to_string(k).c_str());
+}
+}  // namespace
+
+void lower(ir::Kernel& k, const ChipProfile& chip) {
+  log_ir("trace", k);
+  plan_memory(k, chip);
+  log_ir("plan_memory", k);
+  validate_moves(k, chip);
+  log_ir("validate_moves", k);
+}
+
+}  // namespace pto::backend

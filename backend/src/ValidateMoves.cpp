@@ -1,0 +1,69 @@
+#include <optional>
+
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::backend {
+namespace {
+
+std::optional<int64_t> constant(const ir::Expr& e) {
+  if (const auto* imm = e.as<ir::IntImm>()) return imm->value;
+  return std::nullopt;
+}
+
+class MoveValidator : public ir::Visitor {
+ public:
+  MoveValidator(const ir::Kernel& k, const ChipProfile& chip) : k_(k), chip_(chip) {}
+
+ protected:
+  void visit_node(const ir::Load* op) override { check(op->dst, op->src, *op, "load"); }
+  void visit_node(const ir::Store* op) override { check(op->src, op->dst, *op, "store"); }
+
+ private:
+  ErrorSite site(const ir::Instr& i) const {
+    const auto& info = k_.instrs[i.id];
+    return ErrorSite{.kernel = k_.name, .specialization = k_.specialization, .pipe = ir::pipe_name(info.pipe),
+                     .instruction = info.text, .loc = i.loc};
+  }
+
+  void check(const ir::TileRef& t, const ir::GMRegion& r, const ir::Instr& instr, const char* what) {
+    const auto& g = k_.groups[t.group];
+    const auto& tensor = k_.tensors[r.tensor];
+    const int64_t align = chip_.limits(g.space).align;
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    PTO_USER_CHECK(g.rows == 1 || (g.cols * es) % align == 0, site(instr))
+        << what << " moves rows of a " << g.rows << "x" << g.cols << " " << dtype_name(g.dtype) << " tile whose row pitch is "
+        << g.cols * es << " B, not a multiple of the " << align << " B alignment of " << ir::mem_space_name(g.space)
+        << "; pad the tile to " << (g.cols * es + align - 1) / align * align / es << " columns";
+    PTO_USER_CHECK(g.dtype == tensor.dtype, site(instr)) << what << " between a " << dtype_name(g.dtype) << " tile and a "
+                                                         << dtype_name(tensor.dtype) << " tensor";
+    const char* axis[2] = {"rows", "columns"};
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      auto ext = constant(r.extent[d]);
+      auto off = constant(r.offset[d]);
+      if (ext) {
+        PTO_USER_CHECK(*ext >= 0, site(instr)) << what << " of a negative extent " << *ext << " (" << axis[d] << ")";
+        PTO_USER_CHECK(*ext <= cap[d], site(instr)) << what << " of " << *ext << " " << axis[d] << " into a tile of " << cap[d]
+                                                    << " " << axis[d] << " (" << g.name << ", " << g.rows << "x" << g.cols << ")";
+      }
+      if (ext && off) {
+        PTO_USER_CHECK(*off >= 0 && *off + *ext <= r.view[d], site(instr))
+            << what << " region [" << *off << ", " << *off + *ext << ") is outside the tensor's " << r.view[d] << " " << axis[d];
+      }
+    }
+    if (auto off = constant(r.offset[1])) {
+      PTO_USER_CHECK((*off * es) % align == 0, site(instr))
+          << what << " starts at column offset " << *off << " (" << *off * es << " B), not aligned to " << align << " B";
+    }
+  }
+
+  const ir::Kernel& k_;
+  const ChipProfile& chip_;
+};
+
+}  // namespace
+
+void validate_moves(const ir::Kernel& k, const ChipProfile& chip) { MoveValidator(k, chip).visit(k.body); }
+
+}  // namespace pto::backend

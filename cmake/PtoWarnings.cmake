@@ -1,0 +1,5 @@
+add_library(pto_warnings INTERFACE)
+target_compile_options(pto_warnings INTERFACE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+if(PTO_WARNINGS_AS_ERRORS)
+  target_compile_options(pto_warnings INTERFACE -Werror)
+endif()

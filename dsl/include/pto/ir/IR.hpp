@@ -1,0 +1,279 @@
+#pragma once
+// The kernel IR: what tracing a kernel lambda produces and every pass and backend consumes.
+//
+// Nodes are immutable, reference counted, listed once in the X-macros below; the kind enum,
+// the visitor and the mutator are generated from them. Expressions are either scalar (index
+// arithmetic in i64, conditions in bool) or tile expressions (a fused vector computation over
+// the elements of tiles). Statements are structured control flow plus the AI Core instructions;
+// every instruction carries a kernel-unique id and the user's source line.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pto/support/DType.hpp"
+#include "pto/support/Error.hpp"
+
+namespace pto::ir {
+
+#define PTO_FOR_EACH_IR_EXPR(X) \
+  X(IntImm)                     \
+  X(FloatImm)                   \
+  X(Var)                        \
+  X(Binary)                     \
+  X(Unary)                      \
+  X(Cast)                       \
+  X(Select)                     \
+  X(TileRead)
+
+#define PTO_FOR_EACH_IR_STMT(X) \
+  X(Seq)                        \
+  X(For)                        \
+  X(IfThenElse)                 \
+  X(Assign)                     \
+  X(Load)                       \
+  X(Store)                      \
+  X(VecCompute)                 \
+  X(RowReduce)
+
+enum class NodeKind : uint8_t {
+#define PTO_X(name) name,
+  PTO_FOR_EACH_IR_EXPR(PTO_X) PTO_FOR_EACH_IR_STMT(PTO_X)
+#undef PTO_X
+};
+
+/// Memory spaces of an AI Core: GM (DDR/HBM), Vec (UB), Mat (L1), Left (L0A), Right (L0B), Acc (L0C).
+enum class MemSpace : uint8_t { GM, Vec, Mat, Left, Right, Acc };
+const char* mem_space_name(MemSpace s);
+
+/// Pipes of an AI Core. Every instruction runs on exactly one.
+enum class Pipe : uint8_t { S, V, M, MTE1, MTE2, MTE3, FIX, ALL };
+const char* pipe_name(Pipe p);
+
+struct Node {
+  explicit Node(NodeKind k) : kind(k) {}
+  virtual ~Node() = default;
+  const NodeKind kind;
+};
+
+template <class T>
+class Handle {
+ public:
+  Handle() = default;
+  Handle(std::shared_ptr<const T> p) : p_(std::move(p)) {}  // NOLINT
+  template <class U> requires std::is_base_of_v<T, U>
+  Handle(std::shared_ptr<const U> p) : p_(std::move(p)) {}  // NOLINT
+  const T* get() const { return p_.get(); }
+  const T* operator->() const { return p_.get(); }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool same_as(const Handle& o) const { return p_ == o.p_; }
+  template <class U> const U* as() const {
+    return p_ && p_->kind == U::kKind ? static_cast<const U*>(p_.get()) : nullptr;
+  }
+
+ private:
+  std::shared_ptr<const T> p_;
+};
+
+/// The type of an expression: a scalar or a tile of `dtype`.
+struct Type {
+  DType dtype = DType::i64;
+  bool tile = false;
+  bool operator==(const Type&) const = default;
+};
+
+struct ExprNode : Node {
+  ExprNode(NodeKind k, Type t) : Node(k), type(t) {}
+  Type type;
+};
+struct StmtNode : Node {
+  using Node::Node;
+};
+using Expr = Handle<ExprNode>;
+using Stmt = Handle<StmtNode>;
+
+// ---------------------------------------------------------------------------------- expressions
+
+struct IntImm : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::IntImm;
+  int64_t value;
+  IntImm(int64_t v, DType t) : ExprNode(kKind, {t, false}), value(v) {}
+  static Expr make(int64_t v, DType t = DType::i64);
+};
+
+/// A floating constant; as a tile operand it is broadcast to every element.
+struct FloatImm : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::FloatImm;
+  double value;
+  FloatImm(double v, DType t) : ExprNode(kKind, {t, false}), value(v) {}
+  static Expr make(double v, DType t = DType::f32);
+};
+
+enum class VarKind : uint8_t { Loop, Param, BlockIdx, BlockNum, Mutable };
+
+/// A named scalar. Loop variables, runtime scalar parameters, the block index/count and mutable
+/// state (tile-group slot counters) are all Vars; `id` is unique within a kernel.
+struct Var : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Var;
+  std::string name;
+  int id;
+  VarKind var_kind;
+  int param_index;  // for VarKind::Param: index into the runtime scalar arguments
+  Var(std::string n, int i, VarKind k, int p) : ExprNode(kKind, {DType::i64, false}), name(std::move(n)), id(i), var_kind(k), param_index(p) {}
+  static Expr make(std::string name, int id, VarKind kind, int param_index = -1);
+};
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or };
+const char* binary_op_name(BinaryOp op);
+bool is_comparison(BinaryOp op);
+
+/// `a op b` on scalars, or element-wise on tile expressions (a scalar operand is broadcast).
+struct Binary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Binary;
+  BinaryOp op;
+  Expr a, b;
+  Binary(BinaryOp o, Expr x, Expr y, Type t) : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+  /// Folds constants for scalars; derives the result type.
+  static Expr make(BinaryOp op, Expr a, Expr b);
+};
+
+enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Relu };
+const char* unary_op_name(UnaryOp op);
+
+struct Unary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Unary;
+  UnaryOp op;
+  Expr a;
+  Unary(UnaryOp o, Expr x) : ExprNode(kKind, x->type), op(o), a(std::move(x)) {}
+  static Expr make(UnaryOp op, Expr a);
+};
+
+/// Element-wise conversion of a tile expression to `type.dtype` (round to nearest even for
+/// floats, saturating for integers).
+struct Cast : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Cast;
+  Expr a;
+  Cast(DType to, Expr x) : ExprNode(kKind, {to, true}), a(std::move(x)) {}
+  static Expr make(DType to, Expr a);
+};
+
+/// `cond ? a : b`, element-wise for tiles.
+struct Select : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Select;
+  Expr cond, a, b;
+  Select(Expr c, Expr x, Expr y) : ExprNode(kKind, x->type), cond(std::move(c)), a(std::move(x)), b(std::move(y)) {}
+  static Expr make(Expr cond, Expr a, Expr b);
+};
+
+/// A reference to one slot of a tile group: `group` indexes KernelIR::groups, `slot` is a
+/// scalar expression (often the group's runtime slot counter).
+struct TileRef {
+  int group = -1;
+  Expr slot;
+};
+
+/// Reads the elements of a tile inside a tile expression. `row_broadcast`: the tile is one
+/// column wide and its value is repeated along each row of the expression's extent.
+struct TileRead : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::TileRead;
+  TileRef tile;
+  bool row_broadcast;
+  TileRead(TileRef t, DType d, bool bcast) : ExprNode(kKind, {d, true}), tile(std::move(t)), row_broadcast(bcast) {}
+  static Expr make(TileRef t, DType dtype, bool row_broadcast);
+};
+
+// ----------------------------------------------------------------------------------- statements
+
+struct Seq : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Seq;
+  std::vector<Stmt> body;
+  explicit Seq(std::vector<Stmt> b) : StmtNode(kKind), body(std::move(b)) {}
+  static Stmt make(std::vector<Stmt> body);
+};
+
+/// `for (var = begin; var < end; var += step) body` at run time; a step <= 0 is a user error
+/// raised by the generated code, never an endless loop.
+struct For : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::For;
+  Expr var, begin, end, step;
+  Stmt body;
+  int instr;      // the loop's scalar-pipe instruction id (reported when the step is not positive)
+  SourceLoc loc;
+  For(Expr v, Expr b, Expr e, Expr s, Stmt bd, int i, SourceLoc l) : StmtNode(kKind), var(std::move(v)), begin(std::move(b)), end(std::move(e)), step(std::move(s)), body(std::move(bd)), instr(i), loc(std::move(l)) {}
+  static Stmt make(Expr var, Expr begin, Expr end, Expr step, Stmt body, int instr, SourceLoc loc);
+};
+
+struct IfThenElse : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::IfThenElse;
+  Expr cond;
+  Stmt then_case, else_case;  // else_case may be empty
+  IfThenElse(Expr c, Stmt t, Stmt e) : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  static Stmt make(Expr cond, Stmt then_case, Stmt else_case);
+};
+
+/// Assigns a mutable scalar Var.
+struct Assign : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Assign;
+  Expr var, value;
+  Assign(Expr v, Expr x) : StmtNode(kKind), var(std::move(v)), value(std::move(x)) {}
+  static Stmt make(Expr var, Expr value);
+};
+
+/// A rectangular region of a GM tensor parameter, seen through a (rows, cols) row-major view.
+/// 1-D tensors are views of one row. Offsets and extents are runtime scalars.
+struct GMRegion {
+  int tensor = -1;                 // index into KernelIR::tensors
+  std::array<int64_t, 2> view{};   // static (rows, cols) of the view the region was cut from
+  std::array<Expr, 2> offset, extent;
+};
+
+/// Common part of the AI Core instructions.
+struct Instr {
+  int id = -1;       // unique within the kernel; indexes KernelIR::instrs
+  SourceLoc loc;
+};
+
+/// GM -> Vec/Mat on MTE2. Sets the tile's valid extent to the region's extent.
+struct Load : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Load;
+  TileRef dst;
+  GMRegion src;
+  Load(TileRef d, GMRegion s, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)) {}
+  static Stmt make(TileRef dst, GMRegion src, Instr instr);
+};
+
+/// Vec -> GM on MTE3: writes the region's extent from the tile's valid part.
+struct Store : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Store;
+  GMRegion dst;
+  TileRef src;
+  Store(GMRegion d, TileRef s, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)) {}
+  static Stmt make(GMRegion dst, TileRef src, Instr instr);
+};
+
+/// One fused vector instruction: `dst = value` element-wise over the valid extent of the first
+/// (non-broadcast) tile read in `value`.
+struct VecCompute : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::VecCompute;
+  TileRef dst;
+  Expr value;
+  VecCompute(TileRef d, Expr v, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), value(std::move(v)) {}
+  static Stmt make(TileRef dst, Expr value, Instr instr);
+};
+
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+const char* reduce_op_name(ReduceOp op);
+
+/// Reduces each row of the tile expression `value` into column 0 of `dst` (valid extent
+/// (rows, 1)), on the vector pipe.
+struct RowReduce : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::RowReduce;
+  ReduceOp op;
+  TileRef dst;
+  Expr value;
+  RowReduce(ReduceOp o, TileRef d, Expr v, Instr i) : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)) {}
+  static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr);
+};
+
+}  // namespace pto::ir

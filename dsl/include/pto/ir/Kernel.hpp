@@ -1,0 +1,60 @@
+#pragma once
+// A traced kernel: its parameters, tile groups, instruction table and body.
+#include <string>
+#include <vector>
+
+#include "pto/ir/IR.hpp"
+
+namespace pto::ir {
+
+struct TensorParam {
+  std::string name;               // "x" or "arg0"
+  DType dtype;
+  int rank;                       // 1 or 2
+  std::array<int64_t, 2> shape;   // 1-D tensors: {1, n}
+};
+
+struct ScalarParam {
+  std::string name;
+  Expr var;  // a Var of kind Param
+};
+
+/// A tile group: `depth` slots of a (rows, cols) tile of `dtype` in `space`.
+struct TileGroup {
+  std::string name;
+  DType dtype;
+  MemSpace space;
+  int rank;                       // 1 or 2, as declared
+  int64_t rows, cols;             // 1-D tiles: rows == 1
+  std::vector<int> mutex_ids;     // one per slot (may be empty: then depth 1)
+  int depth;
+  Expr counter;                   // Mutable Var holding the current slot; empty when depth == 1
+  SourceLoc loc;
+  // Filled by the memory planner:
+  int64_t slot_bytes = 0;         // rows * cols * dtype size, rounded up to the space's alignment
+  int64_t offset = -1;            // byte offset of slot 0 in the core's arena for `space`
+
+  int64_t elems() const { return rows * cols; }
+};
+
+/// Static facts about one instruction, for errors, profiles and the timing model.
+struct InstrInfo {
+  std::string op;     // "load", "store", "vec", "row_sum", ...
+  Pipe pipe;
+  std::string text;   // printed form, e.g. "load xs[c0] <- x[0, t*8192 +: 8192]"
+  SourceLoc loc;
+};
+
+struct Kernel {
+  std::string name;
+  std::string specialization;  // "x:f32[4096], y:f32[4096]"
+  std::vector<TensorParam> tensors;
+  std::vector<ScalarParam> scalars;
+  std::vector<TileGroup> groups;
+  std::vector<Expr> mutable_vars;
+  std::vector<InstrInfo> instrs;
+  Stmt body;
+  int num_vars = 0;  // Var ids are 0 .. num_vars-1
+};
+
+}  // namespace pto::ir

@@ -1,0 +1,69 @@
+#pragma once
+// Runtime control flow and the core's identity.
+//   for (auto i : pl::range(begin, end, step)) { ... }  a loop in the generated code; the body
+//       is traced once. `break` or `return` inside it is a user error (the code after it would
+//       be silently dropped from every iteration).
+//   pl::if_(cond, [&] { ... }, [&] { ... })            a branch in the generated code.
+//   pl::require(cond, "why")                            a trace-time check of the specialisation.
+// Plain C++ `for`/`if` on trace-time values unroll and specialise as usual.
+#include <functional>
+#include <source_location>
+#include <string>
+
+#include "pto/lang/Scalar.hpp"
+#include "pto/lang/Trace.hpp"
+
+namespace pto::lang {
+
+/// Index of this block in [0, get_block_num()).
+Int get_block_idx(std::source_location loc = std::source_location::current());
+/// Number of blocks of the launch (its block_dim).
+Int get_block_num(std::source_location loc = std::source_location::current());
+
+class Range {
+ public:
+  Range(Int begin, Int end, Int step, std::source_location loc);
+  ~Range();
+  Range(const Range&) = delete;
+  Range& operator=(const Range&) = delete;
+
+  struct Sentinel {};
+  class Iterator {
+   public:
+    explicit Iterator(Range* r) : r_(r) {}
+    Int operator*() const { return Int(r_->var_); }
+    Iterator& operator++() { r_->close(); return *this; }
+    bool operator!=(Sentinel) const { return !r_->closed_; }
+
+   private:
+    Range* r_;
+  };
+  Iterator begin();
+  Sentinel end() const { return {}; }
+
+ private:
+  void close();
+  Int begin_, end_, step_;
+  std::source_location src_;
+  SourceLoc loc_;
+  ir::Expr var_;
+  bool opened_ = false, closed_ = false;
+  size_t scope_depth_ = 0;
+};
+
+inline Range range(Int begin, Int end, Int step = 1, std::source_location loc = std::source_location::current()) {
+  return Range(std::move(begin), std::move(end), std::move(step), loc);
+}
+inline Range range(Int end, std::source_location loc = std::source_location::current()) {
+  return Range(0, std::move(end), 1, loc);
+}
+
+void if_(const Bool& cond, const std::function<void()>& then_case, std::source_location loc = std::source_location::current());
+void if_(const Bool& cond, const std::function<void()>& then_case, const std::function<void()>& else_case,
+         std::source_location loc = std::source_location::current());
+
+/// A trace-time check: when `cond` is false the launch fails with a UserError naming the
+/// kernel, the specialisation and this line. For shape contracts between parameters.
+void require(bool cond, const std::string& why, std::source_location loc = std::source_location::current());
+
+}  // namespace pto::lang

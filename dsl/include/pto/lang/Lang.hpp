@@ -1,0 +1,8 @@
+#pragma once
+// The PTO kernel language, namespace `pto::lang` (alias it: `namespace pl = pto::lang;`).
+#include "pto/lang/Control.hpp"
+#include "pto/lang/Ops.hpp"
+#include "pto/lang/Scalar.hpp"
+#include "pto/lang/Tensor.hpp"
+#include "pto/lang/Tile.hpp"
+#include "pto/lang/TileExpr.hpp"

@@ -1,0 +1,45 @@
+#pragma once
+// Data movement and reductions: each call emits one AI Core instruction.
+//   load   GM -> Vec              (MTE2)  sets the tile's valid extent to the region's extent
+//   store  Vec -> GM              (MTE3)  writes the region from the tile's valid part
+//   row_sum / row_max / row_min   (V)     reduce each row of a tile expression into column 0
+#include <source_location>
+
+#include "pto/lang/Tensor.hpp"
+#include "pto/lang/TileExpr.hpp"
+
+namespace pto::lang {
+
+namespace detail {
+void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, const ir::GMRegion& src, int src_rank,
+               const std::source_location& loc);
+void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
+                const std::source_location& loc);
+void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
+                     const ir::Expr& value, const std::source_location& loc);
+}  // namespace detail
+
+template <Element T>
+void load(const Tile<T>& dst, const Slice<T>& src, std::source_location loc = std::source_location::current()) {
+  detail::emit_load(dst.ref(), {dst.rows(), dst.cols(), dst.rank(), dst.space()}, dtype_of<T>, src.region, src.rank, loc);
+}
+
+template <Element T>
+void store(const Slice<T>& dst, const Tile<T>& src, std::source_location loc = std::source_location::current()) {
+  detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc);
+}
+
+#define PTO_ROW_REDUCE(name, op)                                                                          \
+  template <Element U, TileOperand A>                                                                     \
+  void name(const Tile<U>& dst, const A& src, std::source_location loc = std::source_location::current()) { \
+    static_assert(std::is_same_v<U, elem_t<A>> || std::is_same_v<U, float>,                              \
+                  "pto: a row reduction writes the source's element type, or float");                    \
+    detail::emit_row_reduce(ir::ReduceOp::op, dst.ref(), {dst.rows(), dst.cols(), dst.rank(), dst.space()}, \
+                            dtype_of<U>, detail::operand_expr(src), loc);                                  \
+  }
+PTO_ROW_REDUCE(row_sum, Sum)
+PTO_ROW_REDUCE(row_max, Max)
+PTO_ROW_REDUCE(row_min, Min)
+#undef PTO_ROW_REDUCE
+
+}  // namespace pto::lang

@@ -1,0 +1,73 @@
+#pragma once
+// `pl::Int`: a runtime integer scalar (index arithmetic, loop variables, block index).
+// Plain `int64_t` arithmetic stays trace-time constant; mixing it with a `pl::Int` builds IR,
+// with constants folded. `pl::Bool` is a runtime condition for `pl::if_`; it does not convert
+// to `bool`: a C++ `if` on a runtime value cannot be traced.
+#include <concepts>
+#include <optional>
+
+#include "pto/ir/IR.hpp"
+
+namespace pto::lang {
+
+class Int {
+ public:
+  template <std::integral I>
+  Int(I v) : e_(ir::IntImm::make(static_cast<int64_t>(v))) {}  // NOLINT: int literals are Ints
+  explicit Int(ir::Expr e) : e_(std::move(e)) {}
+
+  const ir::Expr& expr() const { return e_; }
+  std::optional<int64_t> constant() const {
+    if (const auto* imm = e_.as<ir::IntImm>()) return imm->value;
+    return std::nullopt;
+  }
+
+ private:
+  ir::Expr e_;
+};
+
+class Bool {
+ public:
+  explicit Bool(ir::Expr e) : e_(std::move(e)) {}
+  Bool(bool b) : e_(ir::IntImm::make(b, DType::boolean)) {}  // NOLINT
+  const ir::Expr& expr() const { return e_; }
+  explicit operator bool() const = delete;  // runtime conditions need pl::if_
+
+ private:
+  ir::Expr e_;
+};
+
+#define PTO_INT_BINARY(sym, op)                                       \
+  inline Int operator sym(const Int& a, const Int& b) {               \
+    return Int(ir::Binary::make(ir::BinaryOp::op, a.expr(), b.expr())); \
+  }
+PTO_INT_BINARY(+, Add)
+PTO_INT_BINARY(-, Sub)
+PTO_INT_BINARY(*, Mul)
+PTO_INT_BINARY(/, Div)
+PTO_INT_BINARY(%, Mod)
+#undef PTO_INT_BINARY
+
+#define PTO_INT_COMPARE(sym, op)                                       \
+  inline Bool operator sym(const Int& a, const Int& b) {               \
+    return Bool(ir::Binary::make(ir::BinaryOp::op, a.expr(), b.expr())); \
+  }
+PTO_INT_COMPARE(<, LT)
+PTO_INT_COMPARE(<=, LE)
+PTO_INT_COMPARE(>, GT)
+PTO_INT_COMPARE(>=, GE)
+PTO_INT_COMPARE(==, EQ)
+PTO_INT_COMPARE(!=, NE)
+#undef PTO_INT_COMPARE
+
+inline Bool operator&&(const Bool& a, const Bool& b) { return Bool(ir::Binary::make(ir::BinaryOp::And, a.expr(), b.expr())); }
+inline Bool operator||(const Bool& a, const Bool& b) { return Bool(ir::Binary::make(ir::BinaryOp::Or, a.expr(), b.expr())); }
+inline Int operator-(const Int& a) { return Int(0) - a; }
+inline Int& operator+=(Int& a, const Int& b) { return a = a + b; }
+
+inline Int min(const Int& a, const Int& b) { return Int(ir::Binary::make(ir::BinaryOp::Min, a.expr(), b.expr())); }
+inline Int max(const Int& a, const Int& b) { return Int(ir::Binary::make(ir::BinaryOp::Max, a.expr(), b.expr())); }
+/// ceil(a / b) for a >= 0, b > 0.
+inline Int ceil_div(const Int& a, const Int& b) { return (a + b - 1) / b; }
+
+}  // namespace pto::lang

@@ -1,0 +1,144 @@
+#pragma once
+// Tiles and tile groups. A tile is a static-capacity (rows, cols) buffer in one of the core's
+// local memories; its valid extent is set at run time by the instruction that writes it (a
+// load of a tail region is shorter than the tile). A tile group is `depth` slots of one tile
+// shape, one per mutex id, rotated with `next()`: the double/multi-buffering of PyPTO Pro.
+#include <initializer_list>
+#include <source_location>
+#include <vector>
+
+#include "pto/lang/Scalar.hpp"
+#include "pto/lang/Trace.hpp"
+
+namespace pto::lang {
+
+using ir::MemSpace;
+inline constexpr MemSpace GM = MemSpace::GM;
+inline constexpr MemSpace Vec = MemSpace::Vec;
+inline constexpr MemSpace Mat = MemSpace::Mat;
+inline constexpr MemSpace Left = MemSpace::Left;
+inline constexpr MemSpace Right = MemSpace::Right;
+inline constexpr MemSpace Acc = MemSpace::Acc;
+using ir::Pipe;
+
+template <Element T> struct TExpr;
+
+/// The static facts of a tile that the language needs while tracing.
+struct TileShape {
+  int64_t rows, cols;
+  int rank;
+  MemSpace space;
+};
+
+/// The right-hand side of a tile assignment, remembering the user's source line.
+template <Element T>
+struct TileValue {
+  ir::Expr expr;
+  SourceLoc loc;
+  TileValue(const TExpr<T>& e, std::source_location l = std::source_location::current())  // NOLINT
+      : expr(e.node), loc(SourceLoc::from(l)) {}
+  template <class S> requires std::is_arithmetic_v<S>
+  TileValue(S s, std::source_location l = std::source_location::current())  // NOLINT: fill
+      : expr(is_floating(dtype_of<T>) ? ir::FloatImm::make(static_cast<double>(s), DType::f32)
+                                      : ir::IntImm::make(static_cast<int64_t>(s), DType::i32)),
+        loc(SourceLoc::from(l)) {}
+};
+
+namespace detail {
+void emit_vec_compute(const ir::TileRef& dst, const ir::Expr& value, const SourceLoc& loc);
+}
+
+/// One slot of a tile group. Copying a Tile copies the handle; assigning to a Tile emits a
+/// vector instruction that writes its elements.
+template <Element T>
+class Tile {
+ public:
+  using element_type = T;
+  Tile(ir::TileRef ref, TileShape s) : ref_(std::move(ref)), rows_(s.rows), cols_(s.cols), rank_(s.rank), space_(s.space) {}
+  Tile(const Tile&) = default;
+
+  Tile& operator=(const TileValue<T>& v) {
+    detail::emit_vec_compute(ref_, v.expr, v.loc);
+    return *this;
+  }
+  /// `a = b` copies b's elements into a (a vector instruction).
+  Tile& operator=(const Tile& other) {
+    detail::emit_vec_compute(ref_, other.read(), TraceContext::current() ? TraceContext::current()->last_loc() : SourceLoc{});
+    return *this;
+  }
+
+  const ir::TileRef& ref() const { return ref_; }
+  int64_t rows() const { return rows_; }
+  int64_t cols() const { return cols_; }
+  int rank() const { return rank_; }
+  MemSpace space() const { return space_; }
+  /// This tile as an operand of a tile expression; a one-column 2-D tile broadcasts along rows.
+  ir::Expr read() const { return ir::TileRead::make(ref_, dtype_of<T>, rank_ == 2 && cols_ == 1); }
+
+ private:
+  ir::TileRef ref_;
+  int64_t rows_, cols_;
+  int rank_;
+  MemSpace space_;
+};
+
+template <Element T>
+class TileGroup {
+ public:
+  TileGroup(int group, TileShape shape, ir::Expr counter, int depth)
+      : group_(group), shape_(shape), counter_(std::move(counter)), depth_(depth) {}
+
+  int depth() const { return depth_; }
+  /// The slot the group currently points at.
+  Tile<T> current() const { return Tile<T>({group_, slot_expr(0)}, shape_); }
+  /// The slot used before the last `next()`.
+  Tile<T> previous() const { return Tile<T>({group_, slot_expr(depth_ - 1)}, shape_); }
+  /// Slot `i` (0 <= i < depth), independent of the current position.
+  Tile<T> operator[](int i) const { return Tile<T>({group_, ir::IntImm::make(i)}, shape_); }
+  /// Advances to the next slot (cyclically); a runtime operation inside `pl::range`.
+  void next(std::source_location loc = std::source_location::current()) const {
+    auto& ctx = TraceContext::get(loc);
+    ctx.note(loc);
+    if (depth_ > 1) {
+      Int c(counter_);
+      ctx.emit(ir::Assign::make(counter_, ((c + 1) % depth_).expr()));
+    }
+  }
+
+ private:
+  ir::Expr slot_expr(int ahead) const {
+    if (depth_ == 1) return ir::IntImm::make(0);
+    if (ahead == 0) return counter_;
+    return ((Int(counter_) + ahead) % depth_).expr();
+  }
+
+  int group_;
+  TileShape shape_;
+  ir::Expr counter_;
+  int depth_;
+};
+
+namespace detail {
+int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
+                  const std::source_location& loc);
+TileShape group_shape(int group);
+ir::Expr group_counter(int group);
+int group_depth(int group);
+}  // namespace detail
+
+/// `depth = mutex_ids.size()` slots (at least one) of a tile of `shape` ({n} or {rows, cols}).
+template <Element T>
+TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
+                             std::source_location loc = std::source_location::current()) {
+  const int g = detail::declare_group(dtype_of<T>, space, std::move(shape), std::move(mutex_ids), loc);
+  return TileGroup<T>(g, detail::group_shape(g), detail::group_counter(g), detail::group_depth(g));
+}
+
+/// A single tile (a group of depth 1).
+template <Element T>
+Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape,
+                  std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), {}, loc).current();
+}
+
+}  // namespace pto::lang

@@ -1,0 +1,136 @@
+#pragma once
+// Tile expressions. Operators and functions on tiles build an expression tree; assigning it to
+// a tile emits ONE fused vector instruction (no intermediate tiles). The element type is part
+// of the C++ type, so mixing dtypes without `pl::cast<U>` is a compile error with a readable
+// message. Scalars (C++ numbers or `pl::Int`) broadcast to every element.
+#include <type_traits>
+
+#include "pto/lang/Tile.hpp"
+
+namespace pto::lang {
+
+template <Element T>
+struct TExpr {
+  using element_type = T;
+  ir::Expr node;
+};
+
+/// An element-wise condition, from comparing tile expressions; consumed by `pl::select`.
+struct Mask {
+  ir::Expr node;
+};
+
+namespace detail {
+template <class X> struct tile_operand : std::false_type {};
+template <Element T> struct tile_operand<Tile<T>> : std::true_type { using elem = T; };
+template <Element T> struct tile_operand<TExpr<T>> : std::true_type { using elem = T; };
+
+template <Element T> ir::Expr operand_expr(const Tile<T>& t) { return t.read(); }
+template <Element T> ir::Expr operand_expr(const TExpr<T>& e) { return e.node; }
+
+template <Element T, class S>
+ir::Expr scalar_expr(const S& s) {
+  if constexpr (std::is_same_v<S, Int>) {
+    return s.expr();
+  } else if constexpr (is_floating(dtype_of<T>)) {
+    return ir::FloatImm::make(static_cast<double>(s), DType::f32);
+  } else {
+    return ir::IntImm::make(static_cast<int64_t>(s), DType::i32);
+  }
+}
+}  // namespace detail
+
+template <class X>
+concept TileOperand = detail::tile_operand<std::remove_cvref_t<X>>::value;
+template <class X>
+concept ScalarOperand = std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, Int>;
+template <TileOperand X>
+using elem_t = typename detail::tile_operand<std::remove_cvref_t<X>>::elem;
+
+template <class A, class B>
+inline constexpr bool same_elem_v = std::is_same_v<elem_t<A>, elem_t<B>>;
+
+#define PTO_DTYPE_MISMATCH_MESSAGE \
+  "pto: the tile operands have different element types; convert one with pl::cast<T>(...)"
+
+// Element-wise binary operators and functions: tile op tile, tile op scalar, scalar op tile.
+#define PTO_TILE_BINARY(name, op)                                                                  \
+  template <TileOperand A, TileOperand B>                                                          \
+  auto name(const A& a, const B& b) {                                                              \
+    static_assert(same_elem_v<A, B>, PTO_DTYPE_MISMATCH_MESSAGE);                                  \
+    return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::operand_expr(b))}; \
+  }                                                                                                \
+  template <TileOperand A, ScalarOperand S>                                                        \
+  auto name(const A& a, const S& s) {                                                              \
+    return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::scalar_expr<elem_t<A>>(s))}; \
+  }                                                                                                \
+  template <ScalarOperand S, TileOperand B>                                                        \
+  auto name(const S& s, const B& b) {                                                              \
+    return TExpr<elem_t<B>>{ir::Binary::make(ir::BinaryOp::op, detail::scalar_expr<elem_t<B>>(s), detail::operand_expr(b))}; \
+  }
+PTO_TILE_BINARY(operator+, Add)
+PTO_TILE_BINARY(operator-, Sub)
+PTO_TILE_BINARY(operator*, Mul)
+PTO_TILE_BINARY(operator/, Div)
+PTO_TILE_BINARY(max, Max)
+PTO_TILE_BINARY(min, Min)
+#undef PTO_TILE_BINARY
+
+#define PTO_TILE_COMPARE(name, op)                                                                 \
+  template <TileOperand A, TileOperand B>                                                          \
+  Mask name(const A& a, const B& b) {                                                              \
+    static_assert(same_elem_v<A, B>, PTO_DTYPE_MISMATCH_MESSAGE);                                  \
+    return Mask{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::operand_expr(b))}; \
+  }                                                                                                \
+  template <TileOperand A, ScalarOperand S>                                                        \
+  Mask name(const A& a, const S& s) {                                                              \
+    return Mask{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::scalar_expr<elem_t<A>>(s))}; \
+  }
+PTO_TILE_COMPARE(operator<, LT)
+PTO_TILE_COMPARE(operator<=, LE)
+PTO_TILE_COMPARE(operator>, GT)
+PTO_TILE_COMPARE(operator>=, GE)
+PTO_TILE_COMPARE(operator==, EQ)
+PTO_TILE_COMPARE(operator!=, NE)
+#undef PTO_TILE_COMPARE
+
+#define PTO_TILE_UNARY(name, op, float_only)                                                      \
+  template <TileOperand A>                                                                         \
+  auto name(const A& a) {                                                                          \
+    static_assert(!(float_only) || is_floating(dtype_of<elem_t<A>>),                               \
+                  "pto: pl::" #name " needs a floating-point tile (float, half or bfloat16)");     \
+    return TExpr<elem_t<A>>{ir::Unary::make(ir::UnaryOp::op, detail::operand_expr(a))};           \
+  }
+PTO_TILE_UNARY(operator-, Neg, false)
+PTO_TILE_UNARY(neg, Neg, false)
+PTO_TILE_UNARY(abs, Abs, false)
+PTO_TILE_UNARY(relu, Relu, false)
+PTO_TILE_UNARY(exp, Exp, true)
+PTO_TILE_UNARY(log, Log, true)
+PTO_TILE_UNARY(sqrt, Sqrt, true)
+PTO_TILE_UNARY(rsqrt, Rsqrt, true)
+#undef PTO_TILE_UNARY
+
+/// Element-wise conversion to U: round to nearest even between floats, truncation toward zero
+/// with saturation from float to integer, saturation between integers.
+template <Element U, TileOperand A>
+TExpr<U> cast(const A& a) {
+  return TExpr<U>{ir::Cast::make(dtype_of<U>, detail::operand_expr(a))};
+}
+
+/// `mask ? a : b` element-wise.
+template <TileOperand A, TileOperand B>
+auto select(const Mask& m, const A& a, const B& b) {
+  static_assert(same_elem_v<A, B>, PTO_DTYPE_MISMATCH_MESSAGE);
+  return TExpr<elem_t<A>>{ir::Select::make(m.node, detail::operand_expr(a), detail::operand_expr(b))};
+}
+template <TileOperand A, ScalarOperand S>
+auto select(const Mask& m, const A& a, const S& s) {
+  return TExpr<elem_t<A>>{ir::Select::make(m.node, detail::operand_expr(a), detail::scalar_expr<elem_t<A>>(s))};
+}
+template <ScalarOperand S, TileOperand B>
+auto select(const Mask& m, const S& s, const B& b) {
+  return TExpr<elem_t<B>>{ir::Select::make(m.node, detail::scalar_expr<elem_t<B>>(s), detail::operand_expr(b))};
+}
+
+}  // namespace pto::lang

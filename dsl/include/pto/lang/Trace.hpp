@@ -1,0 +1,57 @@
+#pragma once
+// The trace context: while the runtime calls a kernel lambda once to trace it, every `pl::`
+// operation appends IR to the context of the calling thread. Outside a trace, using a `pl::`
+// operation is a user error.
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "pto/ir/Kernel.hpp"
+
+namespace pto::lang {
+
+class TraceContext {
+ public:
+  TraceContext(std::string kernel_name, std::string specialization);
+  ~TraceContext();
+  TraceContext(const TraceContext&) = delete;
+  TraceContext& operator=(const TraceContext&) = delete;
+
+  /// The context of the calling thread; throws a UserError naming `loc` when not tracing.
+  static TraceContext& get(const std::source_location& loc);
+  static TraceContext* current();
+
+  ir::Kernel& kernel() { return kernel_; }
+  void emit(ir::Stmt s);
+  void push_scope();
+  ir::Stmt pop_scope();
+  size_t scope_depth() const { return scopes_.size(); }
+
+  ir::Expr new_var(const std::string& name, ir::VarKind kind, int param_index = -1);
+  ir::Expr block_idx();
+  ir::Expr block_num();
+  int add_group(ir::TileGroup g);
+  ir::Instr new_instr(std::string op, ir::Pipe pipe, const std::source_location& loc);
+
+  /// The error site for a trace-time error at `loc`.
+  ErrorSite site(const SourceLoc& loc) const;
+  /// Remembers the latest user source line seen (for operations that cannot take one).
+  void note(const std::source_location& loc) { last_loc_ = SourceLoc::from(loc); }
+  const SourceLoc& last_loc() const { return last_loc_; }
+
+  /// An error found by a destructor (a `break` out of `pl::range`); raised by finish().
+  void defer_error(std::string reason, SourceLoc loc);
+  /// Ends the trace: raises a deferred error, fills instruction texts, returns the kernel.
+  ir::Kernel finish();
+
+ private:
+  ir::Kernel kernel_;
+  std::vector<std::vector<ir::Stmt>> scopes_;
+  ir::Expr block_idx_, block_num_;
+  SourceLoc last_loc_;
+  std::string deferred_reason_;
+  SourceLoc deferred_loc_;
+  TraceContext* previous_;
+};
+
+}  // namespace pto::lang

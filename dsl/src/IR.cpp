@@ -1,0 +1,158 @@
+#include "pto/ir/IR.hpp"
+
+namespace pto::ir {
+
+const char* mem_space_name(MemSpace s) {
+  switch (s) {
+    case MemSpace::GM: return "GM";
+    case MemSpace::Vec: return "Vec";
+    case MemSpace::Mat: return "Mat";
+    case MemSpace::Left: return "Left";
+    case MemSpace::Right: return "Right";
+    case MemSpace::Acc: return "Acc";
+  }
+  return "?";
+}
+
+const char* pipe_name(Pipe p) {
+  switch (p) {
+    case Pipe::S: return "S";
+    case Pipe::V: return "V";
+    case Pipe::M: return "M";
+    case Pipe::MTE1: return "MTE1";
+    case Pipe::MTE2: return "MTE2";
+    case Pipe::MTE3: return "MTE3";
+    case Pipe::FIX: return "FIX";
+    case Pipe::ALL: return "ALL";
+  }
+  return "?";
+}
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Sub: return "-";
+    case BinaryOp::Mul: return "*";
+    case BinaryOp::Div: return "/";
+    case BinaryOp::Mod: return "%";
+    case BinaryOp::Min: return "min";
+    case BinaryOp::Max: return "max";
+    case BinaryOp::LT: return "<";
+    case BinaryOp::LE: return "<=";
+    case BinaryOp::GT: return ">";
+    case BinaryOp::GE: return ">=";
+    case BinaryOp::EQ: return "==";
+    case BinaryOp::NE: return "!=";
+    case BinaryOp::And: return "&&";
+    case BinaryOp::Or: return "||";
+  }
+  return "?";
+}
+
+bool is_comparison(BinaryOp op) { return op >= BinaryOp::LT && op <= BinaryOp::NE; }
+
+const char* unary_op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: return "neg";
+    case UnaryOp::Abs: return "abs";
+    case UnaryOp::Exp: return "exp";
+    case UnaryOp::Log: return "log";
+    case UnaryOp::Sqrt: return "sqrt";
+    case UnaryOp::Rsqrt: return "rsqrt";
+    case UnaryOp::Relu: return "relu";
+  }
+  return "?";
+}
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "row_sum";
+    case ReduceOp::Max: return "row_max";
+    case ReduceOp::Min: return "row_min";
+  }
+  return "?";
+}
+
+Expr IntImm::make(int64_t v, DType t) { return std::make_shared<const IntImm>(v, t); }
+Expr FloatImm::make(double v, DType t) { return std::make_shared<const FloatImm>(v, t); }
+Expr Var::make(std::string name, int id, VarKind kind, int param_index) {
+  return std::make_shared<const Var>(std::move(name), id, kind, param_index);
+}
+
+namespace {
+int64_t fold(BinaryOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return b == 0 ? 0 : a / b;
+    case BinaryOp::Mod: return b == 0 ? 0 : a % b;
+    case BinaryOp::Min: return a < b ? a : b;
+    case BinaryOp::Max: return a > b ? a : b;
+    case BinaryOp::LT: return a < b;
+    case BinaryOp::LE: return a <= b;
+    case BinaryOp::GT: return a > b;
+    case BinaryOp::GE: return a >= b;
+    case BinaryOp::EQ: return a == b;
+    case BinaryOp::NE: return a != b;
+    case BinaryOp::And: return a && b;
+    case BinaryOp::Or: return a || b;
+  }
+  return 0;
+}
+}  // namespace
+
+Expr Binary::make(BinaryOp op, Expr a, Expr b) {
+  PTO_INTERNAL_CHECK(a && b) << "binary operand missing";
+  const bool tile = a->type.tile || b->type.tile;
+  if (!tile) {
+    const auto* ia = a.as<IntImm>();
+    const auto* ib = b.as<IntImm>();
+    const DType t = is_comparison(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::boolean : DType::i64;
+    if (ia && ib && !(op == BinaryOp::Div || op == BinaryOp::Mod) ) return IntImm::make(fold(op, ia->value, ib->value), t);
+    if (ia && ib && ib->value != 0) return IntImm::make(fold(op, ia->value, ib->value), t);
+    // x + 0, x * 1: keep the printed IR and the generated code small.
+    if (ib && ib->value == 0 && (op == BinaryOp::Add || op == BinaryOp::Sub)) return a;
+    if (ia && ia->value == 0 && op == BinaryOp::Add) return b;
+    if (ib && ib->value == 1 && (op == BinaryOp::Mul || op == BinaryOp::Div)) return a;
+    if (ia && ia->value == 1 && op == BinaryOp::Mul) return b;
+    return std::make_shared<const Binary>(op, std::move(a), std::move(b), Type{t, false});
+  }
+  const Type operand = a->type.tile ? a->type : b->type;
+  PTO_INTERNAL_CHECK(!(a->type.tile && b->type.tile) || a->type.dtype == b->type.dtype)
+      << "tile operands of different dtypes";
+  const Type result = is_comparison(op) ? Type{DType::boolean, true} : operand;
+  return std::make_shared<const Binary>(op, std::move(a), std::move(b), result);
+}
+
+Expr Unary::make(UnaryOp op, Expr a) { return std::make_shared<const Unary>(op, std::move(a)); }
+Expr Cast::make(DType to, Expr a) { return std::make_shared<const Cast>(to, std::move(a)); }
+Expr Select::make(Expr cond, Expr a, Expr b) {
+  return std::make_shared<const Select>(std::move(cond), std::move(a), std::move(b));
+}
+Expr TileRead::make(TileRef t, DType dtype, bool row_broadcast) {
+  return std::make_shared<const TileRead>(std::move(t), dtype, row_broadcast);
+}
+
+Stmt Seq::make(std::vector<Stmt> body) { return std::make_shared<const Seq>(std::move(body)); }
+Stmt For::make(Expr var, Expr begin, Expr end, Expr step, Stmt body, int instr, SourceLoc loc) {
+  return std::make_shared<const For>(std::move(var), std::move(begin), std::move(end), std::move(step), std::move(body), instr, std::move(loc));
+}
+Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {
+  return std::make_shared<const IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case));
+}
+Stmt Assign::make(Expr var, Expr value) { return std::make_shared<const Assign>(std::move(var), std::move(value)); }
+Stmt Load::make(TileRef dst, GMRegion src, Instr instr) {
+  return std::make_shared<const Load>(std::move(dst), std::move(src), std::move(instr));
+}
+Stmt Store::make(GMRegion dst, TileRef src, Instr instr) {
+  return std::make_shared<const Store>(std::move(dst), std::move(src), std::move(instr));
+}
+Stmt VecCompute::make(TileRef dst, Expr value, Instr instr) {
+  return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr));
+}
+Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr) {
+  return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr));
+}
+
+}  // namespace pto::ir

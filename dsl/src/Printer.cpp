@@ -1,0 +1,105 @@
+#include "pto/ir/Printer.hpp"
+
+#include <fmt/format.h>
+
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::ir {
+namespace {
+
+class Printer {
+ public:
+  explicit Printer(const Kernel* k) : kernel_(k) {}
+
+  std::string expr(const Expr& e) {
+    if (!e) return "<none>";
+    if (const auto* op = e.as<IntImm>()) return op->type.dtype == DType::boolean ? (op->value ? "true" : "false") : std::to_string(op->value);
+    if (const auto* op = e.as<FloatImm>()) return fmt::format("{}", op->value);
+    if (const auto* op = e.as<Var>()) return op->name;
+    if (const auto* op = e.as<Binary>()) {
+      if (op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+        return fmt::format("{}({}, {})", binary_op_name(op->op), expr(op->a), expr(op->b));
+      return fmt::format("({} {} {})", expr(op->a), binary_op_name(op->op), expr(op->b));
+    }
+    if (const auto* op = e.as<Unary>()) return fmt::format("{}({})", unary_op_name(op->op), expr(op->a));
+    if (const auto* op = e.as<Cast>()) return fmt::format("cast<{}>({})", dtype_name(op->type.dtype), expr(op->a));
+    if (const auto* op = e.as<Select>()) return fmt::format("select({}, {}, {})", expr(op->cond), expr(op->a), expr(op->b));
+    if (const auto* op = e.as<TileRead>()) return tile(op->tile) + (op->row_broadcast ? ".bcast" : "");
+    return "<?>";
+  }
+
+  std::string tile(const TileRef& t) {
+    const std::string name = kernel_ && t.group >= 0 && t.group < static_cast<int>(kernel_->groups.size())
+                                 ? kernel_->groups[t.group].name
+                                 : fmt::format("g{}", t.group);
+    return fmt::format("{}[{}]", name, expr(t.slot));
+  }
+
+  std::string region(const GMRegion& r) {
+    const std::string name = kernel_ && r.tensor >= 0 && r.tensor < static_cast<int>(kernel_->tensors.size())
+                                 ? kernel_->tensors[r.tensor].name
+                                 : fmt::format("t{}", r.tensor);
+    return fmt::format("{}[{} +: {}, {} +: {}]", name, expr(r.offset[0]), expr(r.extent[0]), expr(r.offset[1]), expr(r.extent[1]));
+  }
+
+  void stmt(const Stmt& s, int indent) {
+    if (!s) return;
+    const std::string pad(indent * 2, ' ');
+    if (const auto* op = s.as<Seq>()) {
+      for (const auto& c : op->body) stmt(c, indent);
+    } else if (const auto* op = s.as<For>()) {
+      out_ += fmt::format("{}for {} in range({}, {}, {}) {{\n", pad, expr(op->var), expr(op->begin), expr(op->end), expr(op->step));
+      stmt(op->body, indent + 1);
+      out_ += pad + "}\n";
+    } else if (const auto* op = s.as<IfThenElse>()) {
+      out_ += fmt::format("{}if {} {{\n", pad, expr(op->cond));
+      stmt(op->then_case, indent + 1);
+      if (op->else_case) {
+        out_ += pad + "} else {\n";
+        stmt(op->else_case, indent + 1);
+      }
+      out_ += pad + "}\n";
+    } else if (const auto* op = s.as<Assign>()) {
+      out_ += fmt::format("{}{} = {}\n", pad, expr(op->var), expr(op->value));
+    } else if (const auto* op = s.as<Load>()) {
+      out_ += fmt::format("{}#{} load {} <- {}\n", pad, op->id, tile(op->dst), region(op->src));
+    } else if (const auto* op = s.as<Store>()) {
+      out_ += fmt::format("{}#{} store {} <- {}\n", pad, op->id, region(op->dst), tile(op->src));
+    } else if (const auto* op = s.as<VecCompute>()) {
+      out_ += fmt::format("{}#{} vec {} = {}\n", pad, op->id, tile(op->dst), expr(op->value));
+    } else if (const auto* op = s.as<RowReduce>()) {
+      out_ += fmt::format("{}#{} {} {} <- {}\n", pad, op->id, reduce_op_name(op->op), tile(op->dst), expr(op->value));
+    }
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  const Kernel* kernel_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string to_string(const Expr& e, const Kernel* kernel) { return Printer(kernel).expr(e); }
+
+std::string to_string(const Stmt& s, const Kernel* kernel) {
+  Printer p(kernel);
+  p.stmt(s, 0);
+  return p.take();
+}
+
+std::string to_string(const Kernel& k) {
+  std::string out = fmt::format("kernel {}({})\n", k.name, k.specialization);
+  for (const auto& s : k.scalars) out += fmt::format("  scalar {}\n", to_string(s.var));
+  for (const auto& g : k.groups) {
+    out += fmt::format("  tiles {}: {} x {}[{}x{}] in {}", g.name, g.depth, dtype_name(g.dtype), g.rows, g.cols, mem_space_name(g.space));
+    if (g.offset >= 0) out += fmt::format(" @ {} (+{} B/slot)", g.offset, g.slot_bytes);
+    out += "\n";
+  }
+  Printer p(&k);
+  p.stmt(k.body, 1);
+  return out + p.take();
+}
+
+}  // namespace pto::ir

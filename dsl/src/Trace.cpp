@@ -1,0 +1,259 @@
+#include "pto/lang/Trace.hpp"
+
+#include <exception>
+
+#include "pto/ir/Printer.hpp"
+#include "pto/ir/Visitor.hpp"
+#include "pto/lang/Control.hpp"
+#include "pto/lang/Ops.hpp"
+
+namespace pto::lang {
+namespace {
+thread_local TraceContext* tls_current = nullptr;
+}
+
+TraceContext::TraceContext(std::string kernel_name, std::string specialization) : previous_(tls_current) {
+  kernel_.name = std::move(kernel_name);
+  kernel_.specialization = std::move(specialization);
+  scopes_.emplace_back();
+  tls_current = this;
+}
+
+TraceContext::~TraceContext() { tls_current = previous_; }
+
+TraceContext* TraceContext::current() { return tls_current; }
+
+TraceContext& TraceContext::get(const std::source_location& loc) {
+  PTO_USER_CHECK(tls_current != nullptr, (ErrorSite{.loc = SourceLoc::from(loc)}))
+      << "a pl:: operation was used outside a kernel: call it inside the lambda given to pl::jit";
+  return *tls_current;
+}
+
+void TraceContext::emit(ir::Stmt s) { scopes_.back().push_back(std::move(s)); }
+void TraceContext::push_scope() { scopes_.emplace_back(); }
+ir::Stmt TraceContext::pop_scope() {
+  PTO_INTERNAL_CHECK(scopes_.size() > 1) << "scope underflow";
+  auto body = std::move(scopes_.back());
+  scopes_.pop_back();
+  return ir::Seq::make(std::move(body));
+}
+
+ir::Expr TraceContext::new_var(const std::string& name, ir::VarKind kind, int param_index) {
+  return ir::Var::make(name, kernel_.num_vars++, kind, param_index);
+}
+
+ir::Expr TraceContext::block_idx() {
+  if (!block_idx_) block_idx_ = new_var("block_idx", ir::VarKind::BlockIdx);
+  return block_idx_;
+}
+ir::Expr TraceContext::block_num() {
+  if (!block_num_) block_num_ = new_var("block_num", ir::VarKind::BlockNum);
+  return block_num_;
+}
+
+int TraceContext::add_group(ir::TileGroup g) {
+  kernel_.groups.push_back(std::move(g));
+  return static_cast<int>(kernel_.groups.size()) - 1;
+}
+
+ir::Instr TraceContext::new_instr(std::string op, ir::Pipe pipe, const std::source_location& loc) {
+  note(loc);
+  const int id = static_cast<int>(kernel_.instrs.size());
+  kernel_.instrs.push_back({std::move(op), pipe, "", SourceLoc::from(loc)});
+  return {id, SourceLoc::from(loc)};
+}
+
+ErrorSite TraceContext::site(const SourceLoc& loc) const {
+  return ErrorSite{.kernel = kernel_.name, .specialization = kernel_.specialization, .loc = loc};
+}
+
+void TraceContext::defer_error(std::string reason, SourceLoc loc) {
+  if (deferred_reason_.empty()) {
+    deferred_reason_ = std::move(reason);
+    deferred_loc_ = std::move(loc);
+  }
+}
+
+namespace {
+/// Fills each instruction's printed form, for error messages and profiles.
+class InstrTexts : public ir::Visitor {
+ public:
+  explicit InstrTexts(ir::Kernel& k) : k_(k) {}
+
+ protected:
+  void set(const ir::Instr& i, const ir::StmtNode* s) {
+    std::string text = ir::to_string(ir::Stmt(std::shared_ptr<const ir::StmtNode>(std::shared_ptr<const ir::StmtNode>{}, s)), &k_);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    k_.instrs[i.id].text = text;
+  }
+  void visit_node(const ir::Load* op) override { set(*op, op); }
+  void visit_node(const ir::Store* op) override { set(*op, op); }
+  void visit_node(const ir::VecCompute* op) override { set(*op, op); }
+  void visit_node(const ir::RowReduce* op) override { set(*op, op); }
+
+ private:
+  ir::Kernel& k_;
+};
+}  // namespace
+
+ir::Kernel TraceContext::finish() {
+  PTO_USER_CHECK(deferred_reason_.empty(), site(deferred_loc_)) << deferred_reason_;
+  PTO_INTERNAL_CHECK(scopes_.size() == 1) << "unbalanced scopes at the end of the trace";
+  kernel_.body = ir::Seq::make(std::move(scopes_.back()));
+  scopes_.back().clear();
+  InstrTexts(kernel_).visit(kernel_.body);
+  return std::move(kernel_);
+}
+
+// ----------------------------------------------------------------------------------- detail ops
+
+namespace detail {
+
+int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
+                  const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  PTO_USER_CHECK(shape.size() == 1 || shape.size() == 2, site)
+      << "a tile shape is {n} or {rows, cols}, got " << shape.size() << " dimensions";
+  for (int64_t d : shape) PTO_USER_CHECK(d > 0, site) << "tile dimensions must be positive, got " << d;
+  PTO_USER_CHECK(mutex_ids.size() <= 32, site) << "a tile group has at most 32 slots, got " << mutex_ids.size();
+  for (int id : mutex_ids) PTO_USER_CHECK(id >= 0 && id < 32, site) << "mutex ids are 0..31, got " << id;
+  PTO_USER_CHECK(space == MemSpace::Vec, site)
+      << "tiles in " << ir::mem_space_name(space) << " are not supported yet; vector kernels use pl::Vec";
+  ir::TileGroup g;
+  const int index = static_cast<int>(ctx.kernel().groups.size());
+  g.name = "t" + std::to_string(index);
+  g.dtype = dtype;
+  g.space = space;
+  g.rank = static_cast<int>(shape.size());
+  g.rows = shape.size() == 2 ? shape[0] : 1;
+  g.cols = shape.back();
+  g.mutex_ids = std::move(mutex_ids);
+  g.depth = std::max<int>(1, static_cast<int>(g.mutex_ids.size()));
+  if (g.depth > 1) {
+    g.counter = ctx.new_var(g.name + ".slot", ir::VarKind::Mutable);
+    ctx.kernel().mutable_vars.push_back(g.counter);
+  }
+  g.loc = SourceLoc::from(loc);
+  return ctx.add_group(std::move(g));
+}
+
+static const ir::TileGroup& group(int g) {
+  return TraceContext::get(std::source_location::current()).kernel().groups.at(g);
+}
+TileShape group_shape(int g) {
+  const auto& d = group(g);
+  return {d.rows, d.cols, d.rank, d.space};
+}
+ir::Expr group_counter(int g) { return group(g).counter; }
+int group_depth(int g) { return group(g).depth; }
+
+void emit_vec_compute(const ir::TileRef& dst, const ir::Expr& value, const SourceLoc& loc) {
+  auto& ctx = TraceContext::get(std::source_location::current());
+  const int id = static_cast<int>(ctx.kernel().instrs.size());
+  ctx.kernel().instrs.push_back({"vec", ir::Pipe::V, "", loc});
+  ctx.emit(ir::VecCompute::make(dst, value, ir::Instr{id, loc}));
+}
+
+void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, const ir::GMRegion& src, int src_rank,
+               const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  PTO_USER_CHECK(shape.rank == src_rank, ctx.site(SourceLoc::from(loc)))
+      << "load of a " << src_rank << "-D slice into a " << shape.rank << "-D tile; ranks must match";
+  ctx.emit(ir::Load::make(dst, src, ctx.new_instr("load", ir::Pipe::MTE2, loc)));
+}
+
+void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
+                const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  PTO_USER_CHECK(shape.rank == dst_rank, ctx.site(SourceLoc::from(loc)))
+      << "store of a " << shape.rank << "-D tile into a " << dst_rank << "-D slice; ranks must match";
+  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", ir::Pipe::MTE3, loc)));
+}
+
+void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
+                     const ir::Expr& value, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  PTO_USER_CHECK(dst_shape.rank == 2, ctx.site(SourceLoc::from(loc)))
+      << ir::reduce_op_name(op) << " writes a 2-D {rows, 1} tile; the destination is 1-D";
+  ctx.emit(ir::RowReduce::make(op, dst, value, ctx.new_instr(ir::reduce_op_name(op), ir::Pipe::V, loc)));
+}
+
+}  // namespace detail
+
+// ------------------------------------------------------------------------------ control flow
+
+Int get_block_idx(std::source_location loc) { return Int(TraceContext::get(loc).block_idx()); }
+Int get_block_num(std::source_location loc) { return Int(TraceContext::get(loc).block_num()); }
+
+Range::Range(Int begin, Int end, Int step, std::source_location loc)
+    : begin_(std::move(begin)), end_(std::move(end)), step_(std::move(step)), src_(loc), loc_(SourceLoc::from(loc)) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  if (auto s = step_.constant()) {
+    PTO_USER_CHECK(*s > 0, ctx.site(loc_)) << "pl::range needs a positive step, got " << *s;
+  }
+}
+
+Range::Iterator Range::begin() {
+  auto& ctx = TraceContext::get(std::source_location::current());
+  var_ = ctx.new_var("i" + std::to_string(ctx.kernel().num_vars), ir::VarKind::Loop);
+  ctx.push_scope();
+  scope_depth_ = ctx.scope_depth();
+  opened_ = true;
+  return Iterator(this);
+}
+
+void Range::close() {
+  auto& ctx = TraceContext::get(std::source_location::current());
+  PTO_INTERNAL_CHECK(ctx.scope_depth() == scope_depth_) << "pl::range scope mismatch";
+  ir::Stmt body = ctx.pop_scope();
+  const ir::Instr instr = ctx.new_instr("range", ir::Pipe::S, src_);
+  ctx.kernel().instrs[instr.id].text = "for " + ir::to_string(var_) + " in range(" + ir::to_string(begin_.expr()) + ", " +
+                                       ir::to_string(end_.expr()) + ", " + ir::to_string(step_.expr()) + ")";
+  ctx.emit(ir::For::make(var_, begin_.expr(), end_.expr(), step_.expr(), body, instr.id, loc_));
+  closed_ = true;
+}
+
+Range::~Range() {
+  if (!opened_ || closed_) return;
+  TraceContext* ctx = TraceContext::current();
+  if (ctx == nullptr) return;
+  // The body left early: a `break`/`return`, or an exception. Drop the open scope; report the
+  // early exit unless an exception is already on its way out.
+  while (ctx->scope_depth() >= scope_depth_ && ctx->scope_depth() > 1) ctx->pop_scope();
+  if (std::uncaught_exceptions() == 0) {
+    ctx->defer_error(
+        "`break` or `return` inside a pl::range body: the loop runs at run time and its body is traced once, "
+        "so code after the exit would be dropped from every iteration; use pl::if_ or shorten the range",
+        loc_);
+  }
+}
+
+void if_(const Bool& cond, const std::function<void()>& then_case, std::source_location loc) {
+  if_(cond, then_case, nullptr, loc);
+}
+
+void if_(const Bool& cond, const std::function<void()>& then_case, const std::function<void()>& else_case,
+         std::source_location loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  ctx.push_scope();
+  then_case();
+  ir::Stmt then_body = ctx.pop_scope();
+  ir::Stmt else_body;
+  if (else_case) {
+    ctx.push_scope();
+    else_case();
+    else_body = ctx.pop_scope();
+  }
+  ctx.emit(ir::IfThenElse::make(cond.expr(), then_body, else_body));
+}
+
+void require(bool cond, const std::string& why, std::source_location loc) {
+  auto& ctx = TraceContext::get(loc);
+  PTO_USER_CHECK(cond, ctx.site(SourceLoc::from(loc))) << why;
+}
+
+}  // namespace pto::lang

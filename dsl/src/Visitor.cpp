@@ -1,0 +1,170 @@
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::ir {
+
+void Visitor::visit(const Expr& e) {
+  if (!e) return;
+  switch (e->kind) {
+#define PTO_X(name) \
+  case NodeKind::name: visit_node(static_cast<const name*>(e.get())); return;
+    PTO_FOR_EACH_IR_EXPR(PTO_X)
+#undef PTO_X
+    default: PTO_INTERNAL_CHECK(false) << "statement visited as expression";
+  }
+}
+
+void Visitor::visit(const Stmt& s) {
+  if (!s) return;
+  switch (s->kind) {
+#define PTO_X(name) \
+  case NodeKind::name: visit_node(static_cast<const name*>(s.get())); return;
+    PTO_FOR_EACH_IR_STMT(PTO_X)
+#undef PTO_X
+    default: PTO_INTERNAL_CHECK(false) << "expression visited as statement";
+  }
+}
+
+void Visitor::visit_region(const GMRegion& r) {
+  for (const auto& e : r.offset) visit(e);
+  for (const auto& e : r.extent) visit(e);
+}
+void Visitor::visit_tile(const TileRef& t) { visit(t.slot); }
+
+void Visitor::visit_node(const IntImm*) {}
+void Visitor::visit_node(const FloatImm*) {}
+void Visitor::visit_node(const Var*) {}
+void Visitor::visit_node(const Binary* op) { visit(op->a); visit(op->b); }
+void Visitor::visit_node(const Unary* op) { visit(op->a); }
+void Visitor::visit_node(const Cast* op) { visit(op->a); }
+void Visitor::visit_node(const Select* op) { visit(op->cond); visit(op->a); visit(op->b); }
+void Visitor::visit_node(const TileRead* op) { visit_tile(op->tile); }
+void Visitor::visit_node(const Seq* op) { for (const auto& s : op->body) visit(s); }
+void Visitor::visit_node(const For* op) { visit(op->begin); visit(op->end); visit(op->step); visit(op->body); }
+void Visitor::visit_node(const IfThenElse* op) { visit(op->cond); visit(op->then_case); visit(op->else_case); }
+void Visitor::visit_node(const Assign* op) { visit(op->value); }
+void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op->src); }
+void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
+void Visitor::visit_node(const VecCompute* op) { visit_tile(op->dst); visit(op->value); }
+void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->value); }
+
+// ------------------------------------------------------------------------------------- Mutator
+
+Expr Mutator::mutate(const Expr& e) {
+  if (!e) return e;
+  switch (e->kind) {
+#define PTO_X(name) \
+  case NodeKind::name: return mutate_node(static_cast<const name*>(e.get()), e);
+    PTO_FOR_EACH_IR_EXPR(PTO_X)
+#undef PTO_X
+    default: PTO_INTERNAL_CHECK(false) << "statement mutated as expression";
+  }
+  return e;
+}
+
+Stmt Mutator::mutate(const Stmt& s) {
+  if (!s) return s;
+  switch (s->kind) {
+#define PTO_X(name) \
+  case NodeKind::name: return mutate_node(static_cast<const name*>(s.get()), s);
+    PTO_FOR_EACH_IR_STMT(PTO_X)
+#undef PTO_X
+    default: PTO_INTERNAL_CHECK(false) << "expression mutated as statement";
+  }
+  return s;
+}
+
+GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
+  GMRegion out = r;
+  for (int i = 0; i < 2; ++i) {
+    out.offset[i] = mutate(r.offset[i]);
+    out.extent[i] = mutate(r.extent[i]);
+    changed |= !out.offset[i].same_as(r.offset[i]) || !out.extent[i].same_as(r.extent[i]);
+  }
+  return out;
+}
+
+TileRef Mutator::mutate_tile(const TileRef& t, bool& changed) {
+  TileRef out{t.group, mutate(t.slot)};
+  changed |= !out.slot.same_as(t.slot);
+  return out;
+}
+
+Expr Mutator::mutate_node(const IntImm*, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const FloatImm*, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const Var*, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const Binary* op, const Expr& self) {
+  Expr a = mutate(op->a), b = mutate(op->b);
+  return a.same_as(op->a) && b.same_as(op->b) ? self : Binary::make(op->op, a, b);
+}
+Expr Mutator::mutate_node(const Unary* op, const Expr& self) {
+  Expr a = mutate(op->a);
+  return a.same_as(op->a) ? self : Unary::make(op->op, a);
+}
+Expr Mutator::mutate_node(const Cast* op, const Expr& self) {
+  Expr a = mutate(op->a);
+  return a.same_as(op->a) ? self : Cast::make(op->type.dtype, a);
+}
+Expr Mutator::mutate_node(const Select* op, const Expr& self) {
+  Expr c = mutate(op->cond), a = mutate(op->a), b = mutate(op->b);
+  return c.same_as(op->cond) && a.same_as(op->a) && b.same_as(op->b) ? self : Select::make(c, a, b);
+}
+Expr Mutator::mutate_node(const TileRead* op, const Expr& self) {
+  bool changed = false;
+  TileRef t = mutate_tile(op->tile, changed);
+  return changed ? TileRead::make(t, op->type.dtype, op->row_broadcast) : self;
+}
+
+Stmt Mutator::mutate_node(const Seq* op, const Stmt& self) {
+  bool changed = false;
+  std::vector<Stmt> body;
+  body.reserve(op->body.size());
+  for (const auto& s : op->body) {
+    body.push_back(mutate(s));
+    changed |= !body.back().same_as(s);
+  }
+  return changed ? Seq::make(std::move(body)) : self;
+}
+Stmt Mutator::mutate_node(const For* op, const Stmt& self) {
+  Expr b = mutate(op->begin), e = mutate(op->end), st = mutate(op->step);
+  Stmt body = mutate(op->body);
+  if (b.same_as(op->begin) && e.same_as(op->end) && st.same_as(op->step) && body.same_as(op->body)) return self;
+  return For::make(op->var, b, e, st, body, op->instr, op->loc);
+}
+Stmt Mutator::mutate_node(const IfThenElse* op, const Stmt& self) {
+  Expr c = mutate(op->cond);
+  Stmt t = mutate(op->then_case), e = mutate(op->else_case);
+  if (c.same_as(op->cond) && t.same_as(op->then_case) && e.same_as(op->else_case)) return self;
+  return IfThenElse::make(c, t, e);
+}
+Stmt Mutator::mutate_node(const Assign* op, const Stmt& self) {
+  Expr v = mutate(op->value);
+  return v.same_as(op->value) ? self : Assign::make(op->var, v);
+}
+Stmt Mutator::mutate_node(const Load* op, const Stmt& self) {
+  bool changed = false;
+  TileRef d = mutate_tile(op->dst, changed);
+  GMRegion s = mutate_region(op->src, changed);
+  return changed ? Load::make(d, s, *op) : self;
+}
+Stmt Mutator::mutate_node(const Store* op, const Stmt& self) {
+  bool changed = false;
+  GMRegion d = mutate_region(op->dst, changed);
+  TileRef s = mutate_tile(op->src, changed);
+  return changed ? Store::make(d, s, *op) : self;
+}
+Stmt Mutator::mutate_node(const VecCompute* op, const Stmt& self) {
+  bool changed = false;
+  TileRef d = mutate_tile(op->dst, changed);
+  Expr v = mutate(op->value);
+  changed |= !v.same_as(op->value);
+  return changed ? VecCompute::make(d, v, *op) : self;
+}
+Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
+  bool changed = false;
+  TileRef d = mutate_tile(op->dst, changed);
+  Expr v = mutate(op->value);
+  changed |= !v.same_as(op->value);
+  return changed ? RowReduce::make(op->op, d, v, *op) : self;
+}
+
+}  // namespace pto::ir

@@ -1,0 +1,11 @@
+#pragma once
+// PTO-JIT: the kernel language, the JIT runtime and the AI Core emulator.
+//   #include <pto/pto.hpp>
+//   namespace pl = pto::lang;
+#include "pto/backend/ChipProfile.hpp"
+#include "pto/lang/Lang.hpp"
+#include "pto/runtime/CompileCache.hpp"
+#include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Kernel.hpp"
+#include "pto/runtime/Stream.hpp"
+#include "pto/runtime/Tensor.hpp"

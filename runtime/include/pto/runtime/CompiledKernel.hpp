@@ -1,0 +1,49 @@
+#pragma once
+// One compiled specialisation of a kernel, and the arguments of one launch.
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "pto/backend/ChipProfile.hpp"
+#include "pto/backend/Compiler.hpp"
+#include "pto/ir/Kernel.hpp"
+
+namespace pto {
+
+/// Time spent making a specialisation on its first call, in milliseconds.
+struct ColdTimings {
+  double trace_ms = 0;     // calling the lambda to build IR
+  double lower_ms = 0;     // passes (memory planning, validation)
+  double emit_ms = 0;      // IR -> LLVM IR
+  double optimise_ms = 0;  // LLVM optimisation pipeline
+  double codegen_ms = 0;   // LLVM IR -> object code
+  double link_ms = 0;      // object -> JIT, symbol lookup
+  double total_ms() const { return trace_ms + lower_ms + emit_ms + optimise_ms + codegen_ms + link_ms; }
+};
+
+struct CompiledKernel {
+  ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
+  const ChipProfile* chip = nullptr;
+  KernelFn fn = nullptr;
+  ColdTimings cold;
+  std::string llvm_ir;          // when kept
+  size_t object_bytes = 0;
+};
+
+namespace detail {
+struct TensorArg {
+  int position;                  // among all kernel parameters
+  DType dtype;
+  int rank;
+  std::array<int64_t, 2> shape;  // 1-D: {1, n}
+  void* data;
+  std::shared_ptr<void> owner;
+};
+
+struct LaunchArgs {
+  std::vector<TensorArg> tensors;
+  std::vector<int64_t> scalars;
+};
+}  // namespace detail
+
+}  // namespace pto

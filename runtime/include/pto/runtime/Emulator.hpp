@@ -1,0 +1,27 @@
+#pragma once
+// The AI Core emulator: runs a compiled kernel on `block_dim` cores in parallel on TBB. Each
+// core gets its own local memories (sized by the chip profile) and its block index. A failed
+// runtime check in any core fails the launch with a UserError naming the kernel, the core,
+// the pipe, the instruction and the user's source line (the lowest failing core, so the report
+// does not depend on host thread timing).
+#include "pto/runtime/CompiledKernel.hpp"
+
+namespace pto {
+
+void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim);
+
+/// Limits the host threads the emulator uses (0: all hardware threads).
+void set_host_threads(int n);
+
+/// Process-wide counters, for tests and the CLI.
+struct RuntimeStats {
+  uint64_t launches = 0;
+  uint64_t compiles = 0;
+};
+RuntimeStats runtime_stats();
+
+namespace detail {
+void count_compile();
+}
+
+}  // namespace pto

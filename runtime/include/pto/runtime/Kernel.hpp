@@ -1,0 +1,167 @@
+#pragma once
+// `pl::jit(options, lambda)` and `pto::Kernel<Signature>`.
+//
+//   inline const auto vadd = pl::jit({.name = "vadd"},
+//       [](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) { ... });
+//   vadd[{.block_dim = 8}](x, y, z);   // async on the default stream
+//   pto::synchronize();
+//
+// A Kernel is typed by its lambda's parameters: host arguments are checked at compile time
+// (a `pl::Tensor<float>` parameter takes a `pto::Tensor<float>`, a `pl::Int` an integer).
+// The first launch of each specialisation (static shapes, dtypes, options, chip) traces the
+// lambda and JIT-compiles it; later launches hit the compile cache. Errors found on the host
+// (bad block_dim, trace or compile errors) are thrown by the launch call; errors found while
+// the kernel runs are thrown by the next synchronisation of its stream.
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "pto/lang/Lang.hpp"
+#include "pto/runtime/CompiledKernel.hpp"
+#include "pto/runtime/Stream.hpp"
+#include "pto/runtime/Tensor.hpp"
+
+namespace pto {
+
+struct JitOptions {
+  std::string name = "kernel";
+  bool auto_mutex = false;
+  int opt_level = 2;
+  std::string chip = "a2";  // a built-in profile name or a JSON file path
+};
+
+struct LaunchConfig {
+  int block_dim = 1;
+  Stream* stream = nullptr;  // nullptr: the default stream
+  std::source_location loc = std::source_location::current();  // the launch site
+};
+
+namespace detail {
+
+template <class P> struct host_arg;
+template <Element T> struct host_arg<lang::Tensor<T>> { using type = pto::Tensor<T>; };
+template <> struct host_arg<lang::Int> { using type = int64_t; };
+template <class P> using host_arg_t = typename host_arg<std::remove_cvref_t<P>>::type;
+
+class KernelBase {
+ public:
+  KernelBase(JitOptions options, std::source_location defined_at);
+
+  const std::string& name() const;
+  const ChipProfile& chip() const;
+  const JitOptions& options() const;
+
+  /// The specialisation for `args`, compiled on first use (trace + lower + JIT).
+  std::shared_ptr<const CompiledKernel> specialize(const LaunchArgs& args, const std::function<void()>& trace,
+                                                   const std::source_location& call_site) const;
+  /// Validates `config`, specialises, queues the launch on the config's stream.
+  void launch(const LaunchConfig& config, LaunchArgs args, const std::function<void()>& trace) const;
+  /// Specialises and runs synchronously on the calling thread (no stream).
+  void run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const;
+
+  static std::string describe(const LaunchArgs& args);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+template <Element T>
+void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position) {
+  PTO_USER_CHECK(static_cast<bool>(t), ErrorSite{}) << "argument " << position << " is an empty (default-constructed) tensor";
+  const bool one_d = t.rank() == 1;
+  a.tensors.push_back(TensorArg{static_cast<int>(position), dtype_of<T>, t.rank(), {one_d ? 1 : t.dim(0), one_d ? t.dim(0) : t.dim(1)},
+                                const_cast<T*>(t.data()), t.owner()});
+}
+inline void add_arg(LaunchArgs& a, int64_t v, size_t) { a.scalars.push_back(v); }
+
+}  // namespace detail
+
+template <class Sig> class Kernel;
+
+template <class... Ps>
+class Kernel<void(Ps...)> : public detail::KernelBase {
+ public:
+  Kernel(JitOptions options, std::function<void(Ps...)> body, std::source_location defined_at)
+      : KernelBase(std::move(options), defined_at), body_(std::move(body)) {}
+
+  class Launcher {
+   public:
+    Launcher(const Kernel* k, LaunchConfig c) : k_(k), config_(std::move(c)) {}
+    /// Queues one launch with these arguments.
+    void operator()(const detail::host_arg_t<Ps>&... args) const {
+      k_->launch(config_, k_->pack(args...), [this] { k_->trace_body(); });
+    }
+    /// Specialises for these arguments without launching (the cold path, timed on its own).
+    std::shared_ptr<const CompiledKernel> compile(const detail::host_arg_t<Ps>&... args) const {
+      return k_->specialize(k_->pack(args...), [this] { k_->trace_body(); }, config_.loc);
+    }
+    /// Runs on the calling thread and returns when done (throws on failure).
+    void run_sync(const detail::host_arg_t<Ps>&... args) const {
+      k_->run_now(config_, k_->pack(args...), [this] { k_->trace_body(); });
+    }
+
+   private:
+    const Kernel* k_;
+    LaunchConfig config_;
+  };
+
+  Launcher operator[](LaunchConfig config) const { return Launcher(this, std::move(config)); }
+
+ private:
+  detail::LaunchArgs pack(const detail::host_arg_t<Ps>&... args) const {
+    detail::LaunchArgs a;
+    a.tensors.reserve(sizeof...(Ps));
+    size_t position = 0;
+    (detail::add_arg(a, args, position++), ...);
+    return a;
+  }
+
+  template <class P>
+  static std::remove_cvref_t<P> make_param(lang::TraceContext& ctx, int& tensor, int& scalar, int& position) {
+    using Param = std::remove_cvref_t<P>;
+    const int pos = position++;
+    if constexpr (std::is_same_v<Param, lang::Int>) {
+      ir::Expr var = ctx.new_var("arg" + std::to_string(pos), ir::VarKind::Param, scalar++);
+      ctx.kernel().scalars.push_back({"arg" + std::to_string(pos), var});
+      return lang::Int(var);
+    } else {
+      const auto& t = ctx.kernel().tensors.at(tensor);
+      return Param(tensor++, t.rank, t.shape);
+    }
+  }
+
+  void trace_body() const {
+    auto& ctx = *lang::TraceContext::current();
+    int tensor = 0, scalar = 0, position = 0;
+    std::tuple<std::remove_cvref_t<Ps>...> params{make_param<Ps>(ctx, tensor, scalar, position)...};
+    std::apply(body_, params);
+  }
+
+  std::function<void(Ps...)> body_;
+};
+
+namespace detail {
+template <class F> struct signature_of : signature_of<decltype(&F::operator())> {};
+template <class C, class R, class... A> struct signature_of<R (C::*)(A...) const> {
+  static_assert(std::is_void_v<R>, "pto: a kernel lambda returns void; it writes its results to tensors");
+  using type = void(std::remove_cvref_t<A>...);
+};
+template <class C, class R, class... A> struct signature_of<R (C::*)(A...)> : signature_of<R (C::*)(A...) const> {};
+}  // namespace detail
+
+}  // namespace pto
+
+namespace pto::lang {
+using pto::JitOptions;
+
+/// Makes a kernel from a lambda whose parameters are `pl::Tensor<T>` and `pl::Int`.
+template <class F>
+auto jit(JitOptions options, F body, std::source_location loc = std::source_location::current()) {
+  using Sig = typename pto::detail::signature_of<std::remove_cvref_t<F>>::type;
+  return pto::Kernel<Sig>(std::move(options), std::move(body), loc);
+}
+}  // namespace pto::lang

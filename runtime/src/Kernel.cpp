@@ -1,0 +1,103 @@
+#include "pto/runtime/Kernel.hpp"
+
+#include <atomic>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "pto/backend/Passes.hpp"
+#include "pto/runtime/CompileCache.hpp"
+#include "pto/runtime/Emulator.hpp"
+
+namespace pto::detail {
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+std::atomic<uint64_t> next_uid{1};
+}  // namespace
+
+struct KernelBase::State {
+  JitOptions options;
+  const ChipProfile* chip;
+  uint64_t uid;
+  SourceLoc defined_at;
+};
+
+KernelBase::KernelBase(JitOptions options, std::source_location defined_at) {
+  PTO_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3, (ErrorSite{.kernel = options.name, .loc = SourceLoc::from(defined_at)}))
+      << "opt_level must be 0..3, got " << options.opt_level;
+  const ChipProfile* chip = &ChipProfile::get(options.chip);
+  state_ = std::make_shared<State>(State{std::move(options), chip, next_uid.fetch_add(1), SourceLoc::from(defined_at)});
+}
+
+const std::string& KernelBase::name() const { return state_->options.name; }
+const ChipProfile& KernelBase::chip() const { return *state_->chip; }
+const JitOptions& KernelBase::options() const { return state_->options; }
+
+std::string KernelBase::describe(const LaunchArgs& args) {
+  std::string out;
+  for (const auto& t : args.tensors) {
+    if (!out.empty()) out += ", ";
+    out += t.rank == 1 ? fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), t.shape[1])
+                       : fmt::format("arg{}:{}[{}x{}]", t.position, dtype_name(t.dtype), t.shape[0], t.shape[1]);
+  }
+  return out;
+}
+
+std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& args, const std::function<void()>& trace,
+                                                             const std::source_location& call_site) const {
+  const State& st = *state_;
+  const SpecKey key = make_spec_key({st.uid, st.options.opt_level, st.options.auto_mutex, &st.chip->name, &args});
+  return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
+    auto ck = std::make_shared<CompiledKernel>();
+    ck->chip = st.chip;
+    auto t = Clock::now();
+    lang::TraceContext ctx(st.options.name, describe(args));
+    for (const auto& a : args.tensors) {
+      ctx.kernel().tensors.push_back({fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape});
+    }
+    trace();
+    ck->ir = ctx.finish();
+    ck->cold.trace_ms = ms_since(t);
+    t = Clock::now();
+    backend::lower(ck->ir, *st.chip);
+    ck->cold.lower_ms = ms_since(t);
+    backend::CompiledCode code = backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level});
+    ck->fn = code.fn;
+    ck->cold.emit_ms = code.timings.emit_ms;
+    ck->cold.optimise_ms = code.timings.optimise_ms;
+    ck->cold.codegen_ms = code.timings.codegen_ms;
+    ck->cold.link_ms = code.timings.link_ms;
+    ck->llvm_ir = std::move(code.llvm_ir);
+    ck->object_bytes = code.object_bytes;
+    count_compile();
+    return ck;
+  });
+}
+
+namespace {
+void check_block_dim(const KernelBase& k, const LaunchConfig& config, const LaunchArgs& args) {
+  const int limit = k.chip().aiv_count;
+  PTO_USER_CHECK(config.block_dim >= 1 && config.block_dim <= limit,
+                 (ErrorSite{.kernel = k.name(), .specialization = KernelBase::describe(args), .loc = SourceLoc::from(config.loc)}))
+      << "block_dim " << config.block_dim << " is out of range: a vector kernel runs on 1.." << limit << " AIV cores of the '"
+      << k.chip().name << "' chip profile (never clamped)";
+}
+}  // namespace
+
+void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::function<void()>& trace) const {
+  check_block_dim(*this, config, args);
+  auto ck = specialize(args, trace, config.loc);
+  Stream& stream = config.stream ? *config.stream : Stream::default_stream();
+  stream.enqueue([ck = std::move(ck), args = std::move(args), block_dim = config.block_dim] {
+    emulate_launch(*ck, args, block_dim);
+  });
+}
+
+void KernelBase::run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const {
+  check_block_dim(*this, config, args);
+  auto ck = specialize(args, trace, config.loc);
+  emulate_launch(*ck, args, config.block_dim);
+}
+
+}  // namespace pto::detail

@@ -1,0 +1,136 @@
+#pragma once
+// Sample 02: numerically stable row softmax of a [rows, cols] tensor.
+//
+//   y[r, :] = exp(x[r, :] - max(x[r, :])) / sum(exp(x[r, :] - max(x[r, :])))
+//
+// A tile holds `rows_per_tile` whole rows (the column count padded to the 32-byte UB block);
+// blocks of rows are spread over cores by strided assignment, the last block may be short.
+// Half and bfloat16 inputs are widened to float for the arithmetic and rounded once at the end.
+#include <cmath>
+#include <numeric>
+
+#include <tbb/parallel_for.h>
+
+#include "../common/Sample.hpp"
+
+namespace pto::samples::softmax {
+
+namespace pl = pto::lang;
+
+struct Params {
+  int buffers = 2;            // slots of the input and output tile groups
+  int64_t rows_per_tile = 0;  // 0: as many rows as fit the UB
+};
+
+/// Columns of a tile row: `cols` rounded up to a whole 32-byte block.
+template <class T>
+constexpr int64_t padded_cols(int64_t cols) {
+  const int64_t per_block = 32 / static_cast<int64_t>(sizeof(T));
+  return (cols + per_block - 1) / per_block * per_block;
+}
+
+/// Rows per tile that fit `ub_bytes` with the given buffering.
+template <class T>
+int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) {
+  const int64_t per_row = 2 * buffers * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T))  // x and y slots
+                          + padded_cols<float>(cols) * 4                                         // exp in float
+                          + 2 * 4;                                                               // max and sum
+  return std::max<int64_t>(1, std::min<int64_t>({rows, 64, (ub_bytes - 256) / per_row}));
+}
+
+template <class T>
+auto make_kernel(Params p) {
+  return pl::jit({.name = "softmax"}, [p](pl::Tensor<T> x, pl::Tensor<T> y) {
+    pl::require(x.rank() == 2 && x.shape() == y.shape(), "softmax takes two 2-D tensors of the same shape");
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
+                                               : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
+    std::vector<int> slots(p.buffers);
+    std::iota(slots.begin(), slots.end(), 0);
+    auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);    // (R, C) x buffers
+    auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);
+    auto e = pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(cols)});           // (R, C) exp(x - max)
+    auto mx = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                 // (R, 1) row max
+    auto sum = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                // (R, 1) row sum
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
+      auto r0 = t * r_tile;
+      auto nr = pl::min(r_tile, rows - r0);                                               // tail block: fewer rows
+      pl::load(xs.current(), x.slice(r0, nr, 0, cols));
+      pl::row_max(mx, pl::cast<float>(xs.current()));
+      e = pl::exp(pl::cast<float>(xs.current()) - mx);                                    // (R,1) broadcasts along rows
+      pl::row_sum(sum, e);
+      ys.current() = pl::cast<T>(e / sum);
+      pl::store(y.slice(r0, nr, 0, cols), ys.current());
+      xs.next();
+      ys.next();
+    }
+  });
+}
+
+template <class T>
+void reference(const Tensor<T>& x, Tensor<T>& y) {
+  const int64_t rows = x.dim(0), cols = x.dim(1);
+  std::vector<float> e(cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    float m = -INFINITY;
+    for (int64_t c = 0; c < cols; ++c) m = std::max(m, static_cast<float>(x.at(r, c)));
+    double s = 0;
+    for (int64_t c = 0; c < cols; ++c) s += e[c] = std::exp(static_cast<float>(x.at(r, c)) - m);
+    for (int64_t c = 0; c < cols; ++c) y.at(r, c) = T(e[c] / static_cast<float>(s));
+  }
+}
+
+/// Absolute tolerance on outputs in [0, 1]: a few units in the last place of T.
+template <class T>
+constexpr double tolerance() {
+  if constexpr (std::is_same_v<T, float>) return 1e-6;
+  if constexpr (std::is_same_v<T, half>) return 1e-3;
+  return 8e-3;
+}
+
+inline SampleInfo sample() {
+  SampleInfo info;
+  info.name = "softmax";
+  info.about = "row softmax of [rows, cols]: row max, exp, row sum, divide; float, half, bfloat16";
+  info.default_shape = {1024, 1024};
+  info.prepare = [](const SampleArgs& a) {
+    return dispatch_float_dtype(a.dtype, [&]<class T>() {
+      PTO_USER_CHECK(a.shape.size() == 2, ErrorSite{}) << "softmax takes a 2-D --shape ROWSxCOLS";
+      Params p{static_cast<int>(a.param("buffers", 2)), a.param("rows_per_tile", 0)};
+      auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
+      auto x = Tensor<T>::random(a.shape, 7, -4.0, 4.0);
+      auto y = Tensor<T>::zeros(a.shape);
+      const int bd = a.block_dim;
+      PreparedRun run;
+      run.launch = [=] { (*kernel)[{.block_dim = bd}](x, y); };
+      run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, y); };
+      run.verify = [=] {
+        auto want = Tensor<T>::zeros(a.shape);
+        reference(x, want);
+        Verdict v;
+        v.tolerance = tolerance<T>();
+        v.max_abs_error = max_abs_diff(y, want);
+        v.ok = v.max_abs_error <= v.tolerance;
+        return v;
+      };
+      run.native = [=]() mutable {
+        const int64_t rows = x.dim(0), cols = x.dim(1);
+        tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, 8), [&](const auto& rr) {
+          std::vector<float> e(cols);
+          for (int64_t r = rr.begin(); r < rr.end(); ++r) {
+            float m = -INFINITY;
+            for (int64_t c = 0; c < cols; ++c) m = std::max(m, static_cast<float>(x.at(r, c)));
+            float s = 0;
+            for (int64_t c = 0; c < cols; ++c) s += e[c] = std::exp(static_cast<float>(x.at(r, c)) - m);
+            for (int64_t c = 0; c < cols; ++c) y.at(r, c) = T(e[c] / s);
+          }
+        });
+      };
+      run.gm_bytes = 2 * static_cast<int64_t>(x.bytes());
+      return run;
+    });
+  };
+  return info;
+}
+
+}  // namespace pto::samples::softmax

@@ -1,0 +1,78 @@
+#pragma once
+// What every sample offers the `pto` command line: prepare a launch for a shape, dtype,
+// block_dim and parameters, then launch it, verify it against plain C++, and time a native
+// C++ loop doing the same arithmetic.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pto/pto.hpp>
+
+namespace pto::samples {
+
+struct SampleArgs {
+  std::vector<int64_t> shape;
+  DType dtype = DType::f32;
+  int block_dim = 8;
+  std::map<std::string, std::string> params;
+  std::string chip = "a2";
+
+  int64_t param(const std::string& key, int64_t fallback) const {
+    auto it = params.find(key);
+    if (it == params.end()) return fallback;
+    try {
+      return std::stoll(it->second);
+    } catch (const std::exception&) {
+      throw UserError("--param " + key + "=" + it->second + " is not an integer", {});
+    }
+  }
+};
+
+struct Verdict {
+  bool ok = false;
+  double max_abs_error = 0;
+  double tolerance = 0;
+};
+
+struct PreparedRun {
+  std::function<void()> launch;                                    // queue one launch
+  std::function<std::shared_ptr<const CompiledKernel>()> compile;  // the specialisation (cold the first time)
+  std::function<Verdict()> verify;                                 // compare the outputs with plain C++
+  std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB
+  int64_t gm_bytes = 0;                                            // GM bytes read + written by one launch
+};
+
+struct SampleInfo {
+  std::string name;
+  std::string about;
+  std::vector<int64_t> default_shape;
+  std::function<PreparedRun(const SampleArgs&)> prepare;
+};
+
+/// Largest |a - b| over two equally sized tensors, read as float.
+template <class T>
+double max_abs_diff(const Tensor<T>& a, const Tensor<T>& b) {
+  double m = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = std::abs(static_cast<double>(static_cast<float>(a[i])) - static_cast<double>(static_cast<float>(b[i])));
+    if (!(d <= m)) m = d;  // NaN propagates as a failure
+  }
+  return m;
+}
+
+/// Calls f.template operator()<T>() for the element type named by `dtype`.
+template <class F>
+auto dispatch_float_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::f32: return f.template operator()<float>();
+    case DType::f16: return f.template operator()<half>();
+    case DType::bf16: return f.template operator()<bfloat16>();
+    default: throw UserError("this sample takes --dtype f32, f16 or bf16", {});
+  }
+}
+
+}  // namespace pto::samples
