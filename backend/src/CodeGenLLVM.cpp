@@ -29,6 +29,9 @@ class CodeGen {
     fail_fn_ = llvm::Function::Create(fail_ty, llvm::Function::ExternalLinkage, "pto_rt_fail", m_);
     fail_fn_->addFnAttr(llvm::Attribute::Cold);
     fail_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    stream_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
+                                        llvm::Function::ExternalLinkage, "pto_rt_stream_to_gm", m_);
+    stream_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
   void run() {
@@ -518,13 +521,15 @@ class CodeGen {
 
   /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch `tile_pitch`).
   void copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
-                 bool to_tile) {
+                 bool to_tile, bool streaming = false) {
     Value* bytes = b_.CreateMul(cols, b_.getInt64(es));
     counted_loop(rows, [&](Value* r) {
       Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
       Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
       if (to_tile) {
         b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
+      } else if (streaming) {
+        b_.CreateCall(stream_fn_, {g, t, bytes});
       } else {
         b_.CreateMemCpy(g, llvm::MaybeAlign(es), t, llvm::MaybeAlign(32), bytes);
       }
@@ -534,6 +539,35 @@ class CodeGen {
   Value* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) {
     Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
     return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
+  }
+
+  /// Prefetch hints for the GM region of `op` (no checks: a hint on a bad address is harmless
+  /// only if it is never dereferenced, so the address is clamped into the tensor).
+  void prefetch(const ir::Load* op) {
+    const auto& g = group(op->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    Value* off[2];
+    Value* ext[2];
+    for (int d = 0; d < 2; ++d) {
+      Value* lo = b_.getInt64(0);
+      off[d] = scalar(op->src.offset[d]);
+      off[d] = b_.CreateSelect(b_.CreateICmpSLT(off[d], lo), lo, off[d]);
+      ext[d] = scalar(op->src.extent[d]);
+      Value* room = b_.CreateSub(b_.getInt64(op->src.view[d]), off[d]);
+      ext[d] = b_.CreateSelect(b_.CreateICmpSLT(room, ext[d]), room, ext[d]);
+      ext[d] = b_.CreateSelect(b_.CreateICmpSLT(ext[d], lo), lo, ext[d]);
+    }
+    Region reg{{off[0], off[1]}, {ext[0], ext[1]}};
+    Value* base = gm_address(op->src, reg, es);
+    Value* row_bytes = b_.CreateMul(ext[1], b_.getInt64(es));
+    Value* lines = b_.CreateUDiv(b_.CreateAdd(row_bytes, b_.getInt64(63)), b_.getInt64(64));
+    counted_loop(ext[0], [&](Value* r) {
+      Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.getInt64(op->src.view[1] * es)));
+      counted_loop(lines, [&](Value* l) {
+        Value* p = b_.CreateGEP(b_.getInt8Ty(), row, b_.CreateMul(l, b_.getInt64(64)));
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      }, "pf");
+    }, "pfrow");
   }
 
   void load(const ir::Load* op) {
@@ -552,14 +586,23 @@ class CodeGen {
       Value* v = valid(op->src, d);
       check(b_.CreateICmpSLE(reg.ext[d], v), op->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v);
     }
-    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false);
+    const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * es;
+    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
+              tensor_bytes >= kStreamingStoreBytes);
   }
 
   // ------------------------------------------------------------------------------ statements
   void stmt(const ir::Stmt& s) {
     if (!s) return;
     if (const auto* op = s.as<ir::Seq>()) {
-      for (const auto& c : op->body) stmt(c);
+      for (size_t i = 0; i < op->body.size(); ++i) {
+        // Back-to-back loads: prefetch the next one's region so both GM streams are in flight at
+        // once, as two MTE2 transfers would be (the copies themselves stay in program order).
+        if (i + 1 < op->body.size() && op->body[i].as<ir::Load>()) {
+          if (const auto* next = op->body[i + 1].as<ir::Load>()) prefetch(next);
+        }
+        stmt(op->body[i]);
+      }
     } else if (const auto* op = s.as<ir::For>()) {
       for_loop(op);
     } else if (const auto* op = s.as<ir::IfThenElse>()) {
@@ -618,6 +661,7 @@ class CodeGen {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::Function* fail_fn_ = nullptr;
+  llvm::Function* stream_fn_ = nullptr;
   Value* ctx_ = nullptr;
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;

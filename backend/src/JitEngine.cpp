@@ -37,6 +37,8 @@ JitEngine::JitEngine() {
   llvm::orc::SymbolMap runtime;
   runtime[jit_->mangleAndIntern("pto_rt_fail")] = llvm::JITEvaluatedSymbol(
       llvm::pointerToJITTargetAddress(&pto_rt_fail), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  runtime[jit_->mangleAndIntern("pto_rt_stream_to_gm")] = llvm::JITEvaluatedSymbol(
+      llvm::pointerToJITTargetAddress(&pto_rt_stream_to_gm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
 }
 

@@ -1,5 +1,10 @@
 #include "pto/backend/KernelABI.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#include <emmintrin.h>
+
 namespace pto {
 
 // Called by generated code on a failed runtime check; the kernel returns right after. Only the
@@ -15,5 +20,25 @@ extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int3
   s->b = b;
   s->c = c;
 }
+
+extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(d) % 16) % 16);
+  std::memcpy(d, s, static_cast<size_t>(head));
+  d += head;
+  s += head;
+  bytes -= head;
+  int64_t i = 0;
+  for (; i + 64 <= bytes; i += 64) {
+    for (int k = 0; k < 64; k += 16) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + k)));
+    }
+  }
+  std::memcpy(d + i, s + i, static_cast<size_t>(bytes - i));
+  // No fence here: the emulator fences once per core when the kernel returns (pto_rt_fence).
+}
+
+extern "C" void pto_rt_fence() { _mm_sfence(); }
 
 }  // namespace pto

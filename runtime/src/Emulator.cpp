@@ -93,6 +93,7 @@ void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int
     CoreContext ctx{tensors, args.scalars.data(), {}, b, block_dim, &status[b]};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
     k.fn(&ctx);
+    pto_rt_fence();
   };
   if (block_dim == 1) {
     run_core(0);

@@ -48,6 +48,16 @@ inline constexpr size_t kBlockNum = offsetof(CoreContext, block_num);
 
 using KernelFn = void (*)(CoreContext*);
 
+/// Copies `bytes` from a tile to GM with non-temporal (cache-bypassing) stores, as a DMA engine
+/// writes: used for stores into tensors too large to stay in the host's cache.
+extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes);
+/// Orders the streaming stores of this host thread before what follows; called by the emulator
+/// after each core's kernel returns.
+extern "C" void pto_rt_fence();
+
+/// Tensors at least this large are written with pto_rt_stream_to_gm (host tuning, not chip data).
+inline constexpr int64_t kStreamingStoreBytes = 8 << 20;
+
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
 
 }  // namespace pto

@@ -14,6 +14,13 @@
 
 namespace pto {
 
+namespace detail {
+/// GM storage: 64-byte aligned; large tensors on transparent huge pages where the host offers
+/// them (strided tile access then costs fewer TLB misses). Throws a UserError when out of memory.
+void* allocate_gm(size_t bytes);
+void free_gm(void* p);
+}  // namespace detail
+
 template <Element T>
 class Tensor {
  public:
@@ -83,9 +90,7 @@ class Tensor {
       PTO_USER_CHECK(d > 0, ErrorSite{}) << "tensor dimensions must be positive, got " << d;
       numel_ *= d;
     }
-    const size_t bytes = (static_cast<size_t>(numel_) * sizeof(T) + 63) / 64 * 64;
-    data_ = std::shared_ptr<T>(static_cast<T*>(std::aligned_alloc(64, bytes)), [](T* p) { std::free(p); });
-    PTO_USER_CHECK(data_ != nullptr, ErrorSite{}) << "out of host memory for a tensor of " << bytes << " B";
+    data_ = std::shared_ptr<T>(static_cast<T*>(detail::allocate_gm(static_cast<size_t>(numel_) * sizeof(T))), detail::free_gm);
   }
 
   std::vector<int64_t> shape_;

@@ -1,0 +1,50 @@
+#pragma once
+// A Google Benchmark reporter that also prints ratios between benchmarks of the same run, so a
+// perf test states "emulated / native" from measurements taken side by side.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+namespace pto::perf {
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  struct Ratio {
+    std::string label, numerator, denominator;  // ratio = time(numerator) / time(denominator)
+  };
+  explicit RatioReporter(std::vector<Ratio> ratios) : ratios_(std::move(ratios)) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs) {
+      if (r.run_type == Run::RT_Iteration) times_[r.benchmark_name()] = r.GetAdjustedRealTime();
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    for (const auto& q : ratios_) {
+      auto n = times_.find(q.numerator), d = times_.find(q.denominator);
+      if (n == times_.end() || d == times_.end()) continue;
+      std::printf("RATIO %-40s %8.3f   (%s / %s)\n", q.label.c_str(), n->second / d->second, q.numerator.c_str(), q.denominator.c_str());
+    }
+  }
+
+ private:
+  std::vector<Ratio> ratios_;
+  std::map<std::string, double> times_;
+};
+
+/// Runs the registered benchmarks with a RatioReporter.
+inline int run_with_ratios(int argc, char** argv, std::vector<RatioReporter::Ratio> ratios) {
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter(std::move(ratios));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace pto::perf

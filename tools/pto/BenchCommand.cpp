@@ -1,0 +1,75 @@
+#include <chrono>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "Commands.hpp"
+#include "Samples.hpp"
+#include "Timing.hpp"
+
+namespace pto::cli {
+
+int bench_command(const BenchOptions& o) {
+  const auto& info = find_sample(o.sample);
+  const auto args = sample_args(o);
+  auto run = info.prepare(args);
+  auto launch_and_sync = [&] {
+    run.launch();
+    pto::synchronize();
+  };
+
+  // Cold: the first call of this specialisation, JIT compile included.
+  auto t = std::chrono::steady_clock::now();
+  launch_and_sync();
+  const double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  const ColdTimings cold = run.compile()->cold;  // a cache hit now: the first call's breakdown
+
+  TimeStats warm, native;
+  if (o.vs_native) {
+    std::tie(warm, native) = time_pair(launch_and_sync, run.native, o.warmup, o.repeat, o.min_seconds);
+  } else {
+    warm = time_calls_for(launch_and_sync, o.warmup, o.repeat, o.min_seconds);
+  }
+  const auto verdict = run.verify();
+  const double gbps = static_cast<double>(run.gm_bytes) / (warm.median_us * 1e-6) / 1e9;
+
+  nlohmann::json j{{"sample", info.name},
+                   {"shape", args.shape},
+                   {"dtype", dtype_name(args.dtype)},
+                   {"block_dim", args.block_dim},
+                   {"params", args.params},
+                   {"ok", verdict.ok},
+                   {"cold_ms", cold_ms},
+                   {"cold_breakdown_ms",
+                    {{"trace", cold.trace_ms}, {"lower", cold.lower_ms}, {"emit", cold.emit_ms}, {"optimise", cold.optimise_ms},
+                     {"codegen", cold.codegen_ms}, {"link", cold.link_ms}}},
+                   {"warm_median_us", warm.median_us},
+                   {"warm_p10_us", warm.p10_us},
+                   {"warm_p90_us", warm.p90_us},
+                   {"warm_runs", warm.samples},
+                   {"gm_bytes", run.gm_bytes},
+                   {"gbps", gbps}};
+  if (o.vs_native) {
+    j["native_median_us"] = native.median_us;
+    j["ratio_vs_native"] = native.median_us / warm.median_us;
+  }
+  if (o.json) {
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("sample           {} {} {} block_dim={}\n", info.name, shape_string(args.shape), dtype_name(args.dtype), args.block_dim);
+    fmt::print("ok               {}\n", verdict.ok);
+    fmt::print("cold_ms          {:.2f}  (trace {:.2f}, lower {:.2f}, emit {:.2f}, optimise {:.2f}, codegen {:.2f}, link {:.2f})\n",
+               cold_ms, cold.trace_ms, cold.lower_ms, cold.emit_ms, cold.optimise_ms, cold.codegen_ms, cold.link_ms);
+    fmt::print("warm_median_us   {:.1f}  (p10 {:.1f}, p90 {:.1f}, {} runs of launch + synchronize)\n", warm.median_us, warm.p10_us,
+               warm.p90_us, warm.samples);
+    fmt::print("gm_bytes         {}\ngbps             {:.2f}\n", run.gm_bytes, gbps);
+    if (o.vs_native) {
+      fmt::print("native_median_us {:.1f}\nratio_vs_native  {:.3f}  (native time / emulated time)\n",
+                 j["native_median_us"].get<double>(), j["ratio_vs_native"].get<double>());
+    }
+  }
+  return verdict.ok ? 0 : 1;
+}
+
+}  // namespace pto::cli

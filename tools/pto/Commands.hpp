@@ -1,0 +1,34 @@
+#pragma once
+// The `pto` subcommands. Each returns the process exit code.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/Sample.hpp"
+
+namespace pto::cli {
+
+struct RunOptions {
+  std::string sample;
+  std::string shape;        // empty: the sample's default
+  std::string dtype = "f32";
+  int block_dim = 8;
+  std::vector<std::string> params;  // k=v
+  bool json = false;
+};
+
+struct BenchOptions : RunOptions {
+  bool vs_native = false;
+  int warmup = 3;
+  int repeat = 20;
+  double min_seconds = 1.0;
+};
+
+/// The sample's arguments from the command line options.
+samples::SampleArgs sample_args(const RunOptions& o);
+
+int run_command(const RunOptions& o);
+int bench_command(const BenchOptions& o);
+int demo_command();
+
+}  // namespace pto::cli

@@ -1,0 +1,55 @@
+#include "Samples.hpp"
+
+#include <fmt/format.h>
+
+#include "01_vector_add/vector_add.hpp"
+#include "02_softmax/softmax.hpp"
+
+namespace pto::cli {
+
+const std::vector<samples::SampleInfo>& all_samples() {
+  static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample()};
+  return list;
+}
+
+const samples::SampleInfo& find_sample(const std::string& name) {
+  std::string known;
+  for (const auto& s : all_samples()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw UserError(fmt::format("unknown sample '{}'; the samples are: {}", name, known), {});
+}
+
+std::vector<int64_t> parse_shape(const std::string& text) {
+  std::vector<int64_t> shape;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t x = text.find('x', pos);
+    const std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    PTO_USER_CHECK(used == part.size() && !part.empty() && v > 0, ErrorSite{})
+        << "--shape '" << text << "' is not of the form N or ROWSxCOLS with positive integers";
+    shape.push_back(v);
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return shape;
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) { return fmt::format("{}", fmt::join(shape, "x")); }
+
+DType parse_dtype(const std::string& text) {
+  if (text == "f32" || text == "float") return DType::f32;
+  if (text == "f16" || text == "half") return DType::f16;
+  if (text == "bf16" || text == "bfloat16") return DType::bf16;
+  throw UserError("--dtype '" + text + "' is not one of f32, f16, bf16", {});
+}
+
+}  // namespace pto::cli

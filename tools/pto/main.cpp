@@ -1,0 +1,51 @@
+// The `pto` command line: run, bench and demo the samples.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "Commands.hpp"
+#include "Samples.hpp"
+
+namespace {
+
+void add_run_options(CLI::App* cmd, pto::cli::RunOptions& o) {
+  std::string names;
+  for (const auto& s : pto::cli::all_samples()) names += (names.empty() ? "" : ", ") + s.name;
+  cmd->add_option("sample", o.sample, "sample to run: " + names)->required();
+  cmd->add_option("--shape", o.shape, "N (1-D) or ROWSxCOLS (2-D); default: the sample's");
+  cmd->add_option("--dtype", o.dtype, "f32 | f16 | bf16")->capture_default_str();
+  cmd->add_option("--block-dim", o.block_dim, "number of blocks (cores) of the launch")->capture_default_str();
+  cmd->add_option("--param", o.params, "sample parameter key=value (repeatable), e.g. buffers=1");
+  cmd->add_flag("--json", o.json, "print one JSON object");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pto: run, benchmark and inspect PTO-JIT kernels on the AI Core emulator"};
+  app.require_subcommand(1);
+
+  pto::cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "run one launch of a sample and verify it against plain C++");
+  add_run_options(run_cmd, run);
+
+  pto::cli::BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "time a sample: cold first call, warm steady state, bandwidth");
+  add_run_options(bench_cmd, bench);
+  bench_cmd->add_flag("--vs-native", bench.vs_native, "also time a plain C++ TBB loop doing the same arithmetic");
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed calls before timing")->capture_default_str();
+  bench_cmd->add_option("--repeat", bench.repeat, "minimum timed calls")->capture_default_str();
+  bench_cmd->add_option("--min-seconds", bench.min_seconds, "minimum timed duration")->capture_default_str();
+
+  auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes: first call versus steady state, verified");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (run_cmd->parsed()) return pto::cli::run_command(run);
+    if (bench_cmd->parsed()) return pto::cli::bench_command(bench);
+    if (demo_cmd->parsed()) return pto::cli::demo_command();
+  } catch (const pto::UserError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+  return 0;
+}
