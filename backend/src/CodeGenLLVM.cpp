@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "pto/backend/KernelABI.hpp"
+#include "pto/ir/Accesses.hpp"
 #include "pto/ir/Visitor.hpp"
 
 namespace pto::backend {
@@ -15,8 +16,8 @@ using llvm::Value;
 class CodeGen {
  public:
   CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-          const llvm::TargetMachine& tm)
-      : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_) {
+          const llvm::TargetMachine& tm, bool instrument)
+      : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), instrument_(instrument) {
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
     fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
     fn_->addFnAttr("target-cpu", tm.getTargetCPU());
@@ -77,7 +78,36 @@ class CodeGen {
     // Loop variables and the block index/count get their slots on first use.
     block_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockIdx), "block_idx");
     block_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockNum), "block_num");
+    if (instrument_) {
+      model_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kModel), "model");
+      exec_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kExec), "exec_hook");
+      sync_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kSync), "sync_hook");
+      size_t most = 1;
+      for (const auto& info : k_.instrs) most = std::max(most, info.tiles.size());
+      slots_ = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(static_cast<int64_t>(most)), "slots");
+    }
   }
+
+  // ------------------------------------------------------------------------------ instrumentation
+  /// Reports an executed instruction to the pipeline model (see KernelABI.hpp).
+  void report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo = nullptr, Value* gm_hi = nullptr) {
+    if (!instrument_) return;
+    const auto accesses = ir::tile_accesses(s);
+    for (size_t i = 0; i < accesses.size(); ++i) {
+      b_.CreateStore(scalar(accesses[i].tile.slot), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), slots_, i));
+    }
+    auto* ty = llvm::FunctionType::get(b_.getVoidTy(),
+        {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    b_.CreateCall(ty, exec_hook_, {model_, b_.getInt32(instr), amount, slots_, gm_lo ? gm_lo : b_.getInt64(0), gm_hi ? gm_hi : b_.getInt64(0)});
+  }
+
+  void sync(const ir::Sync* op) {
+    if (!instrument_) return;
+    auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    Value* slot = op->tile.group >= 0 ? scalar(op->tile.slot) : b_.getInt64(-1);
+    b_.CreateCall(ty, sync_hook_, {model_, b_.getInt32(op->id), scalar(op->event), slot});
+  }
+
 
   /// Allocas live in the entry block, where mem2reg promotes them to registers.
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "") {
@@ -439,6 +469,7 @@ class CodeGen {
       }, "c");
     }, "r");
     set_valid(op->dst, ext.rows, ext.cols);
+    report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
   }
 
   void row_reduce(const ir::RowReduce* op) {
@@ -488,6 +519,7 @@ class CodeGen {
       b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
     }, "r");
     set_valid(op->dst, ext.rows, b_.getInt64(1));
+    report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
   }
 
   // ------------------------------------------------------------------------------ data movement
@@ -536,6 +568,15 @@ class CodeGen {
     }, "row");
   }
 
+  /// [lo, hi) of the GM elements a region touches, flattened over its view (lo == hi: empty).
+  std::pair<Value*, Value*> gm_interval(const ir::GMRegion& r, const Region& reg) {
+    Value* lo = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
+    Value* last_row = b_.CreateAdd(reg.off[0], b_.CreateSub(reg.ext[0], b_.getInt64(1)));
+    Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, b_.getInt64(r.view[1])), reg.off[1]), reg.ext[1]);
+    Value* empty = b_.CreateOr(b_.CreateICmpEQ(reg.ext[0], b_.getInt64(0)), b_.CreateICmpEQ(reg.ext[1], b_.getInt64(0)));
+    return {lo, b_.CreateSelect(empty, lo, hi)};
+  }
+
   Value* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) {
     Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
     return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
@@ -576,6 +617,10 @@ class CodeGen {
     Region reg = region_checked(op->src, op->dst, op->id);
     copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true);
     set_valid(op->dst, reg.ext[0], reg.ext[1]);
+    if (instrument_) {
+      auto [lo, hi] = gm_interval(op->src, reg);
+      report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(es)), lo, hi);
+    }
   }
 
   void store(const ir::Store* op) {
@@ -589,6 +634,10 @@ class CodeGen {
     const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * es;
     copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
               tensor_bytes >= kStreamingStoreBytes);
+    if (instrument_) {
+      auto [lo, hi] = gm_interval(op->dst, reg);
+      report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(es)), lo, hi);
+    }
   }
 
   // ------------------------------------------------------------------------------ statements
@@ -627,6 +676,8 @@ class CodeGen {
       vec_compute(op);
     } else if (const auto* op = s.as<ir::RowReduce>()) {
       row_reduce(op);
+    } else if (const auto* op = s.as<ir::Sync>()) {
+      sync(op);
     } else {
       PTO_INTERNAL_CHECK(false) << "unexpected statement";
     }
@@ -669,13 +720,18 @@ class CodeGen {
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;
   std::vector<Value*> valid_;
+  bool instrument_;
+  Value* model_ = nullptr;
+  Value* exec_hook_ = nullptr;
+  Value* sync_hook_ = nullptr;
+  Value* slots_ = nullptr;
 };
 
 }  // namespace
 
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm) {
-  CodeGen(k, chip, m, symbol, tm).run();
+                      const llvm::TargetMachine& tm, bool instrument) {
+  CodeGen(k, chip, m, symbol, tm, instrument).run();
 }
 
 }  // namespace pto::backend

@@ -11,6 +11,6 @@
 namespace pto::backend {
 
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm);
+                      const llvm::TargetMachine& tm, bool instrument);
 
 }  // namespace pto::backend

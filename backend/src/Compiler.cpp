@@ -61,7 +61,7 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
   llvm::Module module(out.symbol, context);
   module.setDataLayout(jit.data_layout());
   module.setTargetTriple(jit.triple().str());
-  emit_kernel_llvm(k, chip, module, out.symbol, jit.target_machine());
+  emit_kernel_llvm(k, chip, module, out.symbol, jit.target_machine(), options.instrument);
   std::string verify_errors;
   llvm::raw_string_ostream verify_os(verify_errors);
   PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;

@@ -20,12 +20,16 @@ void log_ir(const char* after, const ir::Kernel& k) {
 }
 }  // namespace
 
-void lower(ir::Kernel& k, const ChipProfile& chip) {
+void lower(ir::Kernel& k, const ChipProfile& chip, const LowerOptions& options) {
   log_ir("trace", k);
   plan_memory(k, chip);
   log_ir("plan_memory", k);
   validate_moves(k, chip);
   log_ir("validate_moves", k);
+  if (options.auto_mutex) {
+    insert_auto_mutex(k);
+    log_ir("insert_auto_mutex", k);
+  }
 }
 
 }  // namespace pto::backend

@@ -73,6 +73,17 @@ const char* reduce_op_name(ReduceOp op) {
   return "?";
 }
 
+const char* sync_op_name(SyncOp op) {
+  switch (op) {
+    case SyncOp::SetFlag: return "set_flag";
+    case SyncOp::WaitFlag: return "wait_flag";
+    case SyncOp::Barrier: return "pipe_barrier";
+    case SyncOp::MutexLock: return "mutex_lock";
+    case SyncOp::MutexUnlock: return "mutex_unlock";
+  }
+  return "?";
+}
+
 Expr IntImm::make(int64_t v, DType t) { return std::make_shared<const IntImm>(v, t); }
 Expr FloatImm::make(double v, DType t) { return std::make_shared<const FloatImm>(v, t); }
 Expr Var::make(std::string name, int id, VarKind kind, int param_index) {
@@ -153,6 +164,10 @@ Stmt VecCompute::make(TileRef dst, Expr value, Instr instr) {
 }
 Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr) {
   return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr));
+}
+
+Stmt Sync::make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr instr) {
+  return std::make_shared<const Sync>(op, src, dst, std::move(event), std::move(tile), std::move(instr));
 }
 
 }  // namespace pto::ir

@@ -67,6 +67,18 @@ class Printer {
       out_ += fmt::format("{}#{} store {} <- {}\n", pad, op->id, region(op->dst), tile(op->src));
     } else if (const auto* op = s.as<VecCompute>()) {
       out_ += fmt::format("{}#{} vec {} = {}\n", pad, op->id, tile(op->dst), expr(op->value));
+    } else if (const auto* op = s.as<Sync>()) {
+      std::string args;
+      switch (op->op) {
+        case SyncOp::SetFlag: case SyncOp::WaitFlag:
+          args = fmt::format("{} -> {}, event {}", pipe_name(op->src), pipe_name(op->dst), expr(op->event));
+          break;
+        case SyncOp::Barrier: args = pipe_name(op->src); break;
+        default:
+          args = op->tile.group >= 0 ? fmt::format("{}, mutex of {}", pipe_name(op->src), tile(op->tile))
+                                     : fmt::format("{}, mutex {}", pipe_name(op->src), expr(op->event));
+      }
+      out_ += fmt::format("{}#{} {}({})\n", pad, op->id, sync_op_name(op->op), args);
     } else if (const auto* op = s.as<RowReduce>()) {
       out_ += fmt::format("{}#{} {} {} <- {}\n", pad, op->id, reduce_op_name(op->op), tile(op->dst), expr(op->value));
     }

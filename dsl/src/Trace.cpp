@@ -2,10 +2,12 @@
 
 #include <exception>
 
+#include "pto/ir/Accesses.hpp"
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Ops.hpp"
+#include "pto/lang/Sync.hpp"
 
 namespace pto::lang {
 namespace {
@@ -75,21 +77,32 @@ void TraceContext::defer_error(std::string reason, SourceLoc loc) {
 }
 
 namespace {
-/// Fills each instruction's printed form, for error messages and profiles.
+/// Fills each instruction's printed form and access facts, for errors, profiles and the timing model.
 class InstrTexts : public ir::Visitor {
  public:
   explicit InstrTexts(ir::Kernel& k) : k_(k) {}
 
  protected:
-  void set(const ir::Instr& i, const ir::StmtNode* s) {
+  ir::InstrInfo& set(const ir::Instr& i, const ir::StmtNode* s) {
     std::string text = ir::to_string(ir::Stmt(std::shared_ptr<const ir::StmtNode>(std::shared_ptr<const ir::StmtNode>{}, s)), &k_);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    k_.instrs[i.id].text = text;
+    auto& info = k_.instrs[i.id];
+    text = text.substr(text.find_first_not_of(' '));
+    if (text.starts_with('#')) text = text.substr(text.find(' ') + 1);  // the id is printed by whoever shows it
+    info.text = text;
+    for (const auto& a : ir::tile_accesses(s)) info.tiles.emplace_back(a.tile.group, a.write);
+    if (!info.tiles.empty()) info.dtype = k_.groups[info.tiles.front().first].dtype;
+    return info;
   }
-  void visit_node(const ir::Load* op) override { set(*op, op); }
-  void visit_node(const ir::Store* op) override { set(*op, op); }
-  void visit_node(const ir::VecCompute* op) override { set(*op, op); }
-  void visit_node(const ir::RowReduce* op) override { set(*op, op); }
+  void visit_node(const ir::Load* op) override { set(*op, op).tensor = op->src.tensor; }
+  void visit_node(const ir::Store* op) override {
+    auto& info = set(*op, op);
+    info.tensor = op->dst.tensor;
+    info.gm_write = true;
+  }
+  void visit_node(const ir::VecCompute* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
+  void visit_node(const ir::RowReduce* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
+  void visit_node(const ir::Sync* op) override { set(*op, op); }
 
  private:
   ir::Kernel& k_;
@@ -250,6 +263,32 @@ void if_(const Bool& cond, const std::function<void()>& then_case, const std::fu
   }
   ctx.emit(ir::IfThenElse::make(cond.expr(), then_body, else_body));
 }
+
+namespace {
+void emit_sync(ir::SyncOp op, Pipe src, Pipe dst, const Int& event, int limit, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  const bool flag = op == ir::SyncOp::SetFlag || op == ir::SyncOp::WaitFlag;
+  if (auto e = event.constant()) {
+    PTO_USER_CHECK(*e >= 0 && *e < limit, site) << ir::sync_op_name(op) << (flag ? " event id " : " mutex id ") << *e
+                                                << " is out of range 0.." << limit - 1;
+  }
+  if (flag) {
+    PTO_USER_CHECK(src != Pipe::ALL && dst != Pipe::ALL && src != dst, site)
+        << ir::sync_op_name(op) << " needs two different pipes, got " << ir::pipe_name(src) << " -> " << ir::pipe_name(dst);
+  } else if (op != ir::SyncOp::Barrier) {
+    PTO_USER_CHECK(src != Pipe::ALL, site) << ir::sync_op_name(op) << " needs one pipe, not ALL";
+  }
+  const Pipe on = op == ir::SyncOp::WaitFlag ? dst : src;
+  ctx.emit(ir::Sync::make(op, src, dst, event.expr(), ir::TileRef{}, ctx.new_instr(ir::sync_op_name(op), on, loc)));
+}
+}  // namespace
+
+void set_flag(Pipe src, Pipe dst, Int event, std::source_location loc) { emit_sync(ir::SyncOp::SetFlag, src, dst, event, 16, loc); }
+void wait_flag(Pipe src, Pipe dst, Int event, std::source_location loc) { emit_sync(ir::SyncOp::WaitFlag, src, dst, event, 16, loc); }
+void pipe_barrier(Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::Barrier, pipe, pipe, 0, 1, loc); }
+void mutex_lock(Int id, Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::MutexLock, pipe, pipe, id, 32, loc); }
+void mutex_unlock(Int id, Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::MutexUnlock, pipe, pipe, id, 32, loc); }
 
 void require(bool cond, const std::string& why, std::source_location loc) {
   auto& ctx = TraceContext::get(loc);

@@ -46,6 +46,10 @@ void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op-
 void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
 void Visitor::visit_node(const VecCompute* op) { visit_tile(op->dst); visit(op->value); }
 void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->value); }
+void Visitor::visit_node(const Sync* op) {
+  visit(op->event);
+  if (op->tile.group >= 0) visit_tile(op->tile);
+}
 
 // ------------------------------------------------------------------------------------- Mutator
 
@@ -165,6 +169,14 @@ Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
   Expr v = mutate(op->value);
   changed |= !v.same_as(op->value);
   return changed ? RowReduce::make(op->op, d, v, *op) : self;
+}
+
+Stmt Mutator::mutate_node(const Sync* op, const Stmt& self) {
+  bool changed = false;
+  Expr event = mutate(op->event);
+  changed |= !event.same_as(op->event);
+  TileRef t = op->tile.group >= 0 ? mutate_tile(op->tile, changed) : op->tile;
+  return changed ? Sync::make(op->op, op->src, op->dst, event, t, *op) : self;
 }
 
 }  // namespace pto::ir

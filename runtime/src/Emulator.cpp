@@ -1,12 +1,16 @@
 #include "pto/runtime/Emulator.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <memory>
 #include <mutex>
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+
+#include "pto/runtime/PipelineModel.hpp"
 
 namespace pto {
 namespace {
@@ -69,12 +73,31 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
   throw UserError(describe_failure(k, s), std::move(site));
 }
 
+[[noreturn]] void throw_model_failure(const CompiledKernel& k, const std::string& reason, int instr, int core) {
+  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = "AIV"};
+  if (instr >= 0 && instr < static_cast<int>(k.ir.instrs.size())) {
+    const auto& info = k.ir.instrs[instr];
+    site.pipe = ir::pipe_name(info.pipe);
+    site.instruction = fmt::format("#{} {}", instr, info.text);
+    site.loc = info.loc;
+  }
+  throw UserError(reason, std::move(site));
+}
+
+void exec_hook(void* model, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  static_cast<CoreModel*>(model)->exec(instr, amount, slots, gm_lo, gm_hi);
+}
+void sync_hook(void* model, int32_t instr, int64_t event, int64_t slot) {
+  static_cast<CoreModel*>(model)->sync(instr, event, slot);
+}
+
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
 }  // namespace
 
-void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim) {
+LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim) {
+  const auto wall_start = std::chrono::steady_clock::now();
   launches.fetch_add(1, std::memory_order_relaxed);
   std::array<void*, 16> small{};
   std::vector<void*> large;
@@ -87,11 +110,14 @@ void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int
 
   std::vector<CoreStatus> status(static_cast<size_t>(block_dim));
   const ChipProfile& chip = *k.chip;
+  const CostModel cost(chip, block_dim);
+  std::vector<std::optional<CoreModel>> models(k.instrumented ? block_dim : 0);
   auto run_core = [&](int b) {
     thread_local CoreMemory memory;
     memory.fit(chip);
-    CoreContext ctx{tensors, args.scalars.data(), {}, b, block_dim, &status[b]};
+    CoreContext ctx{tensors, args.scalars.data(), {}, b, block_dim, &status[b], nullptr, &exec_hook, &sync_hook};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
+    if (k.instrumented) ctx.model = &models[b].emplace(&k, cost, b, k.race_check);
     k.fn(&ctx);
     pto_rt_fence();
   };
@@ -103,6 +129,42 @@ void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int
   for (int b = 0; b < block_dim; ++b) {
     if (status[b].failed) throw_failure(k, status[b], b);
   }
+  LaunchProfile prof;
+  prof.kernel = k.ir.name;
+  prof.specialization = k.ir.specialization;
+  prof.chip = chip.name;
+  prof.block_dim = block_dim;
+  prof.timed = k.instrumented;
+  prof.clock_ghz = chip.clock_ghz;
+  if (k.instrumented) {
+    for (int b = 0; b < block_dim; ++b) {
+      if (const auto& f = models[b]->failure()) throw_model_failure(k, f->first, f->second, b);
+    }
+    prof.launch_overhead_us = chip.launch_overhead_us;
+    double slowest = 0;
+    for (int b = 0; b < block_dim; ++b) {
+      CoreTiming t = models[b]->timing();
+      const double us = cost.cycles_to_us(t.end_cycles);
+      slowest = std::max(slowest, us);
+      prof.core_us.push_back(us);
+      prof.gm_bytes += t.gm_read_bytes + t.gm_write_bytes;
+      prof.flops += t.flops;
+      for (const auto& p : t.pipes) prof.instructions += p.instructions;
+      prof.cores.push_back(t);
+      for (const auto& r : models[b]->races()) prof.races.push_back(r);
+    }
+    prof.device_us = prof.launch_overhead_us + slowest;
+  }
+  prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
+  return prof;
+}
+
+double LaunchProfile::pipe_utilization(ir::Pipe pipe) const {
+  const double span_cycles = (device_us - launch_overhead_us) * clock_ghz * 1e3;
+  if (cores.empty() || span_cycles <= 0) return 0;
+  double sum = 0;
+  for (const auto& c : cores) sum += c.pipes[static_cast<int>(pipe)].busy;
+  return sum / static_cast<double>(cores.size()) / span_cycles;
 }
 
 void set_host_threads(int n) {

@@ -6,11 +6,25 @@
 #include <fmt/format.h>
 
 #include "pto/backend/Passes.hpp"
+#include "pto/ir/Visitor.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 
 namespace pto::detail {
 namespace {
+
+/// The sync instructions' ops and pipes, by instruction id, for the pipeline model.
+std::vector<SyncInfo> sync_table(const ir::Kernel& k) {
+  struct Collect : ir::Visitor {
+    std::vector<SyncInfo>* out;
+    void visit_node(const ir::Sync* op) override { (*out)[op->id] = {op->op, op->src, op->dst, op->tile.group}; }
+  } c;
+  std::vector<SyncInfo> out(k.instrs.size());
+  c.out = &out;
+  c.visit(k.body);
+  return out;
+}
+
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 std::atomic<uint64_t> next_uid{1};
@@ -47,7 +61,8 @@ std::string KernelBase::describe(const LaunchArgs& args) {
 std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& args, const std::function<void()>& trace,
                                                              const std::source_location& call_site) const {
   const State& st = *state_;
-  const SpecKey key = make_spec_key({st.uid, st.options.opt_level, st.options.auto_mutex, &st.chip->name, &args});
+  const SpecKey key = make_spec_key({st.uid, st.options.opt_level, st.options.auto_mutex, st.options.timing,
+                                     st.options.race_check, &st.chip->name, &args});
   return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
     auto ck = std::make_shared<CompiledKernel>();
     ck->chip = st.chip;
@@ -60,9 +75,13 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->ir = ctx.finish();
     ck->cold.trace_ms = ms_since(t);
     t = Clock::now();
-    backend::lower(ck->ir, *st.chip);
+    backend::lower(ck->ir, *st.chip, {.auto_mutex = st.options.auto_mutex});
+    ck->syncs = sync_table(ck->ir);
+    ck->instrumented = st.options.timing;
+    ck->race_check = st.options.race_check;
     ck->cold.lower_ms = ms_since(t);
-    backend::CompiledCode code = backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level});
+    backend::CompiledCode code =
+        backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing});
     ck->fn = code.fn;
     ck->cold.emit_ms = code.timings.emit_ms;
     ck->cold.optimise_ms = code.timings.optimise_ms;
@@ -89,15 +108,15 @@ void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::
   check_block_dim(*this, config, args);
   auto ck = specialize(args, trace, config.loc);
   Stream& stream = config.stream ? *config.stream : Stream::default_stream();
-  stream.enqueue([ck = std::move(ck), args = std::move(args), block_dim = config.block_dim] {
-    emulate_launch(*ck, args, block_dim);
+  stream.enqueue([ck = std::move(ck), args = std::move(args), block_dim = config.block_dim, s = &stream] {
+    s->record(std::make_shared<const LaunchProfile>(emulate_launch(*ck, args, block_dim)));
   });
 }
 
-void KernelBase::run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const {
+LaunchProfile KernelBase::run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const {
   check_block_dim(*this, config, args);
   auto ck = specialize(args, trace, config.loc);
-  emulate_launch(*ck, args, config.block_dim);
+  return emulate_launch(*ck, args, config.block_dim);
 }
 
 }  // namespace pto::detail

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "pto/runtime/LaunchProfile.hpp"
+
 namespace pto {
 
 Stream::Stream() : worker_([this] { worker_loop(); }) {}
@@ -88,6 +90,17 @@ void Stream::synchronize() {
   }
 }
 
+std::shared_ptr<const LaunchProfile> Stream::last_launch() const {
+  std::lock_guard lock(mu_);
+  return last_;
+}
+
+void Stream::record(std::shared_ptr<const LaunchProfile> profile) {
+  std::lock_guard lock(mu_);
+  last_ = std::move(profile);
+}
+
 void synchronize() { Stream::default_stream().synchronize(); }
+std::shared_ptr<const LaunchProfile> last_launch() { return Stream::default_stream().last_launch(); }
 
 }  // namespace pto

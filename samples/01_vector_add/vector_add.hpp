@@ -17,13 +17,15 @@ namespace pto::samples::vector_add {
 namespace pl = pto::lang;
 
 struct Params {
-  int buffers = 2;       // slots per tile group: 1 = single, 2 = double buffering
-  int64_t tile = 8192;   // elements per tile
+  int buffers = 2;                     // slots per tile group: 1 = single, 2 = double buffering
+  int64_t tile = 8192;                 // elements per tile
+  SyncMode sync = SyncMode::automatic; // auto_mutex, hand-written flags, or none (racy on purpose)
+  std::string chip = "a2";
 };
 
 template <class T>
 auto make_kernel(Params p) {
-  return pl::jit({.name = "vector_add"}, [p](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z) {
+  return pl::jit(jit_options("vector_add", p.sync, p.chip), [p](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z) {
     pl::require(x.shape() == y.shape() && x.shape() == z.shape(), "x, y and z must have the same shape");
     pl::require(x.rank() == 1, "vector_add takes 1-D tensors");
     const int64_t n = x.numel();                                       // trace-time constant
@@ -32,16 +34,43 @@ auto make_kernel(Params p) {
     auto xs = pl::make_tile_group<T>(pl::Vec, {p.tile}, slots);       // (tile) x buffers
     auto ys = pl::make_tile_group<T>(pl::Vec, {p.tile}, slots);
     auto zs = pl::make_tile_group<T>(pl::Vec, {p.tile}, slots);
+    const bool manual = p.sync == SyncMode::manual;
+    using pl::Pipe;
+    if (manual) {  // every slot starts free: prime the "slot released" flags
+      for (int s = 0; s < p.buffers; ++s) {
+        pl::set_flag(Pipe::V, Pipe::MTE2, s);   // x/y slot s may be loaded
+        pl::set_flag(Pipe::MTE3, Pipe::V, s);   // z slot s may be written
+      }
+    }
     for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(n, p.tile), pl::get_block_num())) {
       auto off = t * p.tile;
       auto len = pl::min(p.tile, n - off);                            // tail tile: shorter
+      auto s = xs.slot();                                             // the slot = the event id
+      if (manual) pl::wait_flag(Pipe::V, Pipe::MTE2, s);              // WAR: the add that read x/y[s] is done
       pl::load(xs.current(), x.slice(off, len));
       pl::load(ys.current(), y.slice(off, len));
+      if (manual) {
+        pl::set_flag(Pipe::MTE2, Pipe::V, s);                         // RAW: x/y[s] loaded
+        pl::wait_flag(Pipe::MTE2, Pipe::V, s);
+        pl::wait_flag(Pipe::MTE3, Pipe::V, s);                        // WAR: the store that read z[s] is done
+      }
       zs.current() = xs.current() + ys.current();                     // one fused vector instruction
+      if (manual) {
+        pl::set_flag(Pipe::V, Pipe::MTE2, s);                         // x/y[s] free again
+        pl::set_flag(Pipe::V, Pipe::MTE3, s);                         // RAW: z[s] computed
+        pl::wait_flag(Pipe::V, Pipe::MTE3, s);
+      }
       pl::store(z.slice(off, len), zs.current());
+      if (manual) pl::set_flag(Pipe::MTE3, Pipe::V, s);               // z[s] free again
       xs.next();
       ys.next();
       zs.next();
+    }
+    if (manual) {  // drain: consume the flags still set, so every transfer has finished
+      for (int s = 0; s < p.buffers; ++s) {
+        pl::wait_flag(Pipe::V, Pipe::MTE2, s);
+        pl::wait_flag(Pipe::MTE3, Pipe::V, s);
+      }
     }
   });
 }
@@ -66,7 +95,8 @@ inline SampleInfo sample() {
   info.prepare = [](const SampleArgs& a) {
     return dispatch_float_dtype(a.dtype, [&]<class T>() {
       PTO_USER_CHECK(a.shape.size() == 1, ErrorSite{}) << "vector_add takes a 1-D --shape N";
-      Params p{static_cast<int>(a.param("buffers", 2)), a.param("tile", 8192)};
+      Params p{static_cast<int>(a.param("buffers", 2)), a.param("tile", 8192), parse_sync(a.text_param("sync", "auto")), a.chip};
+      PTO_USER_CHECK(p.buffers >= 1 && p.buffers <= 16, ErrorSite{}) << "--param buffers must be 1..16";
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto x = Tensor<T>::random(a.shape, 1), y = Tensor<T>::random(a.shape, 2);
       auto z = Tensor<T>::zeros(a.shape);

@@ -18,8 +18,10 @@ namespace pto::samples::softmax {
 namespace pl = pto::lang;
 
 struct Params {
-  int buffers = 2;            // slots of the input and output tile groups
-  int64_t rows_per_tile = 0;  // 0: as many rows as fit the UB
+  int buffers = 2;                      // slots of the input and output tile groups
+  int64_t rows_per_tile = 0;            // 0: as many rows as fit the UB
+  SyncMode sync = SyncMode::automatic;  // auto_mutex, hand-written flags, or none (racy on purpose)
+  std::string chip = "a2";
 };
 
 /// Columns of a tile row: `cols` rounded up to a whole 32-byte block.
@@ -40,11 +42,11 @@ int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) 
 
 template <class T>
 auto make_kernel(Params p) {
-  return pl::jit({.name = "softmax"}, [p](pl::Tensor<T> x, pl::Tensor<T> y) {
+  return pl::jit(jit_options("softmax", p.sync, p.chip), [p](pl::Tensor<T> x, pl::Tensor<T> y) {
     pl::require(x.rank() == 2 && x.shape() == y.shape(), "softmax takes two 2-D tensors of the same shape");
     const int64_t rows = x.dim(0), cols = x.dim(1);
     const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
-                                               : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
+                                               : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
     std::vector<int> slots(p.buffers);
     std::iota(slots.begin(), slots.end(), 0);
     auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);    // (R, C) x buffers
@@ -52,17 +54,44 @@ auto make_kernel(Params p) {
     auto e = pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(cols)});           // (R, C) exp(x - max)
     auto mx = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                 // (R, 1) row max
     auto sum = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                // (R, 1) row sum
+    const bool manual = p.sync == SyncMode::manual;
+    using pl::Pipe;
+    if (manual) {
+      for (int s = 0; s < p.buffers; ++s) {
+        pl::set_flag(Pipe::V, Pipe::MTE2, s);  // x slot s may be loaded
+        pl::set_flag(Pipe::MTE3, Pipe::V, s);  // y slot s may be written
+      }
+    }
     for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
       auto r0 = t * r_tile;
       auto nr = pl::min(r_tile, rows - r0);                                               // tail block: fewer rows
+      auto s = xs.slot();
+      if (manual) pl::wait_flag(Pipe::V, Pipe::MTE2, s);
       pl::load(xs.current(), x.slice(r0, nr, 0, cols));
+      if (manual) {
+        pl::set_flag(Pipe::MTE2, Pipe::V, s);
+        pl::wait_flag(Pipe::MTE2, Pipe::V, s);
+      }
       pl::row_max(mx, pl::cast<float>(xs.current()));
       e = pl::exp(pl::cast<float>(xs.current()) - mx);                                    // (R,1) broadcasts along rows
+      if (manual) pl::set_flag(Pipe::V, Pipe::MTE2, s);                                   // x[s] read for the last time
       pl::row_sum(sum, e);
+      if (manual) pl::wait_flag(Pipe::MTE3, Pipe::V, s);                                  // y[s] stored last time
       ys.current() = pl::cast<T>(e / sum);
+      if (manual) {
+        pl::set_flag(Pipe::V, Pipe::MTE3, s);
+        pl::wait_flag(Pipe::V, Pipe::MTE3, s);
+      }
       pl::store(y.slice(r0, nr, 0, cols), ys.current());
+      if (manual) pl::set_flag(Pipe::MTE3, Pipe::V, s);
       xs.next();
       ys.next();
+    }
+    if (manual) {
+      for (int s = 0; s < p.buffers; ++s) {
+        pl::wait_flag(Pipe::V, Pipe::MTE2, s);
+        pl::wait_flag(Pipe::MTE3, Pipe::V, s);
+      }
     }
   });
 }
@@ -96,7 +125,8 @@ inline SampleInfo sample() {
   info.prepare = [](const SampleArgs& a) {
     return dispatch_float_dtype(a.dtype, [&]<class T>() {
       PTO_USER_CHECK(a.shape.size() == 2, ErrorSite{}) << "softmax takes a 2-D --shape ROWSxCOLS";
-      Params p{static_cast<int>(a.param("buffers", 2)), a.param("rows_per_tile", 0)};
+      Params p{static_cast<int>(a.param("buffers", 2)), a.param("rows_per_tile", 0), parse_sync(a.text_param("sync", "auto")), a.chip};
+      PTO_USER_CHECK(p.buffers >= 1 && p.buffers <= 16, ErrorSite{}) << "--param buffers must be 1..16";
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto x = Tensor<T>::random(a.shape, 7, -4.0, 4.0);
       auto y = Tensor<T>::zeros(a.shape);

@@ -21,6 +21,11 @@ struct SampleArgs {
   std::map<std::string, std::string> params;
   std::string chip = "a2";
 
+  std::string text_param(const std::string& key, const std::string& fallback) const {
+    auto it = params.find(key);
+    return it == params.end() ? fallback : it->second;
+  }
+
   int64_t param(const std::string& key, int64_t fallback) const {
     auto it = params.find(key);
     if (it == params.end()) return fallback;
@@ -31,6 +36,20 @@ struct SampleArgs {
     }
   }
 };
+
+/// How a sample orders its pipes: auto_mutex, hand-written flags, or not at all (racy on purpose).
+enum class SyncMode { automatic, manual, none };
+
+inline SyncMode parse_sync(const std::string& s) {
+  if (s == "auto") return SyncMode::automatic;
+  if (s == "manual") return SyncMode::manual;
+  if (s == "none") return SyncMode::none;
+  throw UserError("--param sync=" + s + " is not one of auto, manual, none", {});
+}
+
+inline JitOptions jit_options(const char* name, SyncMode sync, const std::string& chip) {
+  return JitOptions{.name = name, .auto_mutex = sync == SyncMode::automatic, .chip = chip};
+}
 
 struct Verdict {
   bool ok = false;

@@ -14,6 +14,7 @@ struct RunOptions {
   std::string dtype = "f32";
   int block_dim = 8;
   std::vector<std::string> params;  // k=v
+  std::string chip = "a2";          // built-in profile name or JSON path
   bool json = false;
 };
 

@@ -15,6 +15,7 @@ void add_run_options(CLI::App* cmd, pto::cli::RunOptions& o) {
   cmd->add_option("--dtype", o.dtype, "f32 | f16 | bf16")->capture_default_str();
   cmd->add_option("--block-dim", o.block_dim, "number of blocks (cores) of the launch")->capture_default_str();
   cmd->add_option("--param", o.params, "sample parameter key=value (repeatable), e.g. buffers=1");
+  cmd->add_option("--chip", o.chip, "chip profile: a built-in name (a2, a5) or a JSON file")->capture_default_str();
   cmd->add_flag("--json", o.json, "print one JSON object");
 }
 

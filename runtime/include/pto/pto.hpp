@@ -7,5 +7,7 @@
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Kernel.hpp"
+#include "pto/runtime/LaunchProfile.hpp"
+#include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Stream.hpp"
 #include "pto/runtime/Tensor.hpp"

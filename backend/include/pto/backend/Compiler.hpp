@@ -14,6 +14,7 @@ namespace pto::backend {
 struct CompileOptions {
   int opt_level = 2;          // 0..3
   bool keep_llvm_ir = false;  // keep the optimised LLVM IR text (tests, PTO_DEBUG=3)
+  bool instrument = true;     // report instructions and syncs to the pipeline model (CoreContext hooks)
 };
 
 struct CompileTimings {

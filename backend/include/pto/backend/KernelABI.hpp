@@ -29,6 +29,14 @@ struct CoreStatus {
   int64_t a = 0, b = 0, c = 0;
 };
 
+/// Reports one executed instruction to the pipeline model: `amount` is bytes for data movement
+/// and elements for vector instructions; `slots` the runtime slot of each tile access (in
+/// ir::tile_accesses order); [gm_lo, gm_hi) the GM elements touched (empty when lo == hi).
+using ExecHook = void (*)(void* model, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+/// Reports a synchronisation instruction: `event` is the flag event or mutex id, `slot` the tile
+/// slot of an automatic mutex (or -1).
+using SyncHook = void (*)(void* model, int32_t instr, int64_t event, int64_t slot);
+
 struct CoreContext {
   void* const* tensors;    // GM base pointer of each tensor parameter
   const int64_t* scalars;  // runtime scalar parameters
@@ -36,6 +44,9 @@ struct CoreContext {
   int64_t block_idx;
   int64_t block_num;
   CoreStatus* status;
+  void* model;             // the core's pipeline model (instrumented kernels only)
+  ExecHook exec;
+  SyncHook sync;
 };
 
 namespace abi {
@@ -44,6 +55,9 @@ inline constexpr size_t kScalars = offsetof(CoreContext, scalars);
 inline constexpr size_t kArena = offsetof(CoreContext, arena);
 inline constexpr size_t kBlockIdx = offsetof(CoreContext, block_idx);
 inline constexpr size_t kBlockNum = offsetof(CoreContext, block_num);
+inline constexpr size_t kModel = offsetof(CoreContext, model);
+inline constexpr size_t kExec = offsetof(CoreContext, exec);
+inline constexpr size_t kSync = offsetof(CoreContext, sync);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);

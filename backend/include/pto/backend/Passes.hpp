@@ -16,8 +16,16 @@ void plan_memory(ir::Kernel& k, const ChipProfile& chip);
 /// and the tensor; constant GM offsets must be aligned.
 void validate_moves(const ir::Kernel& k, const ChipProfile& chip);
 
+/// auto_mutex: guards every tile access with its slot's mutex on the instruction's pipe, which
+/// orders producers and consumers of each slot (RAW, WAR, WAW) and nothing else.
+void insert_auto_mutex(ir::Kernel& k);
+
+struct LowerOptions {
+  bool auto_mutex = false;
+};
+
 /// Runs the passes in order.
-void lower(ir::Kernel& k, const ChipProfile& chip);
+void lower(ir::Kernel& k, const ChipProfile& chip, const LowerOptions& options);
 
 /// PTO_DEBUG level from the environment (0 when unset).
 int debug_level();

@@ -35,7 +35,8 @@ namespace pto::ir {
   X(Load)                       \
   X(Store)                      \
   X(VecCompute)                 \
-  X(RowReduce)
+  X(RowReduce)                  \
+  X(Sync)
 
 enum class NodeKind : uint8_t {
 #define PTO_X(name) name,
@@ -274,6 +275,24 @@ struct RowReduce : StmtNode, Instr {
   Expr value;
   RowReduce(ReduceOp o, TileRef d, Expr v, Instr i) : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)) {}
   static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr);
+};
+
+enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock };
+const char* sync_op_name(SyncOp op);
+
+/// Synchronisation between the pipes of a core — the only orderings between pipes in simulated
+/// time. SetFlag/WaitFlag: `src` -> `dst` with event id `event` (0..15). Barrier: `src` (Pipe::ALL
+/// joins every pipe). MutexLock/MutexUnlock on pipe `src`: mutex `event` (0..31), or, when `tile` names
+/// a group (inserted by auto_mutex), the mutex id of that tile slot.
+struct Sync : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Sync;
+  SyncOp op;
+  Pipe src, dst;
+  Expr event;
+  TileRef tile;
+  Sync(SyncOp o, Pipe s, Pipe d, Expr e, TileRef t, Instr in)
+      : StmtNode(kKind), Instr(std::move(in)), op(o), src(s), dst(d), event(std::move(e)), tile(std::move(t)) {}
+  static Stmt make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr instr);
 };
 
 }  // namespace pto::ir

@@ -39,10 +39,17 @@ struct TileGroup {
 
 /// Static facts about one instruction, for errors, profiles and the timing model.
 struct InstrInfo {
-  std::string op;     // "load", "store", "vec", "row_sum", ...
+  std::string op;     // "load", "store", "vec", "row_sum", "set_flag", ...
   Pipe pipe;
-  std::string text;   // printed form, e.g. "load xs[c0] <- x[0, t*8192 +: 8192]"
+  std::string text;   // printed form, e.g. "load t0[t0.slot] <- arg0[0 +: 1, (i3 * 8192) +: ...]"
   SourceLoc loc;
+  // Filled at the end of the trace (and by passes that add instructions):
+  std::vector<std::pair<int, bool>> tiles;  // (group, write) per tile access, as ir::tile_accesses orders them
+  int tensor = -1;                          // GM tensor moved to or from, or -1
+  DType dtype = DType::f32;                 // element type moved or produced
+  int vector_ops = 0;                       // element-wise operations of a vector instruction
+  bool gm_write = false;                    // a store (writes GM)
+  bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user
 };
 
 struct Kernel {

@@ -3,6 +3,7 @@
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Ops.hpp"
 #include "pto/lang/Scalar.hpp"
+#include "pto/lang/Sync.hpp"
 #include "pto/lang/Tensor.hpp"
 #include "pto/lang/Tile.hpp"
 #include "pto/lang/TileExpr.hpp"

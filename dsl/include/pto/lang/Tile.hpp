@@ -89,6 +89,8 @@ class TileGroup {
       : group_(group), shape_(shape), counter_(std::move(counter)), depth_(depth) {}
 
   int depth() const { return depth_; }
+  /// The index of the current slot (0 .. depth-1), e.g. as a flag event id for manual sync.
+  Int slot() const { return depth_ == 1 ? Int(0) : Int(counter_); }
   /// The slot the group currently points at.
   Tile<T> current() const { return Tile<T>({group_, slot_expr(0)}, shape_); }
   /// The slot used before the last `next()`.

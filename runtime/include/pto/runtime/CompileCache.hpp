@@ -24,6 +24,8 @@ struct SpecKeyFields {
   uint64_t kernel_uid;
   int opt_level;
   bool auto_mutex;
+  bool timing;
+  bool race_check;
   const std::string* chip;
   const detail::LaunchArgs* args;
 };

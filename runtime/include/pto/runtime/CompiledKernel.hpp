@@ -21,8 +21,18 @@ struct ColdTimings {
   double total_ms() const { return trace_ms + lower_ms + emit_ms + optimise_ms + codegen_ms + link_ms; }
 };
 
+/// What the pipeline model needs of a sync instruction (indexed by instruction id).
+struct SyncInfo {
+  ir::SyncOp op = ir::SyncOp::Barrier;
+  ir::Pipe src = ir::Pipe::S, dst = ir::Pipe::S;
+  int tile_group = -1;  // automatic mutex: the tile group whose slot is locked
+};
+
 struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
+  std::vector<SyncInfo> syncs;  // by instruction id; meaningful for sync instructions only
+  bool instrumented = false;    // reports to the pipeline model
+  bool race_check = true;
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;
   ColdTimings cold;

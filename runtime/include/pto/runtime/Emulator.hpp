@@ -5,10 +5,12 @@
 // the pipe, the instruction and the user's source line (the lowest failing core, so the report
 // does not depend on host thread timing).
 #include "pto/runtime/CompiledKernel.hpp"
+#include "pto/runtime/LaunchProfile.hpp"
 
 namespace pto {
 
-void emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim);
+/// Runs the launch; returns its simulated-time profile (empty timing when not instrumented).
+LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim);
 
 /// Limits the host threads the emulator uses (0: all hardware threads).
 void set_host_threads(int n);

@@ -21,6 +21,7 @@
 
 #include "pto/lang/Lang.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
+#include "pto/runtime/LaunchProfile.hpp"
 #include "pto/runtime/Stream.hpp"
 #include "pto/runtime/Tensor.hpp"
 
@@ -28,9 +29,11 @@ namespace pto {
 
 struct JitOptions {
   std::string name = "kernel";
-  bool auto_mutex = false;
+  bool auto_mutex = false;   // insert the tile-slot mutexes (RAW/WAR ordering) automatically
   int opt_level = 2;
-  std::string chip = "a2";  // a built-in profile name or a JSON file path
+  std::string chip = "a2";   // a built-in profile name or a JSON file path
+  bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
+  bool race_check = true;    // happens-before race checking (needs timing)
 };
 
 struct LaunchConfig {
@@ -59,8 +62,8 @@ class KernelBase {
                                                    const std::source_location& call_site) const;
   /// Validates `config`, specialises, queues the launch on the config's stream.
   void launch(const LaunchConfig& config, LaunchArgs args, const std::function<void()>& trace) const;
-  /// Specialises and runs synchronously on the calling thread (no stream).
-  void run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const;
+  /// Specialises and runs synchronously on the calling thread (no stream); returns the profile.
+  LaunchProfile run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const;
 
   static std::string describe(const LaunchArgs& args);
 
@@ -99,9 +102,9 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
     std::shared_ptr<const CompiledKernel> compile(const detail::host_arg_t<Ps>&... args) const {
       return k_->specialize(k_->pack(args...), [this] { k_->trace_body(); }, config_.loc);
     }
-    /// Runs on the calling thread and returns when done (throws on failure).
-    void run_sync(const detail::host_arg_t<Ps>&... args) const {
-      k_->run_now(config_, k_->pack(args...), [this] { k_->trace_body(); });
+    /// Runs on the calling thread and returns its profile when done (throws on failure).
+    LaunchProfile run_sync(const detail::host_arg_t<Ps>&... args) const {
+      return k_->run_now(config_, k_->pack(args...), [this] { k_->trace_body(); });
     }
 
    private:

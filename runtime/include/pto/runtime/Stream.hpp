@@ -8,10 +8,13 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace pto {
+
+struct LaunchProfile;
 
 class Stream {
  public:
@@ -23,6 +26,10 @@ class Stream {
   void enqueue(std::function<void()> work);
   void synchronize();
 
+  /// The profile of the last launch on this stream that completed (null before any).
+  std::shared_ptr<const struct LaunchProfile> last_launch() const;
+  void record(std::shared_ptr<const struct LaunchProfile> profile);
+
   /// The stream used when a launch names none.
   static Stream& default_stream();
 
@@ -30,7 +37,8 @@ class Stream {
   bool run_one(std::unique_lock<std::mutex>& lock);
   void worker_loop();
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const struct LaunchProfile> last_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool running_ = false;
@@ -42,5 +50,7 @@ class Stream {
 
 /// Synchronises the default stream.
 void synchronize();
+/// The last completed launch on the default stream (null before any).
+std::shared_ptr<const struct LaunchProfile> last_launch();
 
 }  // namespace pto

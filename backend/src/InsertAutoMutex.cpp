@@ -1,0 +1,60 @@
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Accesses.hpp"
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::backend {
+namespace {
+
+// Wraps every instruction that touches tiles in a lock/unlock of each tile slot's mutex on the
+// instruction's pipe. In program order this gives exactly the flags a tile group needs:
+// producer -> consumer (RAW), consumer -> next producer of the same slot (WAR, loop-carried
+// through next()), WAW between producers; the first use of a slot waits for nothing (primed)
+// and the kernel ends when every pipe has drained.
+class AutoMutex : public ir::Mutator {
+ public:
+  explicit AutoMutex(ir::Kernel& k) : k_(k) {}
+
+ protected:
+  ir::Stmt mutate_node(const ir::Load* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+  ir::Stmt mutate_node(const ir::Store* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+  ir::Stmt mutate_node(const ir::VecCompute* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+  ir::Stmt mutate_node(const ir::RowReduce* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+
+ private:
+  ir::Instr new_instr(ir::SyncOp op, ir::Pipe pipe, const ir::TileRef& t, const SourceLoc& loc) {
+    const int id = static_cast<int>(k_.instrs.size());
+    ir::InstrInfo info{ir::sync_op_name(op), pipe, "", loc};
+    info.text = std::string(ir::sync_op_name(op)) + "(" + ir::pipe_name(pipe) + ", auto mutex of " + k_.groups[t.group].name + ")";
+    info.automatic = true;
+    k_.instrs.push_back(std::move(info));
+    return {id, loc};
+  }
+
+  ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
+    std::vector<ir::TileRef> tiles;
+    for (const auto& a : ir::tile_accesses(node)) {
+      bool seen = false;
+      for (const auto& t : tiles) seen |= t.group == a.tile.group && t.slot.same_as(a.tile.slot);
+      if (!seen) tiles.push_back(a.tile);
+    }
+    if (tiles.empty()) return self;
+    const ir::Pipe pipe = k_.instrs[instr.id].pipe;
+    std::vector<ir::Stmt> seq;
+    for (const auto& t : tiles) {
+      seq.push_back(ir::Sync::make(ir::SyncOp::MutexLock, pipe, pipe, ir::IntImm::make(-1), t, new_instr(ir::SyncOp::MutexLock, pipe, t, instr.loc)));
+    }
+    seq.push_back(self);
+    for (const auto& t : tiles) {
+      seq.push_back(ir::Sync::make(ir::SyncOp::MutexUnlock, pipe, pipe, ir::IntImm::make(-1), t, new_instr(ir::SyncOp::MutexUnlock, pipe, t, instr.loc)));
+    }
+    return ir::Seq::make(std::move(seq));
+  }
+
+  ir::Kernel& k_;
+};
+
+}  // namespace
+
+void insert_auto_mutex(ir::Kernel& k) { k.body = AutoMutex(k).mutate(k.body); }
+
+}  // namespace pto::backend

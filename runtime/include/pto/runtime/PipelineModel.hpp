@@ -1,0 +1,157 @@
+#pragma once
+// The pipes of one AI Core in simulated time, with the sync rules and the race checker.
+//
+// Timing. Instructions issue in program order from the scalar unit (one cycle each) into the
+// pipe they run on; each pipe runs its instructions in order, independently of the others
+// (start = max(issue time, pipe free)). The only orderings between pipes are set_flag/wait_flag,
+// pipe_barrier(ALL) and mutexes. A core ends when its last pipe drains. Costs come from the chip
+// profile (CostModel). Everything is a function of the core's instruction stream: the same
+// kernel and inputs give the same cycles on any machine and any host thread count.
+//
+// Races. A happens-before check with vector clocks over the core's pipes: every instruction
+// ticks its pipe's clock; flags and mutexes carry clocks from the releasing pipe to the
+// acquiring one. Two accesses to the same tile slot (or overlapping GM) from different pipes,
+// at least one a write, that are not ordered are a race (RAW, WAR or WAW), reported with both
+// instructions, their pipes and source lines.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pto/backend/ChipProfile.hpp"
+
+namespace pto {
+
+struct CompiledKernel;
+
+inline constexpr int kPipeCount = 7;  // S, V, M, MTE1, MTE2, MTE3, FIX (ir::Pipe order; ALL excluded)
+
+/// Cycle costs of instructions on one chip, for a launch of `active_cores` cores sharing HBM.
+class CostModel {
+ public:
+  CostModel(const ChipProfile& chip, int active_cores);
+  /// GM -> `dst` space (MTE2): bytes at the slower of the path bandwidth and this core's HBM share.
+  double load_cycles(ir::MemSpace dst, double bytes) const;
+  /// `src` space -> GM (MTE3 from Vec, FIX from Acc).
+  double store_cycles(ir::MemSpace src, double bytes) const;
+  /// A vector instruction of `ops` element-wise operations over `elements` of `dtype`.
+  double vector_cycles(DType dtype, double elements, int ops) const;
+  double issue_cycles() const { return chip_->issue_cycles; }
+  double cycles_to_us(double cycles) const { return cycles / (chip_->clock_ghz * 1e3); }
+  /// Bytes per cycle of one core's share of HBM.
+  double hbm_share_bytes_per_cycle() const { return hbm_share_; }
+  const ChipProfile& chip() const { return *chip_; }
+
+ private:
+  double bytes_per_cycle(double gibps) const;
+  const ChipProfile* chip_;
+  double hbm_share_;
+};
+
+struct PipeTotals {
+  double busy = 0;  // cycles running instructions
+  double wait = 0;  // cycles held back by flags, barriers and mutexes
+  uint64_t instructions = 0;
+};
+
+struct CoreTiming {
+  double end_cycles = 0;
+  std::array<PipeTotals, kPipeCount> pipes{};
+  double gm_read_bytes = 0, gm_write_bytes = 0;
+  double flops = 0;
+};
+
+struct RaceReport {
+  std::string kind;      // "RAW", "WAR" or "WAW"
+  int core = 0;
+  std::string resource;  // "tile t0 slot 1" or "GM arg2"
+  int first_instr = -1, second_instr = -1;
+  std::string first, second;  // "#3 load ... [MTE2] at file:line"
+  uint64_t count = 0;         // occurrences on this core
+  std::string message() const;
+};
+
+class CoreModel {
+ public:
+  /// `kernel` names instructions in reports; it may be null for hand-built programs (tests).
+  CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check);
+
+  // ---- the rules, for hand-built programs and the hooks below
+  struct Access {
+    int64_t resource;  // tile slot id, or a GM tensor (see exec)
+    bool write;
+  };
+  /// Runs an instruction of `cycles` on `pipe`; returns its end time.
+  double run(ir::Pipe pipe, double cycles, int instr = -1, std::span<const Access> tiles = {});
+  void set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
+  void wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
+  void barrier(ir::Pipe pipe);
+  void lock(int64_t mutex, ir::Pipe pipe, int instr = -1);
+  void unlock(int64_t mutex, ir::Pipe pipe, int instr = -1);
+  double pipe_free(ir::Pipe p) const { return pipes_[static_cast<int>(p)].free_at; }
+
+  // ---- the hooks called by generated code (KernelABI.hpp)
+  void exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  void sync(int instr, int64_t event, int64_t slot);
+
+  CoreTiming timing() const;
+  const std::vector<RaceReport>& races() const { return races_; }
+  /// A deadlock or a sync misuse: the reason and the instruction, if any.
+  const std::optional<std::pair<std::string, int>>& failure() const { return failure_; }
+
+ private:
+  using Clock = std::array<uint64_t, kPipeCount>;
+  struct Pipe {
+    double free_at = 0;
+    PipeTotals totals;
+    Clock clock{};
+  };
+  struct Flag {
+    double time;
+    Clock clock;
+  };
+  struct Mutex {
+    double release = 0;
+    Clock clock{};
+    bool held = false;
+  };
+  /// The last access of one pipe to a resource: GM element range (tiles: [0, 1)), the pipe's
+  /// clock at that instruction, the instruction.
+  struct Touch {
+    int64_t lo = 0, hi = 0;
+    uint64_t epoch = 0;
+    int instr = -2;  // -2: none yet
+  };
+  struct ResourceState {
+    std::array<Touch, kPipeCount> writes{}, reads{};
+  };
+
+  void hold_until(Pipe& p, double t);
+  /// Checks an access of `pipe` to resource `key` against the other pipes' last accesses, then records it.
+  void access(int64_t key, int pipe, bool write, int64_t lo, int64_t hi, int instr);
+  void report_race(const char* kind, int64_t key, const Touch& first, int first_pipe, int second_pipe, int second_instr);
+  std::string resource_name(int64_t key) const;
+  std::string describe(int instr, int pipe) const;
+  void fail(std::string reason, int instr);
+  int64_t tile_resource(int group, int64_t slot) const;
+
+  const CompiledKernel* kernel_;
+  const CostModel& cost_;
+  int core_;
+  bool race_check_;
+  double issue_at_ = 0;
+  std::array<Pipe, kPipeCount> pipes_{};
+  std::map<std::tuple<int, int, int64_t>, std::vector<Flag>> flags_;
+  std::map<int64_t, Mutex> mutexes_;
+  std::map<int64_t, ResourceState> resources_;  // tile slot ids >= 0, GM tensor t as -(t + 1)
+  std::vector<int64_t> group_base_;
+  std::vector<RaceReport> races_;
+  std::map<std::tuple<std::string, int, int>, size_t> race_index_;
+  double gm_read_ = 0, gm_write_ = 0, flops_ = 0;
+  std::optional<std::pair<std::string, int>> failure_;
+};
+
+}  // namespace pto

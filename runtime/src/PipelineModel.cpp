@@ -1,0 +1,251 @@
+#include "pto/runtime/PipelineModel.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pto/runtime/CompiledKernel.hpp"
+
+namespace pto {
+
+// ------------------------------------------------------------------------------------ CostModel
+
+CostModel::CostModel(const ChipProfile& chip, int active_cores) : chip_(&chip) {
+  hbm_share_ = chip.hbm_gbps * 1e9 / std::max(1, active_cores) / (chip.clock_ghz * 1e9);
+}
+
+double CostModel::bytes_per_cycle(double gibps) const {
+  return std::min(gibps * 1073741824.0 / (chip_->clock_ghz * 1e9), hbm_share_);
+}
+
+double CostModel::load_cycles(ir::MemSpace dst, double bytes) const {
+  const double gibps = dst == ir::MemSpace::Mat ? chip_->gm_to_mat_gibps : chip_->gm_to_vec_gibps;
+  return chip_->issue_cycles + std::ceil(bytes / bytes_per_cycle(gibps));
+}
+
+double CostModel::store_cycles(ir::MemSpace src, double bytes) const {
+  const double gibps = src == ir::MemSpace::Acc ? chip_->acc_to_gm_gibps : chip_->vec_to_gm_gibps;
+  return chip_->issue_cycles + std::ceil(bytes / bytes_per_cycle(gibps));
+}
+
+double CostModel::vector_cycles(DType dtype, double elements, int ops) const {
+  const double bytes = elements * static_cast<double>(dtype_size(dtype));
+  return chip_->issue_cycles + std::max(1, ops) * std::ceil(bytes / chip_->vector_bytes_per_cycle);
+}
+
+// ------------------------------------------------------------------------------------ CoreModel
+
+std::string RaceReport::message() const {
+  return fmt::format("{} race on {} (core {}, {}x): {} and {} are not ordered by any flag, barrier or mutex", kind, resource, core,
+                     count, first, second);
+}
+
+CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check)
+    : kernel_(kernel), cost_(cost), core_(core), race_check_(race_check) {
+  if (kernel_) {
+    int64_t base = 0;
+    for (const auto& g : kernel_->ir.groups) {
+      group_base_.push_back(base);
+      base += g.depth;
+    }
+  }
+}
+
+void CoreModel::hold_until(Pipe& p, double t) {
+  if (t > p.free_at) {
+    p.totals.wait += t - p.free_at;
+    p.free_at = t;
+  }
+}
+
+double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Access> tiles) {
+  Pipe& p = pipes_[static_cast<int>(pipe)];
+  const double start = std::max(issue_at_, p.free_at);
+  p.free_at = start + cycles;
+  p.totals.busy += cycles;
+  p.totals.instructions += 1;
+  issue_at_ += 1;
+  const int q = static_cast<int>(pipe);
+  p.clock[q] += 1;
+  if (race_check_) {
+    for (const auto& a : tiles) access(a.resource, q, a.write, 0, 1, instr);
+  }
+  return p.free_at;
+}
+
+void CoreModel::set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
+  if (event < 0 || event > 15) return fail(fmt::format("set_flag event id {} is out of range 0..15", event), instr);
+  const Pipe& s = pipes_[static_cast<int>(src)];
+  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({s.free_at, s.clock});
+}
+
+void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
+  if (event < 0 || event > 15) return fail(fmt::format("wait_flag event id {} is out of range 0..15", event), instr);
+  auto it = flags_.find({static_cast<int>(src), static_cast<int>(dst), event});
+  if (it == flags_.end() || it->second.empty()) {
+    return fail(fmt::format("deadlock: wait_flag({} -> {}, event {}) waits for a set_flag that was never issued before it; "
+                            "pipe {} would wait forever",
+                            ir::pipe_name(src), ir::pipe_name(dst), event, ir::pipe_name(dst)),
+                instr);
+  }
+  const Flag f = it->second.front();
+  it->second.erase(it->second.begin());
+  Pipe& d = pipes_[static_cast<int>(dst)];
+  hold_until(d, f.time);
+  for (int i = 0; i < kPipeCount; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+}
+
+void CoreModel::barrier(ir::Pipe pipe) {
+  if (pipe != ir::Pipe::ALL) return;  // a pipe is already in order with itself
+  double t = issue_at_;
+  Clock joined{};
+  for (const auto& p : pipes_) {
+    t = std::max(t, p.free_at);
+    for (int i = 0; i < kPipeCount; ++i) joined[i] = std::max(joined[i], p.clock[i]);
+  }
+  for (auto& p : pipes_) {
+    hold_until(p, t);
+    p.clock = joined;
+  }
+  issue_at_ = t;
+}
+
+void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
+  Mutex& m = mutexes_[mutex];
+  if (m.held) return fail(fmt::format("deadlock: mutex {} is locked again before it was unlocked", mutex), instr);
+  m.held = true;
+  Pipe& p = pipes_[static_cast<int>(pipe)];
+  hold_until(p, m.release);
+  for (int i = 0; i < kPipeCount; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
+}
+
+void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
+  Mutex& m = mutexes_[mutex];
+  if (!m.held) return fail(fmt::format("mutex_unlock of mutex {} that is not locked", mutex), instr);
+  m.held = false;
+  const Pipe& p = pipes_[static_cast<int>(pipe)];
+  m.release = p.free_at;
+  m.clock = p.clock;
+}
+
+int64_t CoreModel::tile_resource(int group, int64_t slot) const { return group_base_.at(group) + slot; }
+
+void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  const auto& info = kernel_->ir.instrs[instr];
+  const auto& groups = kernel_->ir.groups;
+  double cycles = 0;
+  const double a = static_cast<double>(amount);
+  if (info.op == "load") {
+    cycles = cost_.load_cycles(groups[info.tiles[0].first].space, a);
+    gm_read_ += a;
+  } else if (info.op == "store") {
+    cycles = cost_.store_cycles(groups[info.tiles[0].first].space, a);
+    gm_write_ += a;
+  } else {
+    cycles = cost_.vector_cycles(info.dtype, a, info.vector_ops);
+    if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
+  }
+  std::array<Access, 16> small;
+  std::vector<Access> large;
+  std::span<Access> tiles;
+  if (info.tiles.size() <= small.size()) {
+    tiles = std::span<Access>(small.data(), info.tiles.size());
+  } else {
+    large.resize(info.tiles.size());
+    tiles = large;
+  }
+  for (size_t i = 0; i < info.tiles.size(); ++i) tiles[i] = {tile_resource(info.tiles[i].first, slots[i]), info.tiles[i].second};
+  run(info.pipe, cycles, instr, tiles);
+  if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
+    access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr);
+  }
+}
+
+void CoreModel::sync(int instr, int64_t event, int64_t slot) {
+  const auto& info = kernel_->ir.instrs[instr];
+  const auto& s = kernel_->syncs.at(instr);
+  // Automatic mutexes (one per tile slot) live apart from the user's mutex ids 0..31.
+  constexpr int64_t kAutoMutexBase = int64_t{1} << 20;
+  const int64_t mutex = slot >= 0 ? kAutoMutexBase + tile_resource(s.tile_group, slot) : event;
+  switch (s.op) {
+    case ir::SyncOp::SetFlag: set_flag(s.src, s.dst, event, instr); break;
+    case ir::SyncOp::WaitFlag: wait_flag(s.src, s.dst, event, instr); break;
+    case ir::SyncOp::Barrier: barrier(s.src); break;
+    case ir::SyncOp::MutexLock: lock(mutex, info.pipe, instr); break;
+    case ir::SyncOp::MutexUnlock: unlock(mutex, info.pipe, instr); break;
+  }
+}
+
+void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr) {
+  ResourceState& st = resources_[key];
+  const Clock& vc = pipes_[q].clock;
+  for (int p = 0; p < kPipeCount; ++p) {
+    if (p == q) continue;
+    const Touch& w = st.writes[p];
+    if (w.instr != -2 && w.lo < hi && lo < w.hi && vc[p] < w.epoch) report_race(write ? "WAW" : "RAW", key, w, p, q, instr);
+    if (write) {
+      const Touch& r = st.reads[p];
+      if (r.instr != -2 && r.lo < hi && lo < r.hi && vc[p] < r.epoch) report_race("WAR", key, r, p, q, instr);
+    }
+  }
+  (write ? st.writes : st.reads)[q] = Touch{lo, hi, vc[q], instr};
+}
+
+std::string CoreModel::resource_name(int64_t key) const {
+  if (key < 0) {
+    const int t = static_cast<int>(-key - 1);
+    return fmt::format("GM tensor {}", kernel_ ? kernel_->ir.tensors[t].name : std::to_string(t));
+  }
+  if (!kernel_) return fmt::format("resource {}", key);
+  for (size_t g = group_base_.size(); g-- > 0;) {
+    if (key >= group_base_[g]) return fmt::format("tile {} slot {}", kernel_->ir.groups[g].name, key - group_base_[g]);
+  }
+  return fmt::format("resource {}", key);
+}
+
+std::string CoreModel::describe(int instr, int pipe) const {
+  const char* pname = ir::pipe_name(static_cast<ir::Pipe>(pipe));
+  if (!kernel_ || instr < 0) return fmt::format("instruction #{} [{}]", instr, pname);
+  const auto& info = kernel_->ir.instrs[instr];
+  return fmt::format("#{} {} [{}] at {}", instr, info.text, pname, info.loc.str());
+}
+
+void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, int first_pipe, int second_pipe, int second_instr) {
+  auto k = std::make_tuple(std::string(kind), first.instr, second_instr);
+  auto it = race_index_.find(k);
+  if (it != race_index_.end()) {
+    races_[it->second].count += 1;
+    return;
+  }
+  race_index_[k] = races_.size();
+  RaceReport r;
+  r.kind = kind;
+  r.core = core_;
+  r.resource = resource_name(key);
+  r.first_instr = first.instr;
+  r.second_instr = second_instr;
+  r.first = describe(first.instr, first_pipe);
+  r.second = describe(second_instr, second_pipe);
+  r.count = 1;
+  races_.push_back(std::move(r));
+}
+
+void CoreModel::fail(std::string reason, int instr) {
+  if (!failure_) failure_ = std::make_pair(std::move(reason), instr);
+}
+
+CoreTiming CoreModel::timing() const {
+  CoreTiming t;
+  t.end_cycles = issue_at_;
+  for (int i = 0; i < kPipeCount; ++i) {
+    t.end_cycles = std::max(t.end_cycles, pipes_[i].free_at);
+    t.pipes[i] = pipes_[i].totals;
+  }
+  t.gm_read_bytes = gm_read_;
+  t.gm_write_bytes = gm_write_;
+  t.flops = flops_;
+  return t;
+}
+
+}  // namespace pto
