@@ -1,0 +1,171 @@
+// The pipeline model on whole kernels: sync modes, double buffering, races, determinism.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "01_vector_add/vector_add.hpp"
+#include "02_softmax/softmax.hpp"
+
+namespace {
+
+namespace pl = pto::lang;
+namespace va = pto::samples::vector_add;
+namespace sm = pto::samples::softmax;
+using pto::samples::SyncMode;
+
+pto::LaunchProfile vector_add_profile(va::Params p, int64_t n, int block_dim) {
+  const auto kernel = va::make_kernel<float>(p);
+  auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2), z = pto::Tensor<float>::zeros({n});
+  auto prof = kernel[{.block_dim = block_dim}].run_sync(x, y, z);
+  auto want = pto::Tensor<float>::zeros({n});
+  va::reference(x, y, want);
+  REQUIRE(pto::samples::max_abs_diff(z, want) == 0);
+  return prof;
+}
+
+pto::LaunchProfile softmax_profile(sm::Params p, int64_t rows, int64_t cols, int block_dim) {
+  const auto kernel = sm::make_kernel<float>(p);
+  auto x = pto::Tensor<float>::random({rows, cols}, 3), y = pto::Tensor<float>::zeros({rows, cols});
+  return kernel[{.block_dim = block_dim}].run_sync(x, y);
+}
+
+TEST_CASE("auto_mutex_and_correct_manual_flags_give_the_same_timeline") {
+  for (int buffers : {1, 2, 3}) {
+    CAPTURE(buffers);
+    auto a = vector_add_profile({.buffers = buffers, .tile = 2048, .sync = SyncMode::automatic}, 100000, 4);
+    auto m = vector_add_profile({.buffers = buffers, .tile = 2048, .sync = SyncMode::manual}, 100000, 4);
+    CHECK(a.device_us == m.device_us);
+    CHECK(a.core_us == m.core_us);
+    CHECK(a.races.empty());
+    CHECK(m.races.empty());
+    auto sa = softmax_profile({.buffers = buffers, .rows_per_tile = 4, .sync = SyncMode::automatic}, 100, 1000, 3);
+    auto sm_ = softmax_profile({.buffers = buffers, .rows_per_tile = 4, .sync = SyncMode::manual}, 100, 1000, 3);
+    CHECK(sa.device_us == sm_.device_us);
+    CHECK(sa.races.empty());
+    CHECK(sm_.races.empty());
+  }
+}
+
+TEST_CASE("sync_none_reports_races_naming_the_load_and_the_add") {
+  auto p = vector_add_profile({.buffers = 2, .tile = 2048, .sync = SyncMode::none}, 20000, 2);
+  REQUIRE_FALSE(p.races.empty());
+  bool load_then_add = false;
+  for (const auto& r : p.races) {
+    if (r.kind == "RAW" && r.first.find("load") != std::string::npos && r.second.find("vec") != std::string::npos &&
+        r.second.find("+") != std::string::npos && r.first.find("vector_add.hpp:") != std::string::npos) {
+      load_then_add = true;
+    }
+  }
+  CHECK(load_then_add);
+  auto s = softmax_profile({.buffers = 2, .rows_per_tile = 8, .sync = SyncMode::none}, 64, 256, 2);
+  CHECK_FALSE(s.races.empty());
+}
+
+TEST_CASE("every_correct_sample_reports_no_race") {
+  CHECK(vector_add_profile({}, 1 << 18, 8).races.empty());
+  CHECK(softmax_profile({}, 256, 1024, 8).races.empty());
+}
+
+/// A chip where a tile's load, add and store take comparable time, written as a JSON profile.
+std::string comparable_chip() {
+  const auto path = std::filesystem::temp_directory_path() / "pto_test_comparable_chip.json";
+  std::ofstream out(path);
+  // 1 GHz; GM->UB 32 B/cycle, UB->GM 16 B/cycle, vector 16 B/cycle; HBM not limiting.
+  out << R"({"name": "comparable", "cores": {"aic": {"value": 4}, "aiv": {"value": 8}}, "clock_ghz": {"value": 1.0},
+    "memories": {"Vec": {"bytes": 196608, "align": 32}, "Mat": {"bytes": 524288, "align": 32},
+                 "Left": {"bytes": 65536, "align": 512}, "Right": {"bytes": 65536, "align": 512}, "Acc": {"bytes": 131072, "align": 512}},
+    "bandwidth_gibps": {"gm_to_vec": {"value": 29.802322387695312}, "gm_to_mat": {"value": 100}, "vec_to_gm": {"value": 14.901161193847656},
+                        "acc_to_gm": {"value": 50}, "mat_to_left": {"value": 400}, "mat_to_right": {"value": 200}},
+    "hbm_gbps": {"value": 1000000}, "vector_bytes_per_cycle": {"value": 16},
+    "cube_macs_per_cycle": {"f16": {"value": 4096}, "bf16": {"value": 4096}, "f32": {"value": 1024}, "i8": {"value": 8192}},
+    "issue_cycles": {"value": 16}, "launch_overhead_us": {"value": 3.0}})";
+  return path.string();
+}
+
+TEST_CASE("double_buffering_overlaps_load_and_compute_as_the_profile_predicts") {
+  const std::string chip = comparable_chip();
+  const auto& c = pto::ChipProfile::get(chip);
+  const int64_t tile = 4096, bytes = tile * 4;
+  const double load = c.issue_cycles + bytes / 32.0;   // 528 cycles per tile load (two per tile: x and y)
+  const double add = c.issue_cycles + bytes / 16.0;    // 1040
+  const double store = c.issue_cycles + bytes / 16.0; // 1040
+  auto end_cycles = [&](int buffers, int tiles) {
+    auto p = vector_add_profile({.buffers = buffers, .tile = tile, .sync = SyncMode::automatic, .chip = chip}, tiles * tile, 1);
+    return p.cores.at(0).end_cycles;
+  };
+  // Steady state, one more tile costs one period: single buffering serialises the two loads and
+  // the add (the store overlaps the next loads); double buffering is bound by the busiest pipe.
+  const double single_period = end_cycles(1, 9) - end_cycles(1, 8);
+  const double double_period = end_cycles(2, 9) - end_cycles(2, 8);
+  CHECK(single_period == 2 * load + add);
+  CHECK(double_period == std::max({2 * load, add, store}));
+  const double ratio = end_cycles(2, 16) / end_cycles(1, 16);
+  CAPTURE(ratio);
+  CHECK(ratio <= 0.65);
+}
+
+TEST_CASE("simulated_time_does_not_depend_on_host_threads_or_runs") {
+  auto run = [](int threads) {
+    pto::set_host_threads(threads);
+    auto p = vector_add_profile({.tile = 2048}, 300000, 13);
+    auto s = softmax_profile({}, 100, 1000, 7);
+    pto::set_host_threads(0);
+    return std::make_pair(p, s);
+  };
+  auto [p1, s1] = run(1);
+  auto [p2, s2] = run(2);
+  auto [p3, s3] = run(2);
+  CHECK(p1.core_us == p2.core_us);
+  CHECK(p1.device_us == p2.device_us);
+  CHECK(p2.core_us == p3.core_us);
+  CHECK(s1.core_us == s2.core_us);
+  CHECK(s1.device_us == s3.device_us);
+}
+
+TEST_CASE("more_cores_stop_helping_a_gm_bound_kernel") {
+  auto us = [](int bd) { return vector_add_profile({}, 1 << 22, bd).device_us; };
+  const double t1 = us(1), t8 = us(8), t48 = us(48);
+  CHECK(t8 < t1 / 4);          // scales while each core's own path is the limit
+  CHECK(t48 > t8 / 6 * 0.9);   // but 6x the cores is far from 6x faster: HBM is shared
+}
+
+TEST_CASE("launch_profile_counts_bytes_and_instructions") {
+  const int64_t n = 10000;
+  auto p = vector_add_profile({.tile = 2048}, n, 2);
+  CHECK(p.gm_bytes == 3 * n * 4);
+  CHECK(p.device_us > p.launch_overhead_us);
+  CHECK(p.core_us.size() == 2);
+  // 5 tiles: 3 on core 0, 2 on core 1; 4 instructions each (two loads, add, store)
+  uint64_t counted = 0;
+  for (const auto& c : p.cores) {
+    counted += c.pipes[static_cast<int>(pto::ir::Pipe::MTE2)].instructions + c.pipes[static_cast<int>(pto::ir::Pipe::V)].instructions +
+               c.pipes[static_cast<int>(pto::ir::Pipe::MTE3)].instructions;
+  }
+  CHECK(counted == 5 * 4);
+}
+
+TEST_CASE("a_wait_that_no_set_satisfies_fails_the_launch_as_a_deadlock") {
+  const auto kernel = pl::jit({.name = "stuck"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(t, x.slice(0, 64));
+    pl::wait_flag(pl::Pipe::MTE2, pl::Pipe::V, 4);
+    t = t + 1.0f;
+    pl::store(y.slice(0, 64), t);
+  });
+  auto x = pto::Tensor<float>::random({64}), y = pto::Tensor<float>::zeros({64});
+  kernel[{.block_dim = 2}](x, y);
+  try {
+    pto::synchronize();
+    FAIL("expected a deadlock report");
+  } catch (const pto::UserError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("deadlock") != std::string::npos);
+    CHECK(what.find("MTE2 -> V, event 4") != std::string::npos);
+    CHECK(what.find("kernel 'stuck'") != std::string::npos);
+    CHECK(what.find("core: AIV 0") != std::string::npos);
+    CHECK(what.find("kernel_timing_test.cpp:") != std::string::npos);
+  }
+}
+
+}  // namespace
