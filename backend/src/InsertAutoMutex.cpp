@@ -55,6 +55,15 @@ class AutoMutex : public ir::Mutator {
 
 }  // namespace
 
-void insert_auto_mutex(ir::Kernel& k) { k.body = AutoMutex(k).mutate(k.body); }
+void insert_auto_mutex(ir::Kernel& k) {
+  // Hand-written flags or mutexes next to auto_mutex guard the same dependencies twice.
+  for (const auto& info : k.instrs) {
+    if (info.automatic || (info.op != "set_flag" && info.op != "wait_flag" && info.op != "mutex_lock")) continue;
+    k.warnings.push_back("auto_mutex is on and the kernel also synchronises by hand (" + info.op + " at " + info.loc.str() +
+                         "): the tile dependencies are guarded twice; drop the manual flags or auto_mutex");
+    break;
+  }
+  k.body = AutoMutex(k).mutate(k.body);
+}
 
 }  // namespace pto::backend

@@ -136,6 +136,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   prof.block_dim = block_dim;
   prof.timed = k.instrumented;
   prof.clock_ghz = chip.clock_ghz;
+  prof.warnings = k.ir.warnings;
   if (k.instrumented) {
     for (int b = 0; b < block_dim; ++b) {
       if (const auto& f = models[b]->failure()) throw_model_failure(k, f->first, f->second, b);

@@ -169,3 +169,23 @@ TEST_CASE("a_wait_that_no_set_satisfies_fails_the_launch_as_a_deadlock") {
 }
 
 }  // namespace
+
+namespace {
+TEST_CASE("manual_sync_under_auto_mutex_is_reported_as_a_warning") {
+  const auto kernel = pl::jit({.name = "twice", .auto_mutex = true}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(t, x.slice(0, 64));
+    pl::set_flag(pl::Pipe::MTE2, pl::Pipe::V, 0);
+    pl::wait_flag(pl::Pipe::MTE2, pl::Pipe::V, 0);
+    t = t * 3.0f;
+    pl::store(y.slice(0, 64), t);
+  });
+  auto x = pto::Tensor<float>::random({64}), y = pto::Tensor<float>::zeros({64});
+  auto p = kernel[{.block_dim = 1}].run_sync(x, y);
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0].find("guarded twice") != std::string::npos);
+  CHECK(p.warnings[0].find("kernel_timing_test.cpp:") != std::string::npos);
+  CHECK(p.races.empty());
+  for (int i = 0; i < 64; ++i) CHECK(y[i] == x[i] * 3.0f);
+}
+}  // namespace

@@ -60,7 +60,8 @@ int run_command(const RunOptions& o) {
                      {"pipes", pipes},
                      {"gm_bytes", profile->gm_bytes},
                      {"instructions", profile->instructions},
-                     {"races", races}};
+                     {"races", races},
+                     {"warnings", profile->warnings}};
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("sample         {}\nshape          {}\ndtype          {}\nblock_dim      {}\n", info.name, shape_string(args.shape),
@@ -76,6 +77,7 @@ int run_command(const RunOptions& o) {
       std::string util;
       for (auto& [k, v] : pipes.items()) util += fmt::format(" {}={:.1f}%", k, 100 * v.get<double>());
       fmt::print("pipes         {}\n", util);
+      for (const auto& w : profile->warnings) fmt::print("warning        {}\n", w);
       fmt::print("races          {}\n", profile->races.size());
       constexpr size_t kShown = 6;
       for (size_t i = 0; i < std::min(kShown, profile->races.size()); ++i) fmt::print("  {}\n", profile->races[i].message());

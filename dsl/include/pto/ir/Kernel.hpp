@@ -62,6 +62,7 @@ struct Kernel {
   std::vector<InstrInfo> instrs;
   Stmt body;
   int num_vars = 0;  // Var ids are 0 .. num_vars-1
+  std::vector<std::string> warnings;  // found by passes; shown by the CLI and in profiles
 };
 
 }  // namespace pto::ir

@@ -18,6 +18,7 @@ struct LaunchProfile {
   std::vector<double> core_us;    // per core, without the launch overhead
   std::vector<CoreTiming> cores;
   std::vector<RaceReport> races;
+  std::vector<std::string> warnings;  // from compilation (e.g. manual sync under auto_mutex)
   double gm_bytes = 0;            // read + written, all cores
   double flops = 0;
   uint64_t instructions = 0;
