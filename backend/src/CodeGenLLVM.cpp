@@ -33,6 +33,9 @@ class CodeGen {
     stream_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
                                         llvm::Function::ExternalLinkage, "pto_rt_stream_to_gm", m_);
     stream_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    gather_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
+                                        llvm::Function::ExternalLinkage, "pto_rt_copy_from_gm", m_);
+    gather_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
   void run() {
@@ -558,7 +561,9 @@ class CodeGen {
     counted_loop(rows, [&](Value* r) {
       Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
       Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
-      if (to_tile) {
+      if (to_tile && streaming) {
+        b_.CreateCall(gather_fn_, {t, g, bytes});
+      } else if (to_tile) {
         b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
       } else if (streaming) {
         b_.CreateCall(stream_fn_, {g, t, bytes});
@@ -615,7 +620,9 @@ class CodeGen {
     const auto& g = group(op->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
     Region reg = region_checked(op->src, op->dst, op->id);
-    copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true);
+    const int64_t tensor_bytes = op->src.view[0] * op->src.view[1] * es;
+    copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
+              tensor_bytes >= kStreamingStoreBytes);
     set_valid(op->dst, reg.ext[0], reg.ext[1]);
     if (instrument_) {
       auto [lo, hi] = gm_interval(op->src, reg);
@@ -713,6 +720,7 @@ class CodeGen {
   llvm::Function* fn_ = nullptr;
   llvm::Function* fail_fn_ = nullptr;
   llvm::Function* stream_fn_ = nullptr;
+  llvm::Function* gather_fn_ = nullptr;
   Value* ctx_ = nullptr;
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;

@@ -1,5 +1,6 @@
 #include "pto/runtime/Emulator.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <optional>
@@ -110,7 +111,11 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
 
   std::vector<CoreStatus> status(static_cast<size_t>(block_dim));
   const ChipProfile& chip = *k.chip;
-  const CostModel cost(chip, block_dim);
+  std::array<bool, kPipeCount> moves_gm{};
+  for (const auto& info : k.ir.instrs) {
+    if (info.tensor >= 0) moves_gm[static_cast<int>(info.pipe)] = true;
+  }
+  const CostModel cost(chip, block_dim, static_cast<int>(std::count(moves_gm.begin(), moves_gm.end(), true)));
   std::vector<std::optional<CoreModel>> models(k.instrumented ? block_dim : 0);
   auto run_core = [&](int b) {
     thread_local CoreMemory memory;

@@ -11,8 +11,8 @@ namespace pto {
 
 // ------------------------------------------------------------------------------------ CostModel
 
-CostModel::CostModel(const ChipProfile& chip, int active_cores) : chip_(&chip) {
-  hbm_share_ = chip.hbm_gbps * 1e9 / std::max(1, active_cores) / (chip.clock_ghz * 1e9);
+CostModel::CostModel(const ChipProfile& chip, int active_cores, int gm_pipes) : chip_(&chip) {
+  hbm_share_ = chip.hbm_gbps * 1e9 / std::max(1, active_cores) / std::max(1, gm_pipes) / (chip.clock_ghz * 1e9);
 }
 
 double CostModel::bytes_per_cycle(double gibps) const {

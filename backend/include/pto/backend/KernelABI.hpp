@@ -65,6 +65,10 @@ using KernelFn = void (*)(CoreContext*);
 /// Copies `bytes` from a tile to GM with non-temporal (cache-bypassing) stores, as a DMA engine
 /// writes: used for stores into tensors too large to stay in the host's cache.
 extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes);
+/// Copies `bytes` from GM into a tile (`dst` 32-byte aligned) as several interleaved streams, so
+/// one host thread keeps more DRAM requests in flight than a plain memcpy (as the MTE2 engine does).
+extern "C" void pto_rt_copy_from_gm(void* dst, const void* src, int64_t bytes);
+
 /// Orders the streaming stores of this host thread before what follows; called by the emulator
 /// after each core's kernel returns.
 extern "C" void pto_rt_fence();

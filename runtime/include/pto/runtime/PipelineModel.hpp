@@ -30,9 +30,11 @@ struct CompiledKernel;
 inline constexpr int kPipeCount = 7;  // S, V, M, MTE1, MTE2, MTE3, FIX (ir::Pipe order; ALL excluded)
 
 /// Cycle costs of instructions on one chip, for a launch of `active_cores` cores sharing HBM.
+/// HBM is split evenly among the cores and, within a core, among the `gm_pipes` pipes that move
+/// GM data (MTE2, MTE3, FIX), since they run at the same time.
 class CostModel {
  public:
-  CostModel(const ChipProfile& chip, int active_cores);
+  CostModel(const ChipProfile& chip, int active_cores, int gm_pipes = 1);
   /// GM -> `dst` space (MTE2): bytes at the slower of the path bandwidth and this core's HBM share.
   double load_cycles(ir::MemSpace dst, double bytes) const;
   /// `src` space -> GM (MTE3 from Vec, FIX from Acc).
@@ -41,7 +43,7 @@ class CostModel {
   double vector_cycles(DType dtype, double elements, int ops) const;
   double issue_cycles() const { return chip_->issue_cycles; }
   double cycles_to_us(double cycles) const { return cycles / (chip_->clock_ghz * 1e3); }
-  /// Bytes per cycle of one core's share of HBM.
+  /// Bytes per cycle of one GM pipe's share of HBM.
   double hbm_share_bytes_per_cycle() const { return hbm_share_; }
   const ChipProfile& chip() const { return *chip_; }
 
