@@ -33,6 +33,13 @@ double number(const json& j, const char* key, const std::string& origin, const s
 
 }  // namespace
 
+static std::string text_field(const nlohmann::json& j, const char* key, const std::string& origin, bool required) {
+  if (!required && !(j.is_object() && j.contains(key))) return "";
+  const json& f = field(j, key, origin, "");
+  PTO_USER_CHECK(f.is_string(), ErrorSite{}) << "chip profile " << origin << ": field '" << key << "' is not a string";
+  return f.get<std::string>();
+}
+
 ChipProfile ChipProfile::from_json(std::string_view text, const std::string& origin) {
   json j;
   try {
@@ -41,8 +48,8 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
     throw UserError("chip profile " + origin + " is not valid JSON: " + e.what(), {});
   }
   ChipProfile p;
-  p.name = field(j, "name", origin, "").get<std::string>();
-  p.description = j.value("description", "");
+  p.name = text_field(j, "name", origin, true);
+  p.description = text_field(j, "description", origin, false);
   const json& cores = field(j, "cores", origin, "");
   p.aic_count = static_cast<int>(number(cores, "aic", origin, "cores."));
   p.aiv_count = static_cast<int>(number(cores, "aiv", origin, "cores."));

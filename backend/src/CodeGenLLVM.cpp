@@ -142,10 +142,13 @@ class CodeGen {
         case ir::BinaryOp::Sub: return b_.CreateSub(a, c);
         case ir::BinaryOp::Mul: return b_.CreateMul(a, c);
         case ir::BinaryOp::Div: case ir::BinaryOp::Mod: {
-          // Division by zero yields 0 instead of undefined behaviour.
+          // x / 0 = 0, x % 0 = 0, INT64_MIN / -1 = INT64_MIN (wraps): defined results, never a trap.
           Value* zero = b_.CreateICmpEQ(c, b_.getInt64(0));
-          Value* safe = b_.CreateSelect(zero, b_.getInt64(1), c);
+          Value* minus1 = b_.CreateICmpEQ(c, b_.getInt64(-1));
+          Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus1), b_.getInt64(1), c);
           Value* r = op->op == ir::BinaryOp::Div ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+          Value* by_minus1 = op->op == ir::BinaryOp::Div ? b_.CreateSub(b_.getInt64(0), a) : b_.getInt64(0);
+          r = b_.CreateSelect(minus1, by_minus1, r);
           return b_.CreateSelect(zero, b_.getInt64(0), r);
         }
         case ir::BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, c), a, c);
@@ -389,6 +392,7 @@ class CodeGen {
 
   /// Compute value of dtype `from` -> compute value of dtype `to`, rounded to `to`'s precision.
   Value* convert(Value* v, DType from, DType to) {
+    if (from == to) return v;
     const bool ffrom = is_floating(from), fto = is_floating(to);
     if (ffrom && fto) {
       if (to == DType::f16) return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());

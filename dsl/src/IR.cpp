@@ -96,8 +96,8 @@ int64_t fold(BinaryOp op, int64_t a, int64_t b) {
     case BinaryOp::Add: return a + b;
     case BinaryOp::Sub: return a - b;
     case BinaryOp::Mul: return a * b;
-    case BinaryOp::Div: return b == 0 ? 0 : a / b;
-    case BinaryOp::Mod: return b == 0 ? 0 : a % b;
+    case BinaryOp::Div: return b == 0 ? 0 : (b == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(a)) : a / b);
+    case BinaryOp::Mod: return b == 0 || b == -1 ? 0 : a % b;
     case BinaryOp::Min: return a < b ? a : b;
     case BinaryOp::Max: return a > b ? a : b;
     case BinaryOp::LT: return a < b;
@@ -139,7 +139,11 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
 Expr Unary::make(UnaryOp op, Expr a) { return std::make_shared<const Unary>(op, std::move(a)); }
 Expr Cast::make(DType to, Expr a) { return std::make_shared<const Cast>(to, std::move(a)); }
 Expr Select::make(Expr cond, Expr a, Expr b) {
-  return std::make_shared<const Select>(std::move(cond), std::move(a), std::move(b));
+  // The result is a tile when either branch is (a scalar branch broadcasts).
+  const Type t = a->type.tile ? a->type : b->type;
+  auto node = std::make_shared<Select>(std::move(cond), std::move(a), std::move(b));
+  node->type = t;
+  return std::shared_ptr<const Select>(std::move(node));
 }
 Expr TileRead::make(TileRef t, DType dtype, bool row_broadcast) {
   return std::make_shared<const TileRead>(std::move(t), dtype, row_broadcast);

@@ -32,6 +32,7 @@ int bench_command(const BenchOptions& o) {
     warm = time_calls_for(launch_and_sync, o.warmup, o.repeat, o.min_seconds);
   }
   const auto verdict = run.verify();
+  const auto profile = pto::last_launch();
   const double gbps = static_cast<double>(run.gm_bytes) / (warm.median_us * 1e-6) / 1e9;
 
   nlohmann::json j{{"sample", info.name},
@@ -49,7 +50,8 @@ int bench_command(const BenchOptions& o) {
                    {"warm_p90_us", warm.p90_us},
                    {"warm_runs", warm.samples},
                    {"gm_bytes", run.gm_bytes},
-                   {"gbps", gbps}};
+                   {"gbps", gbps},
+                   {"device_us", profile->device_us}};
   if (o.vs_native) {
     j["native_median_us"] = native.median_us;
     j["ratio_vs_native"] = native.median_us / warm.median_us;
@@ -63,7 +65,8 @@ int bench_command(const BenchOptions& o) {
                cold_ms, cold.trace_ms, cold.lower_ms, cold.emit_ms, cold.optimise_ms, cold.codegen_ms, cold.link_ms);
     fmt::print("warm_median_us   {:.1f}  (p10 {:.1f}, p90 {:.1f}, {} runs of launch + synchronize)\n", warm.median_us, warm.p10_us,
                warm.p90_us, warm.samples);
-    fmt::print("gm_bytes         {}\ngbps             {:.2f}\n", run.gm_bytes, gbps);
+    fmt::print("gm_bytes         {}\ngbps             {:.2f}  (host)\n", run.gm_bytes, gbps);
+    fmt::print("device_us        {:.2f}  (simulated on chip {})\n", profile->device_us, profile->chip);
     if (o.vs_native) {
       fmt::print("native_median_us {:.1f}\nratio_vs_native  {:.3f}  (native time / emulated time)\n",
                  j["native_median_us"].get<double>(), j["ratio_vs_native"].get<double>());

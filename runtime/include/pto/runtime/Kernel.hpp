@@ -72,14 +72,18 @@ class KernelBase {
   std::shared_ptr<State> state_;
 };
 
+/// Appends one host argument; a tensor without storage is recorded as the first bad argument.
 template <Element T>
-void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position) {
-  PTO_USER_CHECK(static_cast<bool>(t), ErrorSite{}) << "argument " << position << " is an empty (default-constructed) tensor";
+void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position, int& bad) {
+  if (!t) {
+    if (bad < 0) bad = static_cast<int>(position);
+    return;
+  }
   const bool one_d = t.rank() == 1;
   a.tensors.push_back(TensorArg{static_cast<int>(position), dtype_of<T>, t.rank(), {one_d ? 1 : t.dim(0), one_d ? t.dim(0) : t.dim(1)},
                                 const_cast<T*>(t.data()), t.owner()});
 }
-inline void add_arg(LaunchArgs& a, int64_t v, size_t) { a.scalars.push_back(v); }
+inline void add_arg(LaunchArgs& a, int64_t v, size_t, int&) { a.scalars.push_back(v); }
 
 }  // namespace detail
 
@@ -96,15 +100,15 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
     Launcher(const Kernel* k, LaunchConfig c) : k_(k), config_(std::move(c)) {}
     /// Queues one launch with these arguments.
     void operator()(const detail::host_arg_t<Ps>&... args) const {
-      k_->launch(config_, k_->pack(args...), [this] { k_->trace_body(); });
+      k_->launch(config_, k_->pack(config_, args...), [this] { k_->trace_body(); });
     }
     /// Specialises for these arguments without launching (the cold path, timed on its own).
     std::shared_ptr<const CompiledKernel> compile(const detail::host_arg_t<Ps>&... args) const {
-      return k_->specialize(k_->pack(args...), [this] { k_->trace_body(); }, config_.loc);
+      return k_->specialize(k_->pack(config_, args...), [this] { k_->trace_body(); }, config_.loc);
     }
     /// Runs on the calling thread and returns its profile when done (throws on failure).
     LaunchProfile run_sync(const detail::host_arg_t<Ps>&... args) const {
-      return k_->run_now(config_, k_->pack(args...), [this] { k_->trace_body(); });
+      return k_->run_now(config_, k_->pack(config_, args...), [this] { k_->trace_body(); });
     }
 
    private:
@@ -115,11 +119,14 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
   Launcher operator[](LaunchConfig config) const { return Launcher(this, std::move(config)); }
 
  private:
-  detail::LaunchArgs pack(const detail::host_arg_t<Ps>&... args) const {
+  detail::LaunchArgs pack(const LaunchConfig& config, const detail::host_arg_t<Ps>&... args) const {
     detail::LaunchArgs a;
     a.tensors.reserve(sizeof...(Ps));
     size_t position = 0;
-    (detail::add_arg(a, args, position++), ...);
+    int bad = -1;
+    (detail::add_arg(a, args, position++, bad), ...);
+    PTO_USER_CHECK(bad < 0, (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
+        << "argument " << bad << " is an empty (default-constructed) tensor";
     return a;
   }
 

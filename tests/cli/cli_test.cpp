@@ -1,0 +1,104 @@
+// The `pto` command line as a user calls it: field names are a contract.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Output {
+  int status;
+  std::string text;
+};
+
+Output run(const std::string& args) {
+  const std::string cmd = std::string(PTO_CLI) + " " + args + " 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
+  const int status = pclose(pipe.release());
+  return {WEXITSTATUS(status), out};
+}
+
+nlohmann::json run_json(const std::string& args) {
+  auto out = run(args + " --json");
+  INFO(out.text);
+  REQUIRE(out.status == 0);
+  return nlohmann::json::parse(out.text);
+}
+
+TEST_CASE("pto_run_json_reports_the_launch_and_its_simulated_time") {
+  auto j = run_json("run vector_add --shape 100000 --block-dim 4");
+  CHECK(j["sample"] == "vector_add");
+  CHECK(j["shape"] == nlohmann::json::array({100000}));
+  CHECK(j["dtype"] == "f32");
+  CHECK(j["block_dim"] == 4);
+  CHECK(j["ok"] == true);
+  CHECK(j["device_us"].get<double>() > 0);
+  CHECK(j["core_us"].size() == 4);
+  CHECK(j["pipes"].contains("MTE2"));
+  CHECK(j["pipes"].contains("V"));
+  CHECK(j["pipes"].contains("MTE3"));
+  CHECK(j["races"].empty());
+}
+
+TEST_CASE("pto_run_softmax_takes_2d_shapes_and_dtypes") {
+  for (const char* dtype : {"f32", "f16", "bf16"}) {
+    auto j = run_json(std::string("run softmax --shape 64x300 --block-dim 3 --dtype ") + dtype);
+    CHECK(j["ok"] == true);
+    CHECK(j["shape"] == nlohmann::json::array({64, 300}));
+    CHECK(j["dtype"] == dtype);
+  }
+}
+
+TEST_CASE("pto_run_sync_none_reports_races") {
+  auto j = run_json("run vector_add --shape 50000 --block-dim 2 --param sync=none");
+  CHECK(j["ok"] == true);  // functional results are right: the race is in simulated time only
+  CHECK_FALSE(j["races"].empty());
+  auto m = run_json("run vector_add --shape 50000 --block-dim 2 --param sync=manual --param buffers=3 --param tile=4096");
+  CHECK(m["races"].empty());
+}
+
+TEST_CASE("pto_run_follows_the_chip_profile") {
+  auto a2 = run_json("run vector_add --shape 100000 --block-dim 4 --chip a2");
+  auto a5 = run_json("run vector_add --shape 100000 --block-dim 4 --chip a5");
+  CHECK(a2["chip"] == "a2");
+  CHECK(a5["chip"] == "a5");
+  CHECK(a2["device_us"] != a5["device_us"]);
+  // 49 blocks exceed a2's 48 AIV cores but not a5's 64
+  CHECK(run("run vector_add --shape 100000 --block-dim 49 --chip a2").status == 2);
+  CHECK(run_json("run vector_add --shape 100000 --block-dim 49 --chip a5")["ok"] == true);
+}
+
+TEST_CASE("pto_bench_json_has_the_timing_fields") {
+  auto j = run_json("bench vector_add --shape 65536 --block-dim 2 --vs-native --min-seconds 0.05 --repeat 3");
+  for (const char* key : {"cold_ms", "warm_median_us", "warm_p10_us", "warm_p90_us", "gm_bytes", "gbps", "native_median_us",
+                          "ratio_vs_native", "device_us"}) {
+    CAPTURE(key);
+    CHECK(j.contains(key));
+  }
+  CHECK(j["gm_bytes"] == 3 * 65536 * 4);
+  CHECK(j["ok"] == true);
+}
+
+TEST_CASE("pto_reports_bad_input_clearly") {
+  auto unknown = run("run no_such_sample");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.text.find("unknown sample 'no_such_sample'") != std::string::npos);
+  auto shape = run("run vector_add --shape 12xq");
+  CHECK(shape.status == 2);
+  CHECK(shape.text.find("--shape '12xq'") != std::string::npos);
+  auto bd = run("run vector_add --block-dim 0");
+  CHECK(bd.status == 2);
+  CHECK(bd.text.find("block_dim 0 is out of range") != std::string::npos);
+  auto chip = run("run vector_add --chip nowhere.json");
+  CHECK(chip.status == 2);
+  CHECK(chip.text.find("unknown chip 'nowhere.json'") != std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,248 @@
+// Row reductions (row_sum, row_max, row_min) on 2-D tiles, with plain and fused sources, wider
+// float accumulators, tail row blocks and unpadded column counts, and (R, 1) broadcast.
+#include "common.hpp"
+
+namespace pto::correctness {
+namespace {
+
+enum class Red { Sum, Max, Min };
+
+const char* red_name(Red r) { return r == Red::Sum ? "row_sum" : (r == Red::Max ? "row_max" : "row_min"); }
+
+/// Elements of a 32-byte block of T (the UB row alignment).
+template <class T>
+constexpr int64_t block_elems() {
+  return 32 / static_cast<int64_t>(sizeof(T));
+}
+
+template <class T>
+constexpr int64_t padded(int64_t cols) {
+  return (cols + block_elems<T>() - 1) / block_elems<T>() * block_elems<T>();
+}
+
+/// out[r, :] = reduce_c src(x)[r, c], broadcast over a 32-byte row: out = zeros + red (R, 1).
+/// `fused` reduces abs(x - 1) * 2 instead of x. U is the result dtype (T or float).
+template <class T, class U>
+auto make_reduce_kernel(Red op, bool fused, int64_t rows_per_tile) {
+  return pl::jit({.name = std::string(red_name(op)) + "_" + type_name<T>() + "_to_" + type_name<U>()},
+                 [=](pl::Tensor<T> x, pl::Tensor<U> zeros, pl::Tensor<U> out) {
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    constexpr int64_t W = block_elems<U>();
+    pl::require(zeros.dim(0) == rows && zeros.dim(1) == W && out.shape() == zeros.shape(), "zeros, out: [rows, 32 B]");
+    auto xs = pl::make_tile<T>(pl::Vec, {rows_per_tile, padded<T>(cols)});
+    auto zs = pl::make_tile<U>(pl::Vec, {rows_per_tile, W});
+    auto os = pl::make_tile<U>(pl::Vec, {rows_per_tile, W});
+    auto red = pl::make_tile<U>(pl::Vec, {rows_per_tile, 1});
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, rows_per_tile), pl::get_block_num())) {
+      auto r0 = t * rows_per_tile;
+      auto nr = pl::min(rows_per_tile, rows - r0);
+      pl::load(xs, x.slice(r0, nr, 0, cols));
+      pl::load(zs, zeros.slice(r0, nr, 0, W));
+      auto reduce = [&](const auto& src) {
+        if (op == Red::Sum) pl::row_sum(red, src);
+        if (op == Red::Max) pl::row_max(red, src);
+        if (op == Red::Min) pl::row_min(red, src);
+      };
+      if constexpr (std::is_same_v<T, U>) {
+        if (fused) reduce(pl::abs(xs - 1) * 2);
+        else reduce(xs);
+      } else {
+        if (fused) reduce(pl::abs(pl::cast<U>(xs) - 1) * 2);
+        else reduce(pl::cast<U>(xs));
+      }
+      os = zs + red;  // (R, 1) broadcast along each row
+      pl::store(out.slice(r0, nr, 0, W), os);
+    }
+  });
+}
+
+/// The reference of one row, in double (sum) or exactly (max, min), and the bound of the
+/// float-accumulation error of a sum over `cols` elements in any order.
+template <class T, class U>
+void check_reduce(Red op, bool fused, int64_t rows, int64_t cols, int64_t rows_per_tile, int block_dim, double lo, double hi) {
+  CAPTURE(std::string(red_name(op)));
+  CAPTURE(type_name<T>());
+  CAPTURE(type_name<U>());
+  CAPTURE(fused);
+  CAPTURE(rows);
+  CAPTURE(cols);
+  const auto k = make_reduce_kernel<T, U>(op, fused, rows_per_tile);
+  auto x = pto::Tensor<T>::random({rows, cols}, 31, lo, hi);
+  constexpr int64_t W = block_elems<U>();
+  auto zeros = pto::Tensor<U>::zeros({rows, W});
+  auto out = pto::Tensor<U>::full({rows, W}, U(7));
+  k[{.block_dim = block_dim}](x, zeros, out);
+  pto::synchronize();
+
+  int64_t bad = 0;
+  std::string first;
+  for (int64_t r = 0; r < rows; ++r) {
+    using C = compute_t<U>;
+    double sum = 0, sum_abs = 0;
+    C mx = std::numeric_limits<C>::lowest(), mn = std::numeric_limits<C>::max();
+    if constexpr (is_float_v<U>) {
+      mx = -std::numeric_limits<float>::infinity();
+      mn = std::numeric_limits<float>::infinity();
+    }
+    int32_t isum = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      // The element as the kernel's source expression produces it (computed in float / int32).
+      C v = widen(convert<U>(x.at(r, c)));
+      if (fused) {
+        if constexpr (is_float_v<U>) {
+          v = std::fabs(v - 1) * 2;
+        } else {
+          const int32_t d = wrap_sub(v, 1);
+          v = wrap_mul(d < 0 ? wrap_neg(d) : d, 2);
+        }
+      }
+      if constexpr (is_float_v<U>) {
+        mx = std::fmax(mx, v);
+        mn = std::fmin(mn, v);
+      } else {
+        mx = std::max(mx, v);
+        mn = std::min(mn, v);
+        isum = wrap_add(isum, v);
+      }
+      sum += static_cast<double>(v);
+      sum_abs += std::fabs(static_cast<double>(v));
+    }
+    for (int64_t c = 0; c < W; ++c) {
+      const U got = out.at(r, c);
+      bool ok;
+      U want;
+      if (op == Red::Sum) {
+        if constexpr (is_float_v<U>) {
+          want = U(static_cast<float>(sum));
+          // Float accumulation in any order: |error| <= (cols - 1) eps sum|v|; then one rounding to U.
+          const double tol = static_cast<double>(cols) * std::numeric_limits<float>::epsilon() * sum_abs +
+                             std::fabs(sum) * (std::is_same_v<U, float> ? 0x1p-24 : std::is_same_v<U, half> ? 0x1p-11 : 0x1p-8);
+          ok = std::fabs(static_cast<double>(static_cast<float>(got)) - sum) <= tol;
+        } else {
+          want = convert<U>(isum);  // fits: the tests keep integer sums in range
+          ok = got == want;
+        }
+      } else {
+        want = narrow<U>(op == Red::Max ? mx : mn);
+        ok = matches(got, want, kExact);
+      }
+      if (!ok) {
+        if (bad < 4) first += "\n  row " + std::to_string(r) + " col " + std::to_string(c) + ": got " + show(got) + ", want " + show(want);
+        ++bad;
+      }
+    }
+  }
+  INFO("mismatches:" << first);
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("row_sum, row_max and row_min reduce each row of a tile, with tail row blocks and unpadded columns", T, float,
+                   half, bfloat16) {
+  for (Red op : {Red::Sum, Red::Max, Red::Min}) {
+    for (bool fused : {false, true}) {
+      check_reduce<T, T>(op, fused, 37, 100, 8, 3, -4, 4);  // 5 row blocks, the last of 5 rows; 100 columns
+    }
+  }
+  // Aligned rows and columns, 48 cores.
+  check_reduce<T, T>(Red::Sum, false, 64, 256, 16, 48, 0, 1);
+}
+
+TEST_CASE_TEMPLATE("row reductions of 16-bit sources into a float destination accumulate and round in float", T, half, bfloat16) {
+  for (Red op : {Red::Sum, Red::Max, Red::Min}) {
+    check_reduce<T, float>(op, false, 21, 300, 4, 7, -2, 2);
+    check_reduce<T, float>(op, true, 21, 300, 4, 7, -2, 2);
+  }
+}
+
+TEST_CASE("row reductions of int32 are exact and row_sum wraps like int32") {
+  for (Red op : {Red::Sum, Red::Max, Red::Min}) {
+    for (bool fused : {false, true}) {
+      check_reduce<int32_t, int32_t>(op, fused, 19, 72, 8, 4, -1e6, 1e6);
+    }
+  }
+  // Sums past INT32_MAX wrap: 64 columns of ~1e9.
+  check_reduce<int32_t, int32_t>(Red::Sum, false, 9, 64, 8, 2, 5e8, 2e9);
+}
+
+TEST_CASE("row reductions of int8 are exact: max/min over the full range, sums that fit int8, and sums into float") {
+  check_reduce<int8_t, int8_t>(Red::Max, false, 13, 96, 8, 3, -128, 127);
+  check_reduce<int8_t, int8_t>(Red::Min, false, 13, 96, 8, 3, -128, 127);
+  check_reduce<int8_t, int8_t>(Red::Sum, false, 13, 40, 8, 3, -3, 3);  // |sum| <= 120
+  // Into float: the int32 accumulator converted once, no int8 overflow.
+  check_reduce<int8_t, float>(Red::Sum, false, 13, 200, 8, 3, -128, 127);
+  check_reduce<int8_t, float>(Red::Max, true, 13, 200, 8, 3, -128, 127);
+}
+
+TEST_CASE_TEMPLATE("x - row_max(x) broadcasts an (R, 1) tile along rows and rounds once (exact)", T, float, half, bfloat16) {
+  const int64_t rows = 29, cols = 45;
+  const auto k = pl::jit({.name = "minus_row_max"}, [](pl::Tensor<T> x, pl::Tensor<T> y) {
+    const int64_t r = x.dim(0), c = x.dim(1), rt = 4;
+    auto xs = pl::make_tile<T>(pl::Vec, {rt, padded<T>(c)});
+    auto ys = pl::make_tile<T>(pl::Vec, {rt, padded<T>(c)});
+    auto mx = pl::make_tile<float>(pl::Vec, {rt, 1});
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(r, rt), pl::get_block_num())) {
+      auto nr = pl::min(rt, r - t * rt);
+      pl::load(xs, x.slice(t * rt, nr, 0, c));
+      pl::row_max(mx, pl::cast<float>(xs));
+      ys = pl::cast<T>(mx - pl::cast<float>(xs) * 3);  // the broadcast operand first
+      pl::store(y.slice(t * rt, nr, 0, c), ys);
+    }
+  });
+  auto x = pto::Tensor<T>::random({rows, cols}, 41, -10, 10);
+  auto y = pto::Tensor<T>::zeros({rows, cols});
+  k[{.block_dim = 6}](x, y);
+  pto::synchronize();
+  std::vector<float> row_max(rows, -std::numeric_limits<float>::infinity());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) row_max[r] = std::max(row_max[r], static_cast<float>(x.at(r, c)));
+  check_all(y, [&](int64_t i) {
+    const int64_t r = i / cols;
+    const float p = static_cast<float>(x[i]) * 3.0f;
+    return T(row_max[r] - p);
+  });
+}
+
+TEST_CASE_TEMPLATE("row softmax (row_max, exp, row_sum, divide by the (R, 1) sum) matches plain C++", T, float, half, bfloat16) {
+  const int64_t rows = 50, cols = 77;
+  const auto k = pl::jit({.name = "softmax"}, [](pl::Tensor<T> x, pl::Tensor<T> y) {
+    const int64_t r = x.dim(0), c = x.dim(1), rt = 8;
+    auto xs = pl::make_tile_group<T>(pl::Vec, {rt, padded<T>(c)}, {0, 1});
+    auto ys = pl::make_tile_group<T>(pl::Vec, {rt, padded<T>(c)}, {0, 1});
+    auto e = pl::make_tile<float>(pl::Vec, {rt, padded<float>(c)});
+    auto mx = pl::make_tile<float>(pl::Vec, {rt, 1});
+    auto sum = pl::make_tile<float>(pl::Vec, {rt, 1});
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(r, rt), pl::get_block_num())) {
+      auto r0 = t * rt;
+      auto nr = pl::min(rt, r - r0);
+      pl::load(xs.current(), x.slice(r0, nr, 0, c));
+      pl::row_max(mx, pl::cast<float>(xs.current()));
+      e = pl::exp(pl::cast<float>(xs.current()) - mx);
+      pl::row_sum(sum, e);
+      ys.current() = pl::cast<T>(e / sum);
+      pl::store(y.slice(r0, nr, 0, c), ys.current());
+      xs.next();
+      ys.next();
+    }
+  });
+  auto x = pto::Tensor<T>::random({rows, cols}, 51, -6, 6);
+  auto y = pto::Tensor<T>::zeros({rows, cols});
+  k[{.block_dim = 4}](x, y);
+  pto::synchronize();
+  int64_t bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m = std::max(m, static_cast<double>(static_cast<float>(x.at(r, c))));
+    for (int64_t c = 0; c < cols; ++c) s += std::exp(static_cast<double>(static_cast<float>(x.at(r, c))) - m);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double want = std::exp(static_cast<double>(static_cast<float>(x.at(r, c))) - m) / s;
+      // float: a few ulp of exp, sum and divide; 16-bit: one rounding to T (relative 2^-11 / 2^-8) plus that.
+      const double rel = std::is_same_v<T, float> ? 1e-5 : (std::is_same_v<T, half> ? 0x1p-10 : 0x1p-7);
+      if (std::fabs(static_cast<double>(static_cast<float>(y.at(r, c))) - want) > rel * want + 1e-7) ++bad;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace pto::correctness

@@ -1,0 +1,42 @@
+// Must NOT compile for PTO_CASE 1..5: each case mixes element types without pl::cast. Built by
+// the error_* compile-fail tests in ../CMakeLists.txt, which expect the library's readable
+// static_assert message. (PTO_CASE 0 is the same code with casts: it compiles.)
+#include <pto/pto.hpp>
+
+namespace pl = pto::lang;
+
+#ifndef PTO_CASE
+#define PTO_CASE 0
+#endif
+
+int main() {
+  const auto k = pl::jit({.name = "mix"}, [](pl::Tensor<float> x, pl::Tensor<pto::half> y, pl::Tensor<float> z) {
+    auto a = pl::make_tile<float>(pl::Vec, {64});
+    auto b = pl::make_tile<pto::half>(pl::Vec, {64});
+    auto c = pl::make_tile<float>(pl::Vec, {64});
+    auto r = pl::make_tile<pto::half>(pl::Vec, {8, 1});
+    pl::load(a, x.slice(0, 64));
+    pl::load(b, y.slice(0, 64));
+#if PTO_CASE == 0
+    c = a + pl::cast<float>(b);
+    c = pl::max(a, pl::cast<float>(b) * 2);
+    c = pl::select(a < pl::cast<float>(b), a, a);
+    c = pl::select(a < 0, a, pl::cast<float>(b));
+    pl::row_sum(r, b);
+#elif PTO_CASE == 1
+    c = a + b;  // float + half
+#elif PTO_CASE == 2
+    c = pl::max(a, b * 2);  // float, half expression
+#elif PTO_CASE == 3
+    c = pl::select(a < b, a, a);  // comparing float with half
+#elif PTO_CASE == 4
+    c = pl::select(a < 0, a, b);  // branches of different types
+#elif PTO_CASE == 5
+    pl::row_sum(r, a);  // a float row sum into a half tile
+#endif
+    pl::store(z.slice(0, 64), c);
+    (void)r;
+  });
+  (void)k;
+  return 0;
+}

@@ -1,0 +1,84 @@
+#pragma once
+// Helpers of the error tests: run a statement, catch the pto::UserError it must throw, and check
+// the message's key phrases and source line.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <string>
+
+#include <pto/pto.hpp>
+
+namespace pto::error_test {
+
+namespace pl = pto::lang;
+
+/// "file.cpp:LINE" for a line of the calling test file, as a user error's location shows it.
+inline std::string file_line(const char* file, int line) {
+  const char* slash = std::strrchr(file, '/');
+  return std::string(slash ? slash + 1 : file) + ":" + std::to_string(line);
+}
+#define PTO_AT(line) (::pto::error_test::file_line(__FILE__, (line)))
+
+/// The what() of the pto::UserError that `f` throws; fails the test when it throws nothing
+/// (any other exception escapes and fails the test too).
+inline std::string user_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const pto::UserError& e) {
+    return e.what();
+  }
+  FAIL_CHECK("expected a pto::UserError, nothing was thrown");
+  return "";
+}
+
+/// The message contains every phrase.
+#define CHECK_HAS(msg, ...)                                                            \
+  do {                                                                                 \
+    const std::string pto_msg_ = (msg);                                                \
+    for (const std::string& pto_phrase_ : std::initializer_list<std::string>{__VA_ARGS__}) {                          \
+      CHECK_MESSAGE(pto_msg_.find(pto_phrase_) != std::string::npos,                   \
+                    "the message\n---\n" << pto_msg_ << "\n---\nlacks: " << pto_phrase_); \
+    }                                                                                  \
+  } while (0)
+
+template <class T>
+bool same_bits(const pto::Tensor<T>& a, const pto::Tensor<T>& b) {
+  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), a.bytes()) == 0;
+}
+
+template <class T>
+pto::Tensor<T> copy_of(const pto::Tensor<T>& t) {
+  auto c = pto::Tensor<T>::empty(t.shape());
+  std::memcpy(c.data(), t.data(), t.bytes());
+  return c;
+}
+
+/// z = x + 1 over 1-D tensors in tiles of 64: a correct kernel to launch after an error.
+inline const auto& good_kernel() {
+  static const auto k = pl::jit({.name = "good_after_error"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    const int64_t n = x.numel();
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    for (auto i : pl::range(pl::get_block_idx(), pl::ceil_div(n, 64), pl::get_block_num())) {
+      auto len = pl::min(64, n - i * 64);
+      pl::load(t, x.slice(i * 64, len));
+      t = t + 1;
+      pl::store(z.slice(i * 64, len), t);
+    }
+  });
+  return k;
+}
+
+/// The runtime stays usable: a correct launch on the default stream succeeds with right results.
+inline void check_runtime_usable() {
+  auto x = pto::Tensor<float>::random({1000}, 77);
+  auto z = pto::Tensor<float>::zeros({1000});
+  CHECK_NOTHROW(good_kernel()[{.block_dim = 4}](x, z));
+  CHECK_NOTHROW(pto::synchronize());
+  int bad = 0;
+  for (int64_t i = 0; i < 1000; ++i) bad += z[i] != x[i] + 1.0f;
+  CHECK(bad == 0);
+}
+
+}  // namespace pto::error_test

@@ -1,0 +1,219 @@
+// User errors found while a kernel runs: reported by pto::synchronize() (or run_sync) with the
+// kernel, the lowest failing core, the pipe, the instruction and the source line. Afterwards the
+// runtime stays usable and tensors the failed launch did not write are intact.
+#include "error_common.hpp"
+
+namespace pto::error_test {
+
+TEST_CASE("a 1-D slice at a runtime misaligned offset is reported by synchronize with core, pipe MTE2, instruction and line") {
+  int load_line = 0;
+  const auto k = pl::jit({.name = "misaligned_runtime"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int off) {
+    auto t = pl::make_tile<float>(pl::Vec, {8});
+    load_line = __LINE__; pl::load(t, x.slice(off, 8));
+    pl::store(z.slice(0, 8), t);
+  });
+  auto x = pto::Tensor<float>::random({64}, 1);
+  auto z = pto::Tensor<float>::full({64}, 3.0f);
+  const auto x0 = copy_of(x), z0 = copy_of(z);
+  CHECK_NOTHROW(k[{.block_dim = 1}](x, z, int64_t{3}));  // compiles fine: the offset is not known yet
+  const std::string msg = user_error([] { pto::synchronize(); });
+  CHECK_HAS(msg, "pto: kernel 'misaligned_runtime' (arg0:f32[64], arg1:f32[64])",
+            "load misaligned: the region starts 12 B into its row, not a multiple of 32 B", "core: AIV 0", "pipe: MTE2",
+            "instruction: #0 load t0[0] <- arg0[0 +: 1, arg2 +: 8]", "at: ", PTO_AT(load_line));
+  CHECK(same_bits(x, x0));
+  CHECK(same_bits(z, z0));  // the store after the failed load never ran
+  CHECK_NOTHROW(pto::synchronize());  // reported once
+  // The same specialisation with an aligned offset works.
+  k[{.block_dim = 1}](x, z, int64_t{16});
+  pto::synchronize();
+  for (int64_t i = 0; i < 8; ++i) CHECK(z[i] == x[16 + i]);
+  check_runtime_usable();
+}
+
+TEST_CASE("of many failing cores the lowest is reported, whatever the host thread timing") {
+  int load_line = 0;
+  const auto k = pl::jit({.name = "some_cores_fail"}, [&](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {8});
+    auto b = pl::get_block_idx();
+    auto off = b * 16 + pl::min(b / 5, 1) * 3;  // cores 5 and up start 12 B off the 32 B grid
+    load_line = __LINE__; pl::load(t, x.slice(off, 8));
+    pl::store(z.slice(b * 16, 8), t);
+  });
+  auto x = pto::Tensor<float>::random({16 * 48 + 8}, 2);
+  auto z = pto::Tensor<float>::zeros({16 * 48 + 8});
+  const auto x0 = copy_of(x);
+  for (int bd : {7, 48}) {
+    CAPTURE(bd);
+    std::fill(z.data(), z.data() + z.numel(), -1.0f);
+    k[{.block_dim = bd}](x, z);
+    const std::string msg = user_error([] { pto::synchronize(); });
+    // Core 5 loads at element 5 * 16 + 3 = 83: 332 B into the (1-D) row.
+    CHECK_HAS(msg, "kernel 'some_cores_fail'", "load misaligned: the region starts 332 B into its row, not a multiple of 32 B",
+              "core: AIV 5", "pipe: MTE2", "instruction: #0 load t0[0] <- arg0[0 +: 1, ((block_idx * 16) + (min((block_idx / 5), 1) * 3)) +: 8]",
+              PTO_AT(load_line));
+    CHECK(msg.find("core: AIV 6") == std::string::npos);
+    // Cores 0..4 completed; the failed cores wrote nothing.
+    for (int64_t b = 0; b < bd; ++b) {
+      for (int64_t i = 0; i < 8; ++i) {
+        if (b < 5) {
+          CHECK(z[b * 16 + i] == x[b * 16 + i]);
+        } else {
+          CHECK(z[b * 16 + i] == -1.0f);
+        }
+      }
+    }
+  }
+  CHECK(same_bits(x, x0));
+  check_runtime_usable();
+}
+
+TEST_CASE("an out-of-bounds slice at run time is reported with its range and the tensor's extent; the output is untouched") {
+  int load_line = 0, store_line = 0;
+  const auto k = pl::jit({.name = "oob"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int load_off, pl::Int store_off) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    load_line = __LINE__; pl::load(t, x.slice(load_off, 64));
+    store_line = __LINE__; pl::store(z.slice(store_off, 64), t);
+  });
+  auto x = pto::Tensor<float>::random({4096}, 3);
+  auto z = pto::Tensor<float>::full({4096}, 8.0f);
+  const auto x0 = copy_of(x), z0 = copy_of(z);
+
+  k[{.block_dim = 1}](x, z, int64_t{4064}, int64_t{0});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "load out of bounds: columns [4064, 4128) outside the tensor's 4096 columns",
+            "core: AIV 0", "pipe: MTE2", "instruction: #0 load", PTO_AT(load_line));
+  CHECK(same_bits(z, z0));
+
+  k[{.block_dim = 1}](x, z, int64_t{0}, int64_t{4064});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "store out of bounds: columns [4064, 4128) outside the tensor's 4096 columns",
+            "pipe: MTE3", "instruction: #1 store arg1[0 +: 1, arg3 +: 64] <- t0[0]", PTO_AT(store_line));
+  CHECK(same_bits(z, z0));  // nothing of the failed store reached GM
+
+  k[{.block_dim = 1}](x, z, int64_t{-64}, int64_t{0});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "load out of bounds: columns [-64, 0) outside the tensor's 4096 columns");
+  CHECK(same_bits(x, x0));
+  CHECK(same_bits(z, z0));
+
+  k[{.block_dim = 1}](x, z, int64_t{64}, int64_t{4032});
+  pto::synchronize();
+  for (int64_t i = 0; i < 64; ++i) CHECK(z[4032 + i] == x[64 + i]);
+  check_runtime_usable();
+}
+
+TEST_CASE("a 2-D row range out of bounds at run time names the rows") {
+  int load_line = 0;
+  const auto k = pl::jit({.name = "oob_rows"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int r0) {
+    auto t = pl::make_tile<float>(pl::Vec, {4, 16});
+    load_line = __LINE__; pl::load(t, x.slice(r0, 4, 0, 16));
+    pl::store(z.slice(0, 4, 0, 16), t);
+  });
+  auto x = pto::Tensor<float>::random({10, 16}, 4);
+  auto z = pto::Tensor<float>::zeros({4, 16});
+  k[{}](x, z, int64_t{8});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob_rows'", "load out of bounds: rows [8, 12) outside the tensor's 10 rows",
+            PTO_AT(load_line));
+  check_runtime_usable();
+}
+
+TEST_CASE("run_sync throws a runtime failure directly, and nothing is left for synchronize") {
+  int load_line = 0;
+  const auto k = pl::jit({.name = "sync_fail"}, [&](pl::Tensor<half> x, pl::Tensor<half> z, pl::Int off) {
+    auto t = pl::make_tile<half>(pl::Vec, {16});
+    load_line = __LINE__; pl::load(t, x.slice(off, 16));
+    pl::store(z.slice(0, 16), t);
+  });
+  auto x = pto::Tensor<half>::random({64}, 5);
+  auto z = pto::Tensor<half>::zeros({64});
+  CHECK_HAS(user_error([&] { k[{.block_dim = 1}].run_sync(x, z, int64_t{5}); }), "kernel 'sync_fail'",
+            "load misaligned: the region starts 10 B into its row, not a multiple of 32 B", PTO_AT(load_line));
+  CHECK_NOTHROW(pto::synchronize());
+  CHECK_NOTHROW(k[{.block_dim = 1}].run_sync(x, z, int64_t{16}));
+  for (int64_t i = 0; i < 16; ++i) CHECK(z[i].bits == x[16 + i].bits);
+}
+
+TEST_CASE("a failed launch does not stop later launches on its stream; the first failure is reported once") {
+  int load_line = 0;
+  const auto bad = pl::jit({.name = "queued_bad"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int off) {
+    auto t = pl::make_tile<float>(pl::Vec, {8});
+    load_line = __LINE__; pl::load(t, x.slice(off, 8));
+    pl::store(z.slice(0, 8), t);
+  });
+  auto x = pto::Tensor<float>::random({1000}, 6);
+  auto z = pto::Tensor<float>::zeros({1000});
+  auto zb = pto::Tensor<float>::zeros({1000});
+  pto::Stream stream;
+  bad[{.block_dim = 1, .stream = &stream}](x, zb, int64_t{1});   // fails: 4 B
+  bad[{.block_dim = 1, .stream = &stream}](x, zb, int64_t{2});   // fails too: 8 B
+  good_kernel()[{.block_dim = 3, .stream = &stream}](x, z);       // runs
+  CHECK_NOTHROW(pto::synchronize());                              // the default stream has no failure
+  const std::string msg = user_error([&] { stream.synchronize(); });
+  CHECK_HAS(msg, "kernel 'queued_bad'", "the region starts 4 B into its row", PTO_AT(load_line));
+  CHECK(msg.find("8 B into") == std::string::npos);
+  CHECK_NOTHROW(stream.synchronize());
+  int wrong = 0;
+  for (int64_t i = 0; i < 1000; ++i) wrong += z[i] != x[i] + 1.0f;
+  CHECK(wrong == 0);
+  CHECK(same_bits(zb, pto::Tensor<float>::zeros({1000})));
+}
+
+TEST_CASE("an operand whose valid extent is smaller than the instruction's is reported at the vector instruction (pipe V)") {
+  int vec_line = 0;
+  const auto k = pl::jit({.name = "short_operand"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int n_short) {
+    auto a = pl::make_tile<float>(pl::Vec, {64});
+    auto b = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(a, x.slice(0, 64));
+    pl::load(b, x.slice(0, n_short));
+    vec_line = __LINE__; a = a + b;  // a has 64 valid elements, b fewer
+    pl::store(z.slice(0, 64), a);
+  });
+  auto x = pto::Tensor<float>::random({64}, 7);
+  auto z = pto::Tensor<float>::zeros({64});
+  k[{}](x, z, int64_t{40});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'short_operand'",
+            "an operand's valid extent (40 columns) is smaller than the instruction's (64 columns)", "pipe: V", "instruction: #2 vec",
+            PTO_AT(vec_line));
+  CHECK(same_bits(z, pto::Tensor<float>::zeros({64})));
+  k[{}](x, z, int64_t{64});
+  CHECK_NOTHROW(pto::synchronize());
+  CHECK(z[63] == x[63] + x[63]);
+}
+
+TEST_CASE("storing more elements than the tile holds valid is reported at the store") {
+  int store_line = 0;
+  const auto k = pl::jit({.name = "store_past_valid"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int n) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(t, x.slice(0, n));
+    store_line = __LINE__; pl::store(z.slice(0, 64), t);
+  });
+  auto x = pto::Tensor<float>::random({64}, 8);
+  auto z = pto::Tensor<float>::full({64}, 1.5f);
+  k[{}](x, z, int64_t{24});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'store_past_valid'",
+            "store of 64 columns from a tile whose valid extent is 24 columns", "pipe: MTE3", PTO_AT(store_line));
+  CHECK(same_bits(z, pto::Tensor<float>::full({64}, 1.5f)));
+}
+
+TEST_CASE("a pl::range step that is not positive at run time is reported, never an endless loop") {
+  int range_line = 0;
+  const auto k = pl::jit({.name = "runtime_zero_step"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int step) {
+    auto t = pl::make_tile<float>(pl::Vec, {8});
+    range_line = __LINE__; for (auto i : pl::range(0, 4, step)) {
+      pl::load(t, x.slice(i * 8, 8));
+      pl::store(z.slice(i * 8, 8), t);
+    }
+  });
+  auto x = pto::Tensor<float>::random({32}, 9);
+  auto z = pto::Tensor<float>::zeros({32});
+  for (int64_t step : {0, -2}) {
+    CAPTURE(step);
+    k[{.block_dim = 2}](x, z, step);
+    CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'runtime_zero_step'",
+              "pl::range needs a positive step, got " + std::to_string(step) + " at run time", "core: AIV 0", "pipe: S",
+              PTO_AT(range_line));
+  }
+  CHECK(same_bits(z, pto::Tensor<float>::zeros({32})));
+  k[{.block_dim = 2}](x, z, int64_t{1});
+  CHECK_NOTHROW(pto::synchronize());
+  CHECK(same_bits(x, z));
+}
+
+}  // namespace pto::error_test

@@ -1,0 +1,82 @@
+// Code generation: the optimised LLVM IR of vector_add is vectorised at -O2 and not at -O0.
+#include <doctest/doctest.h>
+
+#include <pto/pto.hpp>
+
+#include "pto/backend/Compiler.hpp"
+#include "pto/backend/Passes.hpp"
+#include "test_kernels.hpp"
+
+namespace {
+
+bool has_float_vectors(const std::string& ir) {
+  return ir.find("<4 x float>") != std::string::npos || ir.find("<8 x float>") != std::string::npos ||
+         ir.find("<16 x float>") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a specialisation does not keep its LLVM IR unless asked (PTO_DEBUG < 3)") {
+  if (pto::backend::debug_level() >= 3) return;
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_noir");
+  auto x = pto::Tensor<float>::zeros({4096});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  CHECK(ck->llvm_ir.empty());
+  CHECK(static_cast<bool>(ck->fn));
+  CHECK(ck->object_bytes > 0);
+}
+
+TEST_CASE("the optimised LLVM IR of vector_add<float> at O2 has a vectorised loop of float vectors") {
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_vec");
+  auto x = pto::Tensor<float>::zeros({4096});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  const auto code = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 2, .keep_llvm_ir = true});
+  CAPTURE(pto::backend::host_cpu_name());
+  REQUIRE_FALSE(code.llvm_ir.empty());
+  CHECK(code.llvm_ir.find("define void @" + code.symbol) != std::string::npos);
+  CHECK(code.llvm_ir.find("vector.body") != std::string::npos);
+  CHECK(has_float_vectors(code.llvm_ir));
+  CHECK(code.llvm_ir.find("fadd <") != std::string::npos);
+  CHECK(static_cast<bool>(code.fn));
+  CHECK(code.object_bytes > 0);
+}
+
+TEST_CASE("the LLVM IR of vector_add<float> at O0 is not vectorised") {
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_o0", 2, 1024, 0);
+  auto x = pto::Tensor<float>::zeros({4096});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  const auto code = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true});
+  REQUIRE_FALSE(code.llvm_ir.empty());
+  CHECK(code.llvm_ir.find("vector.body") == std::string::npos);
+  CHECK_FALSE(has_float_vectors(code.llvm_ir));
+  CHECK(code.llvm_ir.find("fadd float") != std::string::npos);
+}
+
+TEST_CASE("a kernel compiled at O0 and at O2 computes the same results") {
+  const auto k0 = pto::unit_test::make_vector_add<float>("vadd_o0_run", 2, 1024, 0);
+  const auto k2 = pto::unit_test::make_vector_add<float>("vadd_o2_run", 2, 1024, 2);
+  auto x = pto::Tensor<float>::random({4099}, 1);
+  auto y = pto::Tensor<float>::random({4099}, 2);
+  auto z0 = pto::Tensor<float>::zeros({4099});
+  auto z2 = pto::Tensor<float>::zeros({4099});
+  k0[{.block_dim = 3}](x, y, z0);
+  k2[{.block_dim = 3}](x, y, z2);
+  pto::synchronize();
+  int bad = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float want = x[i] + y[i];
+    if (z0[i] != want || z2[i] != want) ++bad;
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("compile_kernel gives each compilation its own symbol") {
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_sym");
+  auto x = pto::Tensor<float>::zeros({64});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  const auto a = pto::backend::compile_kernel(ck->ir, *ck->chip, {});
+  const auto b = pto::backend::compile_kernel(ck->ir, *ck->chip, {});
+  CHECK(a.symbol != b.symbol);
+  CHECK(a.symbol.rfind("pto_vadd_sym_", 0) == 0);
+  CHECK(reinterpret_cast<void*>(a.fn) != reinterpret_cast<void*>(b.fn));
+}
