@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "pto/runtime/PipelineModel.hpp"
 
@@ -129,7 +130,13 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   if (block_dim == 1) {
     run_core(0);
   } else {
-    tbb::parallel_for(0, block_dim, run_core);
+    // Cores are handed out in order from a shared counter: the host threads run neighbouring
+    // cores at the same time, and with strided tile assignment their tiles are GM neighbours.
+    std::atomic<int> next{0};
+    const int workers = std::min(block_dim, tbb::this_task_arena::max_concurrency());
+    tbb::parallel_for(0, workers, [&](int) {
+      for (int b = next.fetch_add(1); b < block_dim; b = next.fetch_add(1)) run_core(b);
+    });
   }
   for (int b = 0; b < block_dim; ++b) {
     if (status[b].failed) throw_failure(k, status[b], b);

@@ -62,7 +62,7 @@ void BM_VectorAddColdCompile(benchmark::State& state) {
 BENCHMARK(BM_VectorAddColdCompile)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 void BM_TinyKernelWarmLaunch(benchmark::State& state) {
-  static const auto kernel = pl::jit({.name = "tiny"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+  static const auto kernel = pl::jit({.name = "tiny", .auto_mutex = true}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
     auto t = pl::make_tile<float>(pl::Vec, {256});
     pl::load(t, x.slice(0, 256));
     t = t * 2.0f;
