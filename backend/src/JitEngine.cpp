@@ -27,7 +27,7 @@ JitEngine::JitEngine() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
-  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   tm_ = take(jtmb.createTargetMachine(), "create target machine");
   jit_ = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "create LLJIT");
   auto& dylib = jit_->getMainJITDylib();
