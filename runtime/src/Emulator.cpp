@@ -13,6 +13,7 @@
 #include <tbb/task_arena.h>
 
 #include "pto/runtime/PipelineModel.hpp"
+#include "pto/runtime/Profiler.hpp"
 
 namespace pto {
 namespace {
@@ -100,6 +101,8 @@ std::unique_ptr<tbb::global_control> thread_limit;
 
 LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const double host_start_us = detail::host_now_us();
+  const bool record = k.instrumented && detail::profiling();
   launches.fetch_add(1, std::memory_order_relaxed);
   std::array<void*, 16> small{};
   std::vector<void*> large;
@@ -116,14 +119,18 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   for (const auto& info : k.ir.instrs) {
     if (info.tensor >= 0) moves_gm[static_cast<int>(info.pipe)] = true;
   }
-  const CostModel cost(chip, block_dim, static_cast<int>(std::count(moves_gm.begin(), moves_gm.end(), true)));
+  const int gm_pipes = static_cast<int>(std::count(moves_gm.begin(), moves_gm.end(), true));
+  const CostModel cost(chip, block_dim, gm_pipes);
   std::vector<std::optional<CoreModel>> models(k.instrumented ? block_dim : 0);
   auto run_core = [&](int b) {
     thread_local CoreMemory memory;
     memory.fit(chip);
     CoreContext ctx{tensors, args.scalars.data(), {}, b, block_dim, &status[b], nullptr, &exec_hook, &sync_hook};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
-    if (k.instrumented) ctx.model = &models[b].emplace(&k, cost, b, k.race_check);
+    if (k.instrumented) {
+      ctx.model = &models[b].emplace(&k, cost, b, k.race_check);
+      models[b]->record_spans(record);
+    }
     k.fn(&ctx);
     pto_rt_fence();
   };
@@ -167,8 +174,22 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       for (const auto& r : models[b]->races()) prof.races.push_back(r);
     }
     prof.device_us = prof.launch_overhead_us + slowest;
+    if (record) {
+      for (int b = 0; b < block_dim; ++b) {
+        prof.spans.push_back(models[b]->spans());
+        prof.flows.push_back(models[b]->flows());
+      }
+      for (const auto& info : k.ir.instrs) {
+        prof.instr_names.push_back(info.op);
+        prof.instr_texts.push_back(info.text);
+        prof.instr_sources.push_back(info.loc.str());
+      }
+    }
   }
+  prof.gm_pipes = gm_pipes;
+  prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
+  detail::notify_launch(prof);
   return prof;
 }
 

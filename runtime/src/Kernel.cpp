@@ -9,6 +9,7 @@
 #include "pto/ir/Visitor.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Profiler.hpp"
 
 namespace pto::detail {
 namespace {
@@ -64,6 +65,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
   const SpecKey key = make_spec_key({st.uid, st.options.opt_level, st.options.auto_mutex, st.options.timing,
                                      st.options.race_check, &st.chip->name, &args});
   return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
+    HostSpanScope span("compile", &st.options.name);
     auto ck = std::make_shared<CompiledKernel>();
     ck->chip = st.chip;
     auto t = Clock::now();
@@ -105,6 +107,7 @@ void check_block_dim(const KernelBase& k, const LaunchConfig& config, const Laun
 }  // namespace
 
 void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::function<void()>& trace) const {
+  HostSpanScope span("launch", &state_->options.name);
   check_block_dim(*this, config, args);
   auto ck = specialize(args, trace, config.loc);
   Stream& stream = config.stream ? *config.stream : Stream::default_stream();

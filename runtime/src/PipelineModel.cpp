@@ -64,6 +64,7 @@ double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const A
   const double start = std::max(issue_at_, p.free_at);
   p.free_at = start + cycles;
   p.totals.busy += cycles;
+  if (record_) spans_.push_back({instr, static_cast<int>(pipe), start, p.free_at});
   p.totals.instructions += 1;
   issue_at_ += 1;
   const int q = static_cast<int>(pipe);
@@ -77,7 +78,7 @@ double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const A
 void CoreModel::set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
   if (event < 0 || event > 15) return fail(fmt::format("set_flag event id {} is out of range 0..15", event), instr);
   const Pipe& s = pipes_[static_cast<int>(src)];
-  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({s.free_at, s.clock});
+  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({s.free_at, s.clock, instr});
 }
 
 void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
@@ -92,12 +93,14 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
   const Flag f = it->second.front();
   it->second.erase(it->second.begin());
   Pipe& d = pipes_[static_cast<int>(dst)];
+  if (record_) flows_.push_back({f.instr, instr, static_cast<int>(src), static_cast<int>(dst), f.time, std::max(f.time, d.free_at)});
   hold_until(d, f.time);
   for (int i = 0; i < kPipeCount; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
 }
 
 void CoreModel::barrier(ir::Pipe pipe) {
   if (pipe != ir::Pipe::ALL) return;  // a pipe is already in order with itself
+  ++barriers_;
   double t = issue_at_;
   Clock joined{};
   for (const auto& p : pipes_) {
@@ -245,6 +248,7 @@ CoreTiming CoreModel::timing() const {
   t.gm_read_bytes = gm_read_;
   t.gm_write_bytes = gm_write_;
   t.flops = flops_;
+  t.barriers = barriers_;
   return t;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "pto/runtime/LaunchProfile.hpp"
+#include "pto/runtime/Profiler.hpp"
 
 namespace pto {
 
@@ -67,6 +68,7 @@ void Stream::worker_loop() {
 }
 
 void Stream::synchronize() {
+  detail::HostSpanScope span("synchronize");
   const uint64_t target = submitted_.load(std::memory_order_relaxed);
   {
     std::unique_lock lock(mu_);

@@ -6,7 +6,7 @@
 
 #include "Commands.hpp"
 #include "Samples.hpp"
-#include "Timing.hpp"
+#include "pto/runtime/Timing.hpp"
 
 namespace pto::cli {
 

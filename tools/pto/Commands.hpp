@@ -25,11 +25,20 @@ struct BenchOptions : RunOptions {
   double min_seconds = 1.0;
 };
 
+struct ProfileOptions : RunOptions {
+  std::string out;          // output directory
+  int steps = 3;            // active steps
+  int profiler_warmup = 1;  // profiler warm-up steps
+};
+
 /// The sample's arguments from the command line options.
 samples::SampleArgs sample_args(const RunOptions& o);
 
 int run_command(const RunOptions& o);
 int bench_command(const BenchOptions& o);
+int profile_command(const ProfileOptions& o);
+int advise_command(const std::string& dir, bool json);
+int report_command(const std::string& dir);
 int demo_command();
 
 }  // namespace pto::cli

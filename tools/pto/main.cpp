@@ -37,12 +37,32 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeat", bench.repeat, "minimum timed calls")->capture_default_str();
   bench_cmd->add_option("--min-seconds", bench.min_seconds, "minimum timed duration")->capture_default_str();
 
-  auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes: first call versus steady state, verified");
+  pto::cli::ProfileOptions profile;
+  auto* profile_cmd = app.add_subcommand("profile", "profile a sample: kernel_details.csv, trace_view.json, profile.json in --out");
+  add_run_options(profile_cmd, profile);
+  profile_cmd->add_option("--out", profile.out, "output directory")->required();
+  profile_cmd->add_option("--steps", profile.steps, "active profiler steps")->capture_default_str();
+  profile_cmd->add_option("--profiler-warmup", profile.profiler_warmup, "profiler warm-up steps")->capture_default_str();
+
+  std::string advise_dir;
+  bool advise_json = false;
+  auto* advise_cmd = app.add_subcommand("advise", "name the bottleneck of a profile directory, with evidence and a roofline bound");
+  advise_cmd->add_option("dir", advise_dir, "profile directory")->required();
+  advise_cmd->add_flag("--json", advise_json, "print one JSON object");
+
+  std::string report_dir;
+  auto* report_cmd = app.add_subcommand("report", "write DIR/report.html: per-core bars, pipe utilisation, timeline, advice");
+  report_cmd->add_option("dir", report_dir, "profile directory")->required();
+
+  auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (run_cmd->parsed()) return pto::cli::run_command(run);
     if (bench_cmd->parsed()) return pto::cli::bench_command(bench);
+    if (profile_cmd->parsed()) return pto::cli::profile_command(profile);
+    if (advise_cmd->parsed()) return pto::cli::advise_command(advise_dir, advise_json);
+    if (report_cmd->parsed()) return pto::cli::report_command(report_dir);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());

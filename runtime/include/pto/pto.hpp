@@ -4,10 +4,13 @@
 //   namespace pl = pto::lang;
 #include "pto/backend/ChipProfile.hpp"
 #include "pto/lang/Lang.hpp"
+#include "pto/runtime/Advisor.hpp"
+#include "pto/runtime/Bench.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Kernel.hpp"
 #include "pto/runtime/LaunchProfile.hpp"
 #include "pto/runtime/PipelineModel.hpp"
+#include "pto/runtime/Profiler.hpp"
 #include "pto/runtime/Stream.hpp"
 #include "pto/runtime/Tensor.hpp"

@@ -1,6 +1,7 @@
 #pragma once
 // What one launch did in simulated time: duration, per core and per pipe, bytes, FLOPs, races.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,27 @@ struct LaunchProfile {
   double flops = 0;
   uint64_t instructions = 0;
   double host_us = 0;             // host wall time of the emulation
+  double host_start_us = 0;       // when the emulation started, host steady clock (us)
+  int gm_pipes = 1;               // pipes moving GM data (HBM is shared among them)
+
+  // Recorded while a profiler is active: per core, its instruction spans and flag flows, and the
+  // instruction table to name them.
+  std::vector<std::vector<InstrSpan>> spans;
+  std::vector<std::vector<FlagFlow>> flows;
+  std::vector<std::string> instr_names;    // by instruction id: "load", "vec", ...
+  std::vector<std::string> instr_texts;    // printed instruction
+  std::vector<std::string> instr_sources;  // "file:line"
 
   /// Mean over cores of (busy cycles of `pipe`) / (the kernel's duration): PipeUtilization.
   double pipe_utilization(ir::Pipe pipe) const;
+  /// Mean over cores of the busy time of `pipe`, in us.
+  double pipe_time_us(ir::Pipe pipe) const;
+  /// Cycles -> us on this launch's clock.
+  double us(double cycles) const { return cycles / (clock_ghz * 1e3); }
 };
+
+/// JSON round trip (profile.json of a profiler output directory).
+std::string to_json(const LaunchProfile& p, bool with_spans);
+LaunchProfile launch_profile_from_json(const std::string& text);
 
 }  // namespace pto

@@ -64,6 +64,21 @@ struct CoreTiming {
   std::array<PipeTotals, kPipeCount> pipes{};
   double gm_read_bytes = 0, gm_write_bytes = 0;
   double flops = 0;
+  uint64_t barriers = 0;  // pipe_barrier(ALL) executed
+};
+
+/// One instruction on one pipe in simulated time (recorded while a profiler is active).
+struct InstrSpan {
+  int instr;
+  int pipe;
+  double start, end;  // cycles from the core's start
+};
+
+/// A flag from set_flag (on `src`) to the wait_flag that consumed it (on `dst`).
+struct FlagFlow {
+  int set_instr, wait_instr;
+  int src, dst;
+  double set_time, wait_time;  // cycles
 };
 
 struct RaceReport {
@@ -99,6 +114,11 @@ class CoreModel {
   void exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
   void sync(int instr, int64_t event, int64_t slot);
 
+  /// Keeps every instruction span and flag flow (for trace_view.json); off by default.
+  void record_spans(bool on) { record_ = on; }
+  const std::vector<InstrSpan>& spans() const { return spans_; }
+  const std::vector<FlagFlow>& flows() const { return flows_; }
+
   CoreTiming timing() const;
   const std::vector<RaceReport>& races() const { return races_; }
   /// A deadlock or a sync misuse: the reason and the instruction, if any.
@@ -114,6 +134,7 @@ class CoreModel {
   struct Flag {
     double time;
     Clock clock;
+    int instr;
   };
   struct Mutex {
     double release = 0;
@@ -153,7 +174,11 @@ class CoreModel {
   std::vector<RaceReport> races_;
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0;
+  uint64_t barriers_ = 0;
   std::optional<std::pair<std::string, int>> failure_;
+  bool record_ = false;
+  std::vector<InstrSpan> spans_;
+  std::vector<FlagFlow> flows_;
 };
 
 }  // namespace pto

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-namespace pto::cli {
+namespace pto {
 
 struct TimeStats {
   double median_us = 0, p10_us = 0, p90_us = 0, min_us = 0, max_us = 0;
@@ -20,4 +20,4 @@ TimeStats time_calls_for(const std::function<void()>& fn, int warmup, int min_re
 std::pair<TimeStats, TimeStats> time_pair(const std::function<void()>& a, const std::function<void()>& b, int warmup,
                                           int min_repeat, double min_seconds);
 
-}  // namespace pto::cli
+}  // namespace pto

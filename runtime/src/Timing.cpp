@@ -1,9 +1,9 @@
-#include "Timing.hpp"
+#include "pto/runtime/Timing.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-namespace pto::cli {
+namespace pto {
 namespace {
 using Clock = std::chrono::steady_clock;
 
@@ -61,4 +61,4 @@ std::pair<TimeStats, TimeStats> time_pair(const std::function<void()>& a, const 
   return {summarise(std::move(ua)), summarise(std::move(ub))};
 }
 
-}  // namespace pto::cli
+}  // namespace pto

@@ -1,0 +1,157 @@
+#include "pto/runtime/Advisor.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace pto {
+namespace {
+
+using ir::Pipe;
+
+double path_bytes_per_cycle(const ChipProfile& chip, double gibps) { return gibps * 1073741824.0 / (chip.clock_ghz * 1e9); }
+
+struct PipeView {
+  Pipe pipe;
+  double util;
+};
+
+}  // namespace
+
+Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
+  Advice a;
+  a.kernel = p.kernel;
+  a.device_us = p.device_us;
+  PTO_USER_CHECK(p.timed, ErrorSite{.kernel = p.kernel}) << "the launch was not timed (JitOptions{.timing = false}); nothing to advise";
+
+  // Roofline: GM bytes at the launch's achievable bandwidth, FLOPs at the vector peak.
+  const double per_core_gbps = std::max(chip.gm_to_vec_gibps, chip.vec_to_gm_gibps) * 1073741824.0 / 1e9;
+  const double bandwidth_gbps = std::min(chip.hbm_gbps, per_core_gbps * p.block_dim * std::max(1, p.gm_pipes));
+  const double peak_gflops = chip.vector_bytes_per_cycle / 4.0 * chip.clock_ghz * p.block_dim;  // f32 lanes
+  const double memory_us = p.gm_bytes / (bandwidth_gbps * 1e3);
+  const double compute_us = p.flops / (peak_gflops * 1e3);
+  a.bound_us = p.launch_overhead_us + std::max(memory_us, compute_us);
+  a.achieved_over_bound = a.bound_us > 0 ? p.device_us / a.bound_us : 0;
+  a.evidence.push_back(fmt::format("device {:.2f} us vs roofline bound {:.2f} us ({:.2f}x): {:.0f} B at {:.0f} GB/s = {:.2f} us, "
+                                   "{:.0f} FLOP at {:.0f} GFLOP/s = {:.2f} us, launch {:.1f} us",
+                                   p.device_us, a.bound_us, a.achieved_over_bound, p.gm_bytes, bandwidth_gbps, memory_us, p.flops,
+                                   peak_gflops, compute_us, p.launch_overhead_us));
+
+  const double span_us = p.device_us - p.launch_overhead_us;
+  std::vector<PipeView> pipes;
+  double util_sum = 0, wait_sum = 0;
+  for (Pipe pipe : {Pipe::MTE2, Pipe::V, Pipe::MTE3, Pipe::M, Pipe::MTE1, Pipe::FIX}) {
+    const double u = p.pipe_utilization(pipe);
+    if (u <= 0) continue;
+    pipes.push_back({pipe, u});
+    util_sum += u;
+  }
+  uint64_t barriers = 0;
+  for (const auto& c : p.cores) {
+    for (const auto& t : c.pipes) {
+      if (t.instructions > 0) wait_sum += t.wait;  // waits of the pipes that work
+    }
+    barriers += c.barriers;
+  }
+  const double wait_frac = p.cores.empty() || span_us <= 0 ? 0 : p.us(wait_sum / static_cast<double>(p.cores.size())) / span_us;
+  std::sort(pipes.begin(), pipes.end(), [](const PipeView& x, const PipeView& y) { return x.util > y.util; });
+  std::string util_text;
+  for (const auto& v : pipes) util_text += fmt::format("{}{} {:.0f}%", util_text.empty() ? "" : ", ", ir::pipe_name(v.pipe), 100 * v.util);
+  a.evidence.push_back("pipe utilisation: " + util_text);
+
+  double mean = 0, slowest = 0;
+  int idle = 0;
+  for (size_t i = 0; i < p.core_us.size(); ++i) {
+    mean += p.core_us[i];
+    slowest = std::max(slowest, p.core_us[i]);
+    uint64_t n = 0;
+    for (const auto& t : p.cores[i].pipes) n += t.instructions;
+    if (n == 0) ++idle;
+  }
+  mean /= std::max<size_t>(1, p.core_us.size());
+  const double spread = mean > 0 ? slowest / mean : 1;
+  a.evidence.push_back(fmt::format("cores: {} blocks, mean {:.2f} us, slowest {:.2f} us ({:.2f}x), {} idle", p.block_dim, mean, slowest,
+                                   spread, idle));
+  const Pipe top = pipes.empty() ? Pipe::S : pipes.front().pipe;
+  const double top_util = pipes.empty() ? 0 : pipes.front().util;
+  const bool gm_pipe = top == Pipe::MTE2 || top == Pipe::MTE3 || top == Pipe::FIX;
+  const double path = path_bytes_per_cycle(chip, chip.gm_to_vec_gibps);
+  const double share = chip.hbm_gbps * 1e9 / p.block_dim / std::max(1, p.gm_pipes) / (chip.clock_ghz * 1e9);
+
+  if (p.launch_overhead_us >= 0.5 * p.device_us) {
+    a.bottleneck = "launch-dominated";
+    a.evidence.push_back(fmt::format("launch overhead {:.1f} us is {:.0f}% of the device time", p.launch_overhead_us,
+                                     100 * p.launch_overhead_us / p.device_us));
+    a.suggestion = "the kernel is too small to amortise its start: fuse it with neighbours or batch more work per launch, and judge "
+                   "the gain end to end";
+  } else if (idle > 0) {
+    a.bottleneck = "too many cores";
+    a.evidence.push_back(fmt::format("{} of {} blocks had no work", idle, p.block_dim));
+    a.suggestion = fmt::format("choose block_dim from the number of tiles: at most {} blocks have work here", p.block_dim - idle);
+  } else if (spread >= 1.25) {
+    a.bottleneck = "core imbalance";
+    a.evidence.push_back(fmt::format("the slowest core takes {:.2f}x the mean", spread));
+    a.suggestion = "spread tiles evenly: number them and assign them with a stride of block_num, keep tails from piling on one core";
+  } else if (gm_pipe && top_util >= 0.7 && share < path) {
+    a.bottleneck = "bandwidth-saturated";
+    a.evidence.push_back(fmt::format("each GM pipe gets {:.1f} B/cycle of HBM, less than its own {:.1f} B/cycle path: more cores "
+                                     "cannot help",
+                                     share, path));
+    a.suggestion = "the shared GM bandwidth is the limit: move fewer bytes (reuse tiles on chip, smaller dtypes) or use fewer blocks "
+                   "for the same time";
+  } else if (barriers > 0 && wait_frac >= 0.3 && top_util < 0.7) {
+    a.bottleneck = "sync waits";
+    a.evidence.push_back(fmt::format("working pipes are held back {:.0f}% of the time; {} pipe_barrier(ALL) executed", 100 * wait_frac,
+                                     barriers));
+    a.suggestion = "check mutexes, tile reuse and hand-written flags; remove needless barriers while keeping the real dependencies";
+  } else if (!gm_pipe && top_util >= 0.7) {
+    a.bottleneck = "compute-bound";
+    a.suggestion = "the compute pipe is nearly always busy: cut redundant vector work, fuse expressions, use a cheaper dtype";
+  } else if (gm_pipe && top_util >= 0.7) {
+    a.bottleneck = "GM-bound";
+    a.suggestion = "data movement dominates: make moves larger and contiguous, reuse data on chip, avoid reloading and rewriting";
+  } else if (util_sum >= 0.8 && top_util < 0.7) {
+    a.bottleneck = "load/compute serialised";
+    a.evidence.push_back(fmt::format("pipe busy fractions add up to {:.0f}% while the busiest is {:.0f}%: the pipes take turns",
+                                     100 * util_sum, 100 * top_util));
+    a.suggestion = "overlap the next tile's load with this tile's compute: use tile groups with 2 or more slots (double buffering)";
+  } else {
+    a.bottleneck = "balanced";
+    a.suggestion = "no single pipe dominates; compare with the roofline bound before tuning further";
+  }
+  return a;
+}
+
+Advice advise(const LaunchProfile& p) { return advise(p, ChipProfile::get(p.chip)); }
+
+std::vector<Advice> advise_directory(const std::string& dir) {
+  const auto path = std::filesystem::path(dir) / "profile.json";
+  std::ifstream in(path);
+  PTO_USER_CHECK(in.good(), ErrorSite{}) << "no profile in '" << dir << "': " << path.string()
+                                         << " is missing (write one with pto profile or pto::Profiler)";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str());
+  std::map<std::string, std::vector<LaunchProfile>> by_kernel;
+  for (const auto& l : j.at("launches")) by_kernel[l.at("profile").at("kernel")].push_back(launch_profile_from_json(l.at("profile").dump()));
+  const auto& s = j.at("schedule");
+  PTO_USER_CHECK(!by_kernel.empty(), ErrorSite{})
+      << "no target kernel in the profile '" << dir << "': the profiler recorded no launch. It ran " << j.at("steps").get<int>()
+      << " steps with schedule skip_first=" << s.at("skip_first").get<int>() << ", wait=" << s.at("wait").get<int>()
+      << ", warmup=" << s.at("warmup").get<int>() << ", active=" << s.at("active").get<int>()
+      << ": check that the loop ran, that step() is called once per iteration and covers skip_first + wait + warmup + active, "
+         "and that activities include NPU";
+  std::vector<Advice> out;
+  for (auto& [kernel, launches] : by_kernel) {
+    std::sort(launches.begin(), launches.end(), [](const auto& x, const auto& y) { return x.device_us < y.device_us; });
+    out.push_back(advise(launches[launches.size() / 2]));
+  }
+  return out;
+}
+
+}  // namespace pto
