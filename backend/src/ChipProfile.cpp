@@ -103,6 +103,7 @@ const ChipProfile& ChipProfile::get(const std::string& name_or_path) {
     ss << in.rdbuf();
     p = from_json(ss.str(), name_or_path);
   }
+  p.origin = name_or_path;
   auto& slot = loaded[name_or_path];
   slot = std::make_unique<ChipProfile>(std::move(p));
   return *slot;

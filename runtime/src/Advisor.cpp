@@ -115,10 +115,11 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
   } else if (gm_pipe && top_util >= 0.7) {
     a.bottleneck = "GM-bound";
     a.suggestion = "data movement dominates: make moves larger and contiguous, reuse data on chip, avoid reloading and rewriting";
-  } else if (util_sum >= 0.8 && top_util < 0.7) {
+  } else if (wait_frac >= 0.3 && top_util < 0.7) {
     a.bottleneck = "load/compute serialised";
-    a.evidence.push_back(fmt::format("pipe busy fractions add up to {:.0f}% while the busiest is {:.0f}%: the pipes take turns",
-                                     100 * util_sum, 100 * top_util));
+    a.evidence.push_back(fmt::format("no pipe is busy more than {:.0f}% of the time while the working pipes wait for each other {:.0f}% "
+                                     "of it: the pipes take turns instead of overlapping",
+                                     100 * top_util, 100 * wait_frac));
     a.suggestion = "overlap the next tile's load with this tile's compute: use tile groups with 2 or more slots (double buffering)";
   } else {
     a.bottleneck = "balanced";

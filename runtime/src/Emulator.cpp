@@ -151,7 +151,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   LaunchProfile prof;
   prof.kernel = k.ir.name;
   prof.specialization = k.ir.specialization;
-  prof.chip = chip.name;
+  prof.chip = chip.origin.empty() ? chip.name : chip.origin;
   prof.block_dim = block_dim;
   prof.timed = k.instrumented;
   prof.clock_ghz = chip.clock_ghz;

@@ -1,8 +1,6 @@
 // The pipeline model on whole kernels: sync modes, double buffering, races, determinism.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
@@ -67,21 +65,8 @@ TEST_CASE("every_correct_sample_reports_no_race") {
   CHECK(softmax_profile({}, 256, 1024, 8).races.empty());
 }
 
-/// A chip where a tile's load, add and store take comparable time, written as a JSON profile.
-std::string comparable_chip() {
-  const auto path = std::filesystem::temp_directory_path() / "pto_test_comparable_chip.json";
-  std::ofstream out(path);
-  // 1 GHz; GM->UB 32 B/cycle, UB->GM 16 B/cycle, vector 16 B/cycle; HBM not limiting.
-  out << R"({"name": "comparable", "cores": {"aic": {"value": 4}, "aiv": {"value": 8}}, "clock_ghz": {"value": 1.0},
-    "memories": {"Vec": {"bytes": 196608, "align": 32}, "Mat": {"bytes": 524288, "align": 32},
-                 "Left": {"bytes": 65536, "align": 512}, "Right": {"bytes": 65536, "align": 512}, "Acc": {"bytes": 131072, "align": 512}},
-    "bandwidth_gibps": {"gm_to_vec": {"value": 29.802322387695312}, "gm_to_mat": {"value": 100}, "vec_to_gm": {"value": 14.901161193847656},
-                        "acc_to_gm": {"value": 50}, "mat_to_left": {"value": 400}, "mat_to_right": {"value": 200}},
-    "hbm_gbps": {"value": 1000000}, "vector_bytes_per_cycle": {"value": 16},
-    "cube_macs_per_cycle": {"f16": {"value": 4096}, "bf16": {"value": 4096}, "f32": {"value": 1024}, "i8": {"value": 8192}},
-    "issue_cycles": {"value": 16}, "launch_overhead_us": {"value": 3.0}})";
-  return path.string();
-}
+/// A chip where a tile's load, add and store take comparable time (tests/data/comparable.json).
+std::string comparable_chip() { return PTO_TEST_DATA_DIR "/comparable.json"; }
 
 TEST_CASE("double_buffering_overlaps_load_and_compute_as_the_profile_predicts") {
   const std::string chip = comparable_chip();

@@ -19,6 +19,7 @@ struct MemoryLimits {
 
 struct ChipProfile {
   std::string name;
+  std::string origin;  // what it was loaded from: a built-in name or a file path (ChipProfile::get takes it back)
   std::string description;
   int aic_count = 0;
   int aiv_count = 0;

@@ -10,7 +10,8 @@
 namespace pto {
 
 struct LaunchProfile {
-  std::string kernel, specialization, chip;
+  std::string kernel, specialization;
+  std::string chip;               // the profile's name, or the JSON path it was loaded from
   int block_dim = 0;
   bool timed = false;             // false when the kernel was compiled without the timing model
   double clock_ghz = 1;
