@@ -8,6 +8,7 @@ packages=(
   llvm-16-dev libzstd-dev libedit-dev zlib1g-dev libtinfo-dev libxml2-dev libffi-dev
   libboost-dev libtbb-dev doctest-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libxxhash-dev libbenchmark-dev libopenblas-dev
+  chromium   # headless check of pto report's HTML
 )
 
 missing=()

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "pto/runtime/LaunchProfile.hpp"
@@ -24,25 +25,35 @@ std::string to_json(const LaunchProfile& p, bool with_spans) {
          {"device_us", p.device_us}, {"core_us", p.core_us}, {"cores", cores}, {"races", races}, {"warnings", p.warnings},
          {"gm_bytes", p.gm_bytes}, {"flops", p.flops}, {"instructions", p.instructions}, {"host_us", p.host_us},
          {"host_start_us", p.host_start_us}, {"gm_pipes", p.gm_pipes}};
-  if (with_spans) {
-    json spans = json::array(), flows = json::array();
-    for (const auto& core : p.spans) {
-      json c = json::array();
-      for (const auto& s : core) c.push_back({s.instr, s.pipe, s.start, s.end});
-      spans.push_back(std::move(c));
+  if (!with_spans) return j.dump();
+  j["instr_names"] = p.instr_names;
+  j["instr_texts"] = p.instr_texts;
+  j["instr_sources"] = p.instr_sources;
+  // Spans and flows are numbers only, many of them: written with fmt rather than as JSON objects.
+  std::string text = j.dump();
+  text.pop_back();  // the closing brace
+  fmt::memory_buffer out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, ",\"spans\":[");
+  for (size_t c = 0; c < p.spans.size(); ++c) {
+    fmt::format_to(it, "{}[", c ? "," : "");
+    for (size_t i = 0; i < p.spans[c].size(); ++i) {
+      const auto& s = p.spans[c][i];
+      fmt::format_to(it, "{}[{},{},{},{}]", i ? "," : "", s.instr, s.pipe, s.start, s.end);
     }
-    for (const auto& core : p.flows) {
-      json c = json::array();
-      for (const auto& f : core) c.push_back({f.set_instr, f.wait_instr, f.src, f.dst, f.set_time, f.wait_time});
-      flows.push_back(std::move(c));
-    }
-    j["spans"] = std::move(spans);
-    j["flows"] = std::move(flows);
-    j["instr_names"] = p.instr_names;
-    j["instr_texts"] = p.instr_texts;
-    j["instr_sources"] = p.instr_sources;
+    fmt::format_to(it, "]");
   }
-  return j.dump();
+  fmt::format_to(it, "],\"flows\":[");
+  for (size_t c = 0; c < p.flows.size(); ++c) {
+    fmt::format_to(it, "{}[", c ? "," : "");
+    for (size_t i = 0; i < p.flows[c].size(); ++i) {
+      const auto& f = p.flows[c][i];
+      fmt::format_to(it, "{}[{},{},{},{},{},{}]", i ? "," : "", f.set_instr, f.wait_instr, f.src, f.dst, f.set_time, f.wait_time);
+    }
+    fmt::format_to(it, "]");
+  }
+  fmt::format_to(it, "]}}");
+  return text + fmt::to_string(out);
 }
 
 LaunchProfile launch_profile_from_json(const std::string& text) {

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -99,6 +100,70 @@ TEST_CASE("pto_reports_bad_input_clearly") {
   auto chip = run("run vector_add --chip nowhere.json");
   CHECK(chip.status == 2);
   CHECK(chip.text.find("unknown chip 'nowhere.json'") != std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  const std::string d = "/tmp/pto_cli_test_" + name;
+  std::system(("rm -rf " + d).c_str());
+  return d;
+}
+
+TEST_CASE("pto_profile_advise_report_walk_the_tuning_workflow") {
+  const std::string dir = temp_dir("profile");
+  auto p = run("profile softmax --shape 256x512 --block-dim 4 --out " + dir + " --steps 2");
+  INFO(p.text);
+  REQUIRE(p.status == 0);
+  CHECK(p.text.find("2 launches recorded") != std::string::npos);
+  auto a = run_json("advise " + dir);
+  for (const char* key : {"bottleneck", "evidence", "suggestion", "bound_us", "achieved_over_bound"}) {
+    CAPTURE(key);
+    CHECK(a.contains(key));
+  }
+  CHECK(a["kernel"] == "softmax");
+  CHECK(a["achieved_over_bound"].get<double>() >= 1.0);
+  auto r = run("report " + dir);
+  CHECK(r.status == 0);
+  CHECK(r.text.find(dir + "/report.html") != std::string::npos);
+}
+
+TEST_CASE("pto_advise_on_a_directory_without_a_profile_explains") {
+  auto a = run("advise /tmp/pto_cli_test_nowhere");
+  CHECK(a.status == 2);
+  CHECK(a.text.find("profile.json is missing") != std::string::npos);
+}
+
+TEST_CASE("the_report_renders_in_headless_chromium") {
+  const std::string dir = temp_dir("browser");
+  REQUIRE(run("profile vector_add --shape 200000 --block-dim 4 --out " + dir).status == 0);
+  REQUIRE(run("report " + dir).status == 0);
+  const bool have_chromium = std::system("command -v chromium > /dev/null 2>&1") == 0;
+  REQUIRE_MESSAGE(have_chromium, "chromium is not installed: run scripts/bootstrap.sh");
+  const std::string flags =
+      "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync "
+      "--no-first-run --user-data-dir=" + dir + "/chromium-profile";
+  const std::string url = "file://" + dir + "/report.html";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(("timeout 120 chromium " + flags + " --dump-dom " + url + " 2>/dev/null").c_str(), "r"),
+                                             pclose);
+  REQUIRE(pipe != nullptr);
+  std::string dom;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) dom.append(buf, n);
+  const auto body = dom.substr(dom.find("<body"), dom.find('>', dom.find("<body")) - dom.find("<body"));
+  INFO(body);
+  CHECK(body.find("data-charts=\"3\"") != std::string::npos);
+  CHECK(body.find("data-charts-rendered=\"3\"") != std::string::npos);
+  CHECK(body.find("data-script-errors") == std::string::npos);
+  const std::string png = dir + "/report.png";
+  REQUIRE(std::system(("timeout 120 chromium " + flags + " --window-size=1200,1400 --screenshot=" + png + " " + url +
+                       " > /dev/null 2>&1").c_str()) == 0);
+  std::unique_ptr<FILE, int (*)(FILE*)> f(fopen(png.c_str(), "rb"), fclose);
+  REQUIRE(f != nullptr);
+  fseek(f.get(), 0, SEEK_END);
+  CHECK(ftell(f.get()) > 20000);  // a real page, not a blank one
 }
 
 }  // namespace

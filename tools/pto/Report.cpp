@@ -128,7 +128,19 @@ std::string write_report(const std::string& dir) {
 <html lang="en"><head><meta charset="utf-8"><title>PTO-JIT profile report</title>
 <style>body{{font-family:sans-serif;margin:24px;max-width:1100px}} .advice{{background:#f4f7fb;border-left:4px solid #2e86ab;padding:8px 16px}}
 .spec{{color:#555}} svg.chart{{display:block;margin:8px 0}}</style></head>
-<body><h1>PTO-JIT profile report</h1><p>Profile directory: {}</p>{}</body></html>
+<body><h1>PTO-JIT profile report</h1><p>Profile directory: {}</p>{}
+<script>
+// Self-check for headless browsers: how many charts rendered with a size, and any script error.
+window.addEventListener('error', function () {{
+  document.body.setAttribute('data-script-errors', String(Number(document.body.getAttribute('data-script-errors') || 0) + 1));
+}});
+window.addEventListener('load', function () {{
+  var rendered = 0, charts = document.querySelectorAll('svg.chart');
+  charts.forEach(function (svg) {{ var r = svg.getBoundingClientRect(); if (r.width > 0 && r.height > 0) rendered++; }});
+  document.body.setAttribute('data-charts', String(charts.length));
+  document.body.setAttribute('data-charts-rendered', String(rendered));
+}});
+</script></body></html>
 )",
                                        escape(dir), body);
   const auto out_path = std::filesystem::path(dir) / "report.html";
