@@ -8,6 +8,7 @@
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Ops.hpp"
 #include "pto/lang/Sync.hpp"
+#include "pto/lang/TilingKey.hpp"
 
 namespace pto::lang {
 namespace {
@@ -289,6 +290,14 @@ void wait_flag(Pipe src, Pipe dst, Int event, std::source_location loc) { emit_s
 void pipe_barrier(Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::Barrier, pipe, pipe, 0, 1, loc); }
 void mutex_lock(Int id, Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::MutexLock, pipe, pipe, id, 32, loc); }
 void mutex_unlock(Int id, Pipe pipe, std::source_location loc) { emit_sync(ir::SyncOp::MutexUnlock, pipe, pipe, id, 32, loc); }
+
+namespace detail {
+const TilingKey& current_tiling_key(const std::source_location& loc) {
+  static const TilingKey none;
+  const TilingKey* key = TraceContext::get(loc).tiling_key();
+  return key ? *key : none;
+}
+}  // namespace detail
 
 void require(bool cond, const std::string& why, std::source_location loc) {
   auto& ctx = TraceContext::get(loc);

@@ -30,6 +30,8 @@ SpecKey make_spec_key(const SpecKeyFields& f) {
     put(key.bytes, t.shape);
   }
   put(key.bytes, static_cast<uint32_t>(f.args->scalars.size()));
+  put(key.bytes, static_cast<uint64_t>(f.args->key.type_hash()));
+  put(key.bytes, f.args->key.code());
   key.hash = XXH3_64bits(key.bytes.data(), key.bytes.size());
   return key;
 }

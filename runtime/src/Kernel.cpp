@@ -50,7 +50,7 @@ const ChipProfile& KernelBase::chip() const { return *state_->chip; }
 const JitOptions& KernelBase::options() const { return state_->options; }
 
 std::string KernelBase::describe(const LaunchArgs& args) {
-  std::string out;
+  std::string out = args.key.empty() ? "" : fmt::format("key=0x{:x}", args.key.code());
   for (const auto& t : args.tensors) {
     if (!out.empty()) out += ", ";
     out += t.rank == 1 ? fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), t.shape[1])
@@ -70,6 +70,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->chip = st.chip;
     auto t = Clock::now();
     lang::TraceContext ctx(st.options.name, describe(args));
+    ctx.set_tiling_key(&args.key);
     for (const auto& a : args.tensors) {
       ctx.kernel().tensors.push_back({fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape});
     }

@@ -4,11 +4,13 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "07_tiling_key/tiling_key.hpp"
 
 namespace pto::cli {
 
 const std::vector<samples::SampleInfo>& all_samples() {
-  static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample()};
+  static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample(),
+                                                               samples::tiling_key::sample()};
   return list;
 }
 

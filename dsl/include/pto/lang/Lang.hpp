@@ -7,3 +7,4 @@
 #include "pto/lang/Tensor.hpp"
 #include "pto/lang/Tile.hpp"
 #include "pto/lang/TileExpr.hpp"
+#include "pto/lang/TilingKey.hpp"

@@ -8,6 +8,10 @@
 
 #include "pto/ir/Kernel.hpp"
 
+namespace pto {
+class TilingKey;
+}
+
 namespace pto::lang {
 
 class TraceContext {
@@ -39,6 +43,10 @@ class TraceContext {
   void note(const std::source_location& loc) { last_loc_ = SourceLoc::from(loc); }
   const SourceLoc& last_loc() const { return last_loc_; }
 
+  /// The launch's tiling key (may be empty), read by pl::tiling_key<K>().
+  void set_tiling_key(const TilingKey* key) { tiling_key_ = key; }
+  const TilingKey* tiling_key() const { return tiling_key_; }
+
   /// An error found by a destructor (a `break` out of `pl::range`); raised by finish().
   void defer_error(std::string reason, SourceLoc loc);
   /// Ends the trace: raises a deferred error, fills instruction texts, returns the kernel.
@@ -52,6 +60,7 @@ class TraceContext {
   std::string deferred_reason_;
   SourceLoc deferred_loc_;
   TraceContext* previous_;
+  const TilingKey* tiling_key_ = nullptr;
 };
 
 }  // namespace pto::lang

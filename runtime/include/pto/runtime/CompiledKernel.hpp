@@ -7,6 +7,7 @@
 #include "pto/backend/ChipProfile.hpp"
 #include "pto/backend/Compiler.hpp"
 #include "pto/ir/Kernel.hpp"
+#include "pto/lang/TilingKey.hpp"
 
 namespace pto {
 
@@ -53,6 +54,7 @@ struct TensorArg {
 struct LaunchArgs {
   std::vector<TensorArg> tensors;
   std::vector<int64_t> scalars;
+  TilingKey key;  // empty when the launch passes none
 };
 }  // namespace detail
 

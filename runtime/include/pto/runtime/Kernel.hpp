@@ -39,6 +39,7 @@ struct JitOptions {
 struct LaunchConfig {
   int block_dim = 1;
   Stream* stream = nullptr;  // nullptr: the default stream
+  TilingKey tiling_key;      // a BOOST_HANA_DEFINE_STRUCT key (see pto/lang/TilingKey.hpp), or none
   std::source_location loc = std::source_location::current();  // the launch site
 };
 
@@ -127,6 +128,11 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
     (detail::add_arg(a, args, position++, bad), ...);
     PTO_USER_CHECK(bad < 0, (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
         << "argument " << bad << " is an empty (default-constructed) tensor";
+    PTO_USER_CHECK(config.tiling_key.invalid_reason().empty(), (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
+        << "invalid tiling key: " << (config.tiling_key.invalid_reason() == "valid()" ? "its valid() check failed"
+                                                                                      : "field '" + config.tiling_key.invalid_reason() +
+                                                                                            "' is outside its declared values");
+    a.key = config.tiling_key;
     return a;
   }
 
