@@ -8,5 +8,6 @@ function(pto_add_test name)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
-  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT 600)
+  # Tests compile what they run: the persistent disk cache is off unless a test turns it on.
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT 600 ENVIRONMENT "PTO_CACHE_DIR=off")
 endfunction()

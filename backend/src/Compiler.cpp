@@ -1,6 +1,5 @@
 #include "pto/backend/Compiler.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 
@@ -9,6 +8,9 @@
 #include "CodeGenLLVM.hpp"
 #include "JitEngine.hpp"
 #include "pto/backend/Passes.hpp"
+#include "pto/ir/Printer.hpp"
+
+#include <xxhash.h>
 
 namespace pto::backend {
 namespace {
@@ -44,16 +46,37 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   mpm.run(m, mam);
 }
 
-std::atomic<uint64_t> next_symbol{0};
-
 }  // namespace
+
+std::string jit_target_description() {
+  const auto& tm = JitEngine::instance().target_machine();
+  return fmt::format("LLVM {} {} {} {}", LLVM_VERSION_STRING, tm.getTargetTriple().str(), tm.getTargetCPU().str(),
+                     tm.getTargetFeatureString().str());
+}
+
+KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {
+  auto t = Clock::now();
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object.bytes, object.symbol);
+  auto fn = reinterpret_cast<KernelFn>(JitEngine::instance().add_object_once(std::move(buffer), object.symbol));
+  if (link_ms) *link_ms = ms_since(t);
+  return fn;
+}
+
+CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options) {
+  return compile_kernel(k, chip, options, nullptr);
+}
 
 std::string host_cpu_name() { return JitEngine::instance().target_machine().getTargetCPU().str(); }
 
-CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options) {
+CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
   auto& jit = JitEngine::instance();
   CompiledCode out;
-  out.symbol = fmt::format("pto_{}_{}", k.name, next_symbol.fetch_add(1));
+  // A content-derived name: the same kernel compiled twice (or loaded from a cache) is one symbol.
+  out.symbol = !options.symbol.empty()
+                   ? options.symbol
+                   : fmt::format("pto_{}_{:016x}", k.name,
+                                 XXH3_64bits_withSeed(ir::to_string(k).data(), ir::to_string(k).size(),
+                                                      static_cast<uint64_t>(options.opt_level * 2 + options.instrument)));
   for (auto& ch : out.symbol) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
 
   auto t = Clock::now();
@@ -81,10 +104,10 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
   auto object = jit.compile(module);
   out.object_bytes = object->getBufferSize();
   out.timings.codegen_ms = ms_since(t);
+  if (object_out) *object_out = ObjectCode{out.symbol, std::string(object->getBuffer())};
 
   t = Clock::now();
-  jit.add_object(std::move(object));
-  out.fn = reinterpret_cast<KernelFn>(jit.lookup(out.symbol));
+  out.fn = reinterpret_cast<KernelFn>(jit.add_object_once(std::move(object), out.symbol));
   out.timings.link_ms = ms_since(t);
   return out;
 }

@@ -54,6 +54,16 @@ void JitEngine::add_object(std::unique_ptr<llvm::MemoryBuffer> object) {
   check(jit_->addObjectFile(std::move(object)), "add object");
 }
 
+void* JitEngine::add_object_once(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol) {
+  std::lock_guard lock(symbols_mu_);
+  auto it = symbols_.find(symbol);
+  if (it != symbols_.end()) return it->second;
+  add_object(std::move(object));
+  void* addr = lookup(symbol);
+  symbols_[symbol] = addr;
+  return addr;
+}
+
 void* JitEngine::lookup(const std::string& symbol) {
   auto addr = take(jit_->lookup(symbol), "lookup");
   return addr.toPtr<void*>();

@@ -3,7 +3,9 @@
 // look a symbol up. Object files (not IR modules) go in, so that compile and link are timed
 // separately and objects can later be cached on disk.
 #include <memory>
+#include <map>
 #include <mutex>
+#include <string>
 
 #include "LLVMHeaders.hpp"
 
@@ -18,6 +20,8 @@ class JitEngine {
   std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m);
   void add_object(std::unique_ptr<llvm::MemoryBuffer> object);
   void* lookup(const std::string& symbol);
+  /// Adds `object` defining `symbol` unless this process already has it; returns the address.
+  void* add_object_once(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol);
 
   const llvm::TargetMachine& target_machine() const { return *tm_; }
   const llvm::DataLayout& data_layout() const { return jit_->getDataLayout(); }
@@ -28,6 +32,8 @@ class JitEngine {
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::mutex compile_mu_;
+  std::mutex symbols_mu_;
+  std::map<std::string, void*> symbols_;  // kernel symbols already linked
 };
 
 }  // namespace pto::backend

@@ -2,6 +2,7 @@
 // Every LLVM include of the project, in one place. Only backend/src includes this file; no LLVM
 // type appears in a header of the language, the backend's public API or the runtime.
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>

@@ -20,6 +20,7 @@ namespace {
 
 std::atomic<uint64_t> launches{0};
 std::atomic<uint64_t> compiles{0};
+std::atomic<uint64_t> disk_loads{0};
 
 /// The local memories of one emulated core, reused by every core that runs on this host thread.
 struct CoreMemory {
@@ -207,10 +208,11 @@ void set_host_threads(int n) {
   if (n > 0) thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n);
 }
 
-RuntimeStats runtime_stats() { return {launches.load(), compiles.load()}; }
+RuntimeStats runtime_stats() { return {launches.load(), compiles.load(), disk_loads.load()}; }
 
 namespace detail {
 void count_compile() { compiles.fetch_add(1, std::memory_order_relaxed); }
+void count_disk_load() { disk_loads.fetch_add(1, std::memory_order_relaxed); }
 }  // namespace detail
 
 }  // namespace pto

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "pto/backend/Passes.hpp"
+#include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
+#include "pto/runtime/DiskCache.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Profiler.hpp"
@@ -83,8 +85,26 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->instrumented = st.options.timing;
     ck->race_check = st.options.race_check;
     ck->cold.lower_ms = ms_since(t);
-    backend::CompiledCode code =
-        backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing});
+
+    // The disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.
+    DiskCache& disk = DiskCache::global();
+    std::string disk_key;
+    if (disk.enabled()) {
+      disk_key = fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck->ir),
+                             st.options.opt_level, st.options.timing, st.options.race_check, st.options.auto_mutex, st.chip->name,
+                             st.chip->origin, backend::jit_target_description());
+      std::string symbol;
+      if (auto object = disk.load(disk_key, &symbol)) {
+        ck->fn = backend::load_kernel_object({symbol, *object}, &ck->cold.link_ms);
+        ck->object_bytes = object->size();
+        ck->from_disk = true;
+        count_disk_load();
+        return ck;
+      }
+    }
+    backend::ObjectCode object;
+    backend::CompiledCode code = backend::compile_kernel(
+        ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing}, disk.enabled() ? &object : nullptr);
     ck->fn = code.fn;
     ck->cold.emit_ms = code.timings.emit_ms;
     ck->cold.optimise_ms = code.timings.optimise_ms;
@@ -93,6 +113,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->llvm_ir = std::move(code.llvm_ir);
     ck->object_bytes = code.object_bytes;
     count_compile();
+    if (disk.enabled()) disk.store(disk_key, st.options.name, object.symbol, object.bytes, ck->cold.total_ms());
     return ck;
   });
 }

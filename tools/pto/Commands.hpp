@@ -39,6 +39,7 @@ int bench_command(const BenchOptions& o);
 int profile_command(const ProfileOptions& o);
 int advise_command(const std::string& dir, bool json);
 int report_command(const std::string& dir);
+int cache_command(const std::string& action, bool json);
 int demo_command();
 
 }  // namespace pto::cli

@@ -54,6 +54,12 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "write DIR/report.html: per-core bars, pipe utilisation, timeline, advice");
   report_cmd->add_option("dir", report_dir, "profile directory")->required();
 
+  std::string cache_action;
+  bool cache_json = false;
+  auto* cache_cmd = app.add_subcommand("cache", "the disk compile cache (PTO_CACHE_DIR): ls, stats, clear");
+  cache_cmd->add_option("action", cache_action, "ls | stats | clear")->required()->check(CLI::IsMember({"ls", "stats", "clear"}));
+  cache_cmd->add_flag("--json", cache_json, "print JSON");
+
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   CLI11_PARSE(app, argc, argv);
@@ -63,6 +69,7 @@ int main(int argc, char** argv) {
     if (profile_cmd->parsed()) return pto::cli::profile_command(profile);
     if (advise_cmd->parsed()) return pto::cli::advise_command(advise_dir, advise_json);
     if (report_cmd->parsed()) return pto::cli::report_command(report_dir);
+    if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());

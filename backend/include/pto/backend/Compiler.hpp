@@ -12,6 +12,7 @@
 namespace pto::backend {
 
 struct CompileOptions {
+  std::string symbol;         // the kernel function's name in the JIT; derived from content when empty
   int opt_level = 2;          // 0..3
   bool keep_llvm_ir = false;  // keep the optimised LLVM IR text (tests, PTO_DEBUG=3)
   bool instrument = true;     // report instructions and syncs to the pipeline model (CoreContext hooks)
@@ -33,6 +34,21 @@ struct CompiledCode {
 };
 
 CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options);
+
+/// The object file of a compiled kernel (kept by compile_kernel for caches).
+struct ObjectCode {
+  std::string symbol;
+  std::string bytes;
+};
+/// Like compile_kernel, and also returns the object file it linked.
+CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object);
+
+/// Links an object file produced by compile_kernel (possibly in another process) and returns the
+/// kernel function. Loading the same symbol twice in one process returns the first copy.
+KernelFn load_kernel_object(const ObjectCode& object, double* link_ms = nullptr);
+
+/// "LLVM 16.0.6 <cpu> <features>": what an object file depends on besides the kernel.
+std::string jit_target_description();
 
 /// The host CPU the JIT targets, e.g. "skylake-avx512".
 std::string host_cpu_name();

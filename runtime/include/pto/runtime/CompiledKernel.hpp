@@ -33,6 +33,7 @@ struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
   std::vector<SyncInfo> syncs;  // by instruction id; meaningful for sync instructions only
   bool instrumented = false;    // reports to the pipeline model
+  bool from_disk = false;       // loaded from the disk cache: no optimiser, no codegen ran
   bool race_check = true;
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;

@@ -18,12 +18,14 @@ void set_host_threads(int n);
 /// Process-wide counters, for tests and the CLI.
 struct RuntimeStats {
   uint64_t launches = 0;
-  uint64_t compiles = 0;
+  uint64_t compiles = 0;    // specialisations built by LLVM in this process
+  uint64_t disk_loads = 0;  // specialisations loaded from the disk cache instead
 };
 RuntimeStats runtime_stats();
 
 namespace detail {
 void count_compile();
+void count_disk_load();
 }
 
 }  // namespace pto
