@@ -9,6 +9,7 @@
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 #include "pto/runtime/DiskCache.hpp"
+#include "pto/runtime/Package.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Profiler.hpp"
@@ -86,25 +87,28 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->race_check = st.options.race_check;
     ck->cold.lower_ms = ms_since(t);
 
-    // The disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.
+    // Packages, then the disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.
+    ck->object_key = fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck->ir),
+                                 st.options.opt_level, st.options.timing, st.options.race_check, st.options.auto_mutex,
+                                 st.chip->name, st.chip->origin, backend::jit_target_description());
     DiskCache& disk = DiskCache::global();
-    std::string disk_key;
-    if (disk.enabled()) {
-      disk_key = fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck->ir),
-                             st.options.opt_level, st.options.timing, st.options.race_check, st.options.auto_mutex, st.chip->name,
-                             st.chip->origin, backend::jit_target_description());
-      std::string symbol;
-      if (auto object = disk.load(disk_key, &symbol)) {
-        ck->fn = backend::load_kernel_object({symbol, *object}, &ck->cold.link_ms);
-        ck->object_bytes = object->size();
-        ck->from_disk = true;
-        count_disk_load();
-        return ck;
-      }
+    std::string symbol;
+    std::optional<std::string> found = Package::lookup(ck->object_key, &symbol, ErrorSite{.kernel = st.options.name,
+                                                                                          .specialization = ck->ir.specialization,
+                                                                                          .loc = SourceLoc::from(call_site)});
+    if (!found && disk.enabled()) found = disk.load(ck->object_key, &symbol);
+    if (found) {
+      ck->fn = backend::load_kernel_object({symbol, *found}, &ck->cold.link_ms);
+      ck->object_bytes = found->size();
+      ck->symbol = symbol;
+      ck->object = std::move(*found);
+      ck->from_disk = true;
+      count_disk_load();
+      return ck;
     }
     backend::ObjectCode object;
-    backend::CompiledCode code = backend::compile_kernel(
-        ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing}, disk.enabled() ? &object : nullptr);
+    backend::CompiledCode code =
+        backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing}, &object);
     ck->fn = code.fn;
     ck->cold.emit_ms = code.timings.emit_ms;
     ck->cold.optimise_ms = code.timings.optimise_ms;
@@ -113,7 +117,9 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->llvm_ir = std::move(code.llvm_ir);
     ck->object_bytes = code.object_bytes;
     count_compile();
-    if (disk.enabled()) disk.store(disk_key, st.options.name, object.symbol, object.bytes, ck->cold.total_ms());
+    if (disk.enabled()) disk.store(ck->object_key, st.options.name, object.symbol, object.bytes, ck->cold.total_ms());
+    ck->symbol = std::move(object.symbol);
+    ck->object = std::move(object.bytes);
     return ck;
   });
 }

@@ -15,6 +15,7 @@ struct RunOptions {
   int block_dim = 8;
   std::vector<std::string> params;  // k=v
   std::string chip = "a2";          // built-in profile name or JSON path
+  std::string package;              // an AOT package to load kernels from (no JIT fallback)
   bool json = false;
 };
 
@@ -40,6 +41,7 @@ int profile_command(const ProfileOptions& o);
 int advise_command(const std::string& dir, bool json);
 int report_command(const std::string& dir);
 int cache_command(const std::string& action, bool json);
+int aot_command(const std::string& out, std::vector<std::string> specs);
 int demo_command();
 
 }  // namespace pto::cli

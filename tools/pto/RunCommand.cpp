@@ -6,6 +6,7 @@
 
 #include "Commands.hpp"
 #include "Samples.hpp"
+#include "pto/runtime/Package.hpp"
 
 namespace pto::cli {
 
@@ -17,6 +18,7 @@ samples::SampleArgs sample_args(const RunOptions& o) {
   a.block_dim = o.block_dim;
   a.chip = o.chip;
   ChipProfile::get(o.chip);  // an unknown chip is reported before anything runs
+  if (!o.package.empty()) Package::open(o.package, {.fallback = PackageFallback::error});
   for (const auto& kv : o.params) {
     const auto eq = kv.find('=');
     PTO_USER_CHECK(eq != std::string::npos && eq > 0, ErrorSite{}) << "--param '" << kv << "' is not of the form key=value";

@@ -16,6 +16,7 @@ void add_run_options(CLI::App* cmd, pto::cli::RunOptions& o) {
   cmd->add_option("--block-dim", o.block_dim, "number of blocks (cores) of the launch")->capture_default_str();
   cmd->add_option("--param", o.params, "sample parameter key=value (repeatable), e.g. buffers=1");
   cmd->add_option("--chip", o.chip, "chip profile: a built-in name (a2, a5) or a JSON file")->capture_default_str();
+  cmd->add_option("--package", o.package, "load kernels from this AOT package (pto aot); a missing one is an error");
   cmd->add_flag("--json", o.json, "print one JSON object");
 }
 
@@ -60,6 +61,12 @@ int main(int argc, char** argv) {
   cache_cmd->add_option("action", cache_action, "ls | stats | clear")->required()->check(CLI::IsMember({"ls", "stats", "clear"}));
   cache_cmd->add_flag("--json", cache_json, "print JSON");
 
+  std::string aot_out;
+  std::vector<std::string> aot_specs;
+  auto* aot_cmd = app.add_subcommand("aot", "precompile specialisations into a package directory (manifest + objects)");
+  aot_cmd->add_option("--out", aot_out, "package directory")->required();
+  aot_cmd->add_option("--spec", aot_specs, "SAMPLE:SHAPE:DTYPE[:BLOCK_DIM] (repeatable; default: a set of samples)");
+
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   CLI11_PARSE(app, argc, argv);
@@ -69,6 +76,7 @@ int main(int argc, char** argv) {
     if (profile_cmd->parsed()) return pto::cli::profile_command(profile);
     if (advise_cmd->parsed()) return pto::cli::advise_command(advise_dir, advise_json);
     if (report_cmd->parsed()) return pto::cli::report_command(report_dir);
+    if (aot_cmd->parsed()) return pto::cli::aot_command(aot_out, aot_specs);
     if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
   } catch (const pto::UserError& e) {

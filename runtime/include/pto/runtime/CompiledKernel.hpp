@@ -33,7 +33,10 @@ struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
   std::vector<SyncInfo> syncs;  // by instruction id; meaningful for sync instructions only
   bool instrumented = false;    // reports to the pipeline model
-  bool from_disk = false;       // loaded from the disk cache: no optimiser, no codegen ran
+  bool from_disk = false;       // loaded from the disk cache or a package: no optimiser, no codegen ran
+  std::string object_key;       // the content key of its object (lowered IR, options, chip, LLVM, CPU)
+  std::string symbol;           // its function's name in the object
+  std::string object;           // the object file (kept for packages)
   bool race_check = true;
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;

@@ -1,0 +1,104 @@
+#include "pto/runtime/Package.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace pto {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct OpenPackage {
+  std::string dir;
+  PackageOptions options;
+  std::unique_ptr<DiskCache> objects;
+};
+
+std::mutex open_mu;
+std::vector<OpenPackage>& open_packages() {
+  static std::vector<OpenPackage> list;
+  return list;
+}
+
+}  // namespace
+
+std::string PackageSummary::str() const {
+  std::string out = fmt::format("package {}: {} keys, {} bytes of objects, {:.1f} ms of first compilation\n", dir, keys, bytes, compile_ms);
+  for (const auto& e : entries) out += fmt::format("  {:<12} {:>7} B {:>8.2f} ms  {}\n", e.kernel, e.bytes, e.compile_ms, e.specialization);
+  return out;
+}
+
+PackageBuilder::PackageBuilder(std::string dir) : dir_(std::move(dir)), objects_((fs::path(dir_) / "objects").string()) {
+  PTO_USER_CHECK(objects_.enabled(), ErrorSite{}) << "cannot create the package directory '" << dir_ << "'";
+}
+
+void PackageBuilder::add_compiled(const CompiledKernel& ck) {
+  PTO_INTERNAL_CHECK(!ck.object.empty() && !ck.object_key.empty()) << "a compiled kernel without its object";
+  objects_.store(ck.object_key, ck.ir.name, ck.symbol, ck.object, ck.cold.total_ms());
+  for (const auto& e : entries_) {
+    if (e.kernel == ck.ir.name && e.specialization == ck.ir.specialization) return;  // added before
+  }
+  entries_.push_back({ck.ir.name, ck.ir.specialization, "", ck.object.size(), ck.cold.total_ms()});
+}
+
+PackageSummary PackageBuilder::finish() {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : entries_) {
+    entries.push_back({{"kernel", e.kernel}, {"specialization", e.specialization}, {"bytes", e.bytes}, {"compile_ms", e.compile_ms}});
+  }
+  std::ofstream out(fs::path(dir_) / "manifest.json");
+  PTO_USER_CHECK(out.good(), ErrorSite{}) << "cannot write " << (fs::path(dir_) / "manifest.json").string();
+  out << nlohmann::json{{"format", "pto-package-1"}, {"entries", entries}}.dump(2);
+  out.close();
+  return Package::summary(dir_);
+}
+
+PackageSummary Package::summary(const std::string& dir) {
+  std::ifstream in(fs::path(dir) / "manifest.json");
+  PTO_USER_CHECK(in.good(), ErrorSite{}) << "'" << dir << "' is not a PTO package: manifest.json is missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str());
+  PackageSummary s;
+  s.dir = dir;
+  for (const auto& e : j.at("entries")) {
+    s.entries.push_back({e.at("kernel"), e.at("specialization"), "", e.at("bytes"), e.at("compile_ms")});
+    s.compile_ms += s.entries.back().compile_ms;
+  }
+  s.keys = s.entries.size();
+  s.bytes = DiskCache((fs::path(dir) / "objects").string()).stats().bytes;
+  return s;
+}
+
+PackageSummary Package::open(const std::string& dir, PackageOptions options) {
+  PackageSummary s = summary(dir);
+  std::lock_guard lock(open_mu);
+  open_packages().push_back({dir, options, std::make_unique<DiskCache>((fs::path(dir) / "objects").string())});
+  return s;
+}
+
+void Package::close_all() {
+  std::lock_guard lock(open_mu);
+  open_packages().clear();
+}
+
+std::optional<std::string> Package::lookup(const std::string& key, std::string* symbol, const ErrorSite& site) {
+  std::lock_guard lock(open_mu);
+  if (open_packages().empty()) return std::nullopt;
+  bool strict = false;
+  for (auto& p : open_packages()) {
+    if (auto object = p.objects->load(key, symbol)) return object;
+    strict |= p.options.fallback == PackageFallback::error;
+  }
+  PTO_USER_CHECK(!strict, site) << "this specialisation is not in the open package(s) (" << open_packages().front().dir
+                                << ", ...) and they were opened with fallback = error; add it to the package with pto aot "
+                                   "or PackageBuilder, or open them with fallback = jit";
+  return std::nullopt;
+}
+
+}  // namespace pto
