@@ -117,6 +117,9 @@ constexpr double tolerance() {
   return 8e-3;
 }
 
+template <class T>
+const pto::Op<pto::Tensor<T>, pto::Tensor<T>>& softmax_op();
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "softmax";
@@ -157,6 +160,7 @@ inline SampleInfo sample() {
         });
       };
       run.gm_bytes = 2 * static_cast<int64_t>(x.bytes());
+      run.op_launch = [=] { softmax_op<T>()(x, y); };
       return run;
     });
   };
@@ -164,3 +168,5 @@ inline SampleInfo sample() {
 }
 
 }  // namespace pto::samples::softmax
+
+#include "softmax_op.hpp"  // the operator the sample also offers (pto bench softmax --op)

@@ -62,6 +62,7 @@ struct PreparedRun {
   std::function<std::shared_ptr<const CompiledKernel>()> compile;  // the specialisation (cold the first time)
   std::function<Verdict()> verify;                                 // compare the outputs with plain C++
   std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB
+  std::function<void()> op_launch;                                 // the same work through the sample's pto::Op, if it has one
   int64_t gm_bytes = 0;                                            // GM bytes read + written by one launch
 };
 

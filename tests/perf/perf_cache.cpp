@@ -3,11 +3,13 @@
 //   * disk cache hit: trace + passes + object load (what a new process pays)
 //   * package hit: the same from an AOT package
 //   * memory cache hit with a TilingKey: launch + synchronize of a tiny kernel (target <= 5 us)
+//   * the operator layer: a two-phase op call versus the direct launch of its plan (target <= 2 us more)
 #include <cstdlib>
 #include <filesystem>
 
 #include <boost/hana/define_struct.hpp>
 
+#include "02_softmax/softmax.hpp"
 #include "RatioReporter.hpp"
 #include "pto/pto.hpp"
 
@@ -94,6 +96,37 @@ void BM_WarmLaunchWithTilingKey(benchmark::State& state) {
 }
 BENCHMARK(BM_WarmLaunchWithTilingKey)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(1.0);
 
+// The operator layer's cost: the same tiny softmax through pto::Op (validation + tiling +
+// dispatch) and launched directly with the plan the op computes.
+namespace sm = pto::samples::softmax;
+auto& small_x() {
+  static auto t = pto::Tensor<float>::random({8, 64});
+  return t;
+}
+auto& small_y() {
+  static auto t = pto::Tensor<float>::zeros({8, 64});
+  return t;
+}
+void BM_SoftmaxDirect(benchmark::State& state) {
+  pto::OpExecutor exec;
+  sm::softmax_op<float>().get_workspace_size(small_x(), small_y(), exec);
+  const auto plan = exec.plan();
+  for (auto _ : state) {
+    sm::softmax_op_kernel<float>()[{.block_dim = plan.block_dim, .tiling_key = plan.tiling_key}](small_x(), small_y(), plan.tiling_data[0]);
+    pto::synchronize();
+  }
+}
+void BM_SoftmaxViaOp(benchmark::State& state) {
+  for (auto _ : state) {
+    pto::OpExecutor exec;
+    sm::softmax_op<float>().get_workspace_size(small_x(), small_y(), exec);
+    sm::softmax_op<float>().run(exec);
+    pto::synchronize();
+  }
+}
+BENCHMARK(BM_SoftmaxDirect)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_SoftmaxViaOp)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(1.0);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,5 +135,7 @@ int main(int argc, char** argv) {
   setenv("PTO_CACHE_DIR", cache.c_str(), 1);  // before the runtime reads it
   return pto::perf::run_with_ratios(argc, argv, {{"disk hit / cold", "BM_ReadyFromDisk/min_time:1.000/real_time", "BM_ReadyCold/min_time:1.000/real_time"},
                                                  {"package hit / cold", "BM_ReadyFromPackage/min_time:1.000/real_time",
-                                                  "BM_ReadyCold/min_time:1.000/real_time"}});
+                                                  "BM_ReadyCold/min_time:1.000/real_time"},
+                                                 {"op / direct launch", "BM_SoftmaxViaOp/min_time:1.000/real_time",
+                                                  "BM_SoftmaxDirect/min_time:1.000/real_time"}});
 }

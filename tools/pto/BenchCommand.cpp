@@ -52,6 +52,17 @@ int bench_command(const BenchOptions& o) {
                    {"gm_bytes", run.gm_bytes},
                    {"gbps", gbps},
                    {"device_us", profile->device_us}};
+  if (o.op) {
+    PTO_USER_CHECK(static_cast<bool>(run.op_launch), ErrorSite{}) << "sample '" << info.name << "' has no operator (--op)";
+    auto op_and_sync = [&] {
+      run.op_launch();
+      pto::synchronize();
+    };
+    const auto [direct, via_op] = time_pair(launch_and_sync, op_and_sync, o.warmup, o.repeat, o.min_seconds);
+    j["direct_median_us"] = direct.median_us;
+    j["op_median_us"] = via_op.median_us;
+    j["op_overhead_us"] = via_op.median_us - direct.median_us;
+  }
   if (o.vs_native) {
     j["native_median_us"] = native.median_us;
     j["ratio_vs_native"] = native.median_us / warm.median_us;
@@ -67,6 +78,10 @@ int bench_command(const BenchOptions& o) {
                warm.p90_us, warm.samples);
     fmt::print("gm_bytes         {}\ngbps             {:.2f}  (host)\n", run.gm_bytes, gbps);
     fmt::print("device_us        {:.2f}  (simulated on chip {})\n", profile->device_us, profile->chip);
+    if (o.op) {
+      fmt::print("op_median_us     {:.1f}  (direct {:.1f}; the op picks its own block_dim and key; difference {:.2f} us)\n",
+                 j["op_median_us"].get<double>(), j["direct_median_us"].get<double>(), j["op_overhead_us"].get<double>());
+    }
     if (o.vs_native) {
       fmt::print("native_median_us {:.1f}\nratio_vs_native  {:.3f}  (native time / emulated time)\n",
                  j["native_median_us"].get<double>(), j["ratio_vs_native"].get<double>());

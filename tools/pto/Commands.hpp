@@ -21,6 +21,7 @@ struct RunOptions {
 
 struct BenchOptions : RunOptions {
   bool vs_native = false;
+  bool op = false;  // also time the sample's pto::Op end to end against the direct launch
   int warmup = 3;
   int repeat = 20;
   double min_seconds = 1.0;

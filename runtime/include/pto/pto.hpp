@@ -11,6 +11,7 @@
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Kernel.hpp"
 #include "pto/runtime/LaunchProfile.hpp"
+#include "pto/runtime/Op.hpp"
 #include "pto/runtime/Package.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Profiler.hpp"
