@@ -40,6 +40,60 @@ int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) 
   return std::max<int64_t>(1, std::min<int64_t>({rows, 64, (ub_bytes - 256) / per_row}));
 }
 
+/// The body both the sample kernel and the operator's kernel trace: softmax over `row_blocks`
+/// blocks of `r_tile` rows (a runtime count for the operator, a constant for the sample).
+template <class T>
+void softmax_rows(const pl::Tensor<T>& x, const pl::Tensor<T>& y, const pl::Int& row_blocks, int64_t r_tile, int buffers,
+                  SyncMode sync) {
+  const int64_t rows = x.dim(0), cols = x.dim(1);
+  std::vector<int> slots(buffers);
+  std::iota(slots.begin(), slots.end(), 0);
+  auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);    // (R, C) x buffers
+  auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);
+  auto e = pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(cols)});           // (R, C) exp(x - max)
+  auto mx = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                 // (R, 1) row max
+  auto sum = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                // (R, 1) row sum
+  const bool manual = sync == SyncMode::manual;
+  using pl::Pipe;
+  if (manual) {
+    for (int s = 0; s < buffers; ++s) {
+      pl::set_flag(Pipe::V, Pipe::MTE2, s);  // x slot s may be loaded
+      pl::set_flag(Pipe::MTE3, Pipe::V, s);  // y slot s may be written
+    }
+  }
+  for (auto t : pl::range(pl::get_block_idx(), row_blocks, pl::get_block_num())) {
+    auto r0 = t * r_tile;
+    auto nr = pl::min(r_tile, rows - r0);                                               // tail block: fewer rows
+    auto s = xs.slot();
+    if (manual) pl::wait_flag(Pipe::V, Pipe::MTE2, s);
+    pl::load(xs.current(), x.slice(r0, nr, 0, cols));
+    if (manual) {
+      pl::set_flag(Pipe::MTE2, Pipe::V, s);
+      pl::wait_flag(Pipe::MTE2, Pipe::V, s);
+    }
+    pl::row_max(mx, pl::cast<float>(xs.current()));
+    e = pl::exp(pl::cast<float>(xs.current()) - mx);                                    // (R,1) broadcasts along rows
+    if (manual) pl::set_flag(Pipe::V, Pipe::MTE2, s);                                   // x[s] read for the last time
+    pl::row_sum(sum, e);
+    if (manual) pl::wait_flag(Pipe::MTE3, Pipe::V, s);                                  // y[s] stored last time
+    ys.current() = pl::cast<T>(e / sum);
+    if (manual) {
+      pl::set_flag(Pipe::V, Pipe::MTE3, s);
+      pl::wait_flag(Pipe::V, Pipe::MTE3, s);
+    }
+    pl::store(y.slice(r0, nr, 0, cols), ys.current());
+    if (manual) pl::set_flag(Pipe::MTE3, Pipe::V, s);
+    xs.next();
+    ys.next();
+  }
+  if (manual) {
+    for (int s = 0; s < buffers; ++s) {
+      pl::wait_flag(Pipe::V, Pipe::MTE2, s);
+      pl::wait_flag(Pipe::MTE3, Pipe::V, s);
+    }
+  }
+}
+
 template <class T>
 auto make_kernel(Params p) {
   return pl::jit(jit_options("softmax", p.sync, p.chip), [p](pl::Tensor<T> x, pl::Tensor<T> y) {
@@ -47,52 +101,7 @@ auto make_kernel(Params p) {
     const int64_t rows = x.dim(0), cols = x.dim(1);
     const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
                                                : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
-    std::vector<int> slots(p.buffers);
-    std::iota(slots.begin(), slots.end(), 0);
-    auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);    // (R, C) x buffers
-    auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);
-    auto e = pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(cols)});           // (R, C) exp(x - max)
-    auto mx = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                 // (R, 1) row max
-    auto sum = pl::make_tile<float>(pl::Vec, {r_tile, 1});                                // (R, 1) row sum
-    const bool manual = p.sync == SyncMode::manual;
-    using pl::Pipe;
-    if (manual) {
-      for (int s = 0; s < p.buffers; ++s) {
-        pl::set_flag(Pipe::V, Pipe::MTE2, s);  // x slot s may be loaded
-        pl::set_flag(Pipe::MTE3, Pipe::V, s);  // y slot s may be written
-      }
-    }
-    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
-      auto r0 = t * r_tile;
-      auto nr = pl::min(r_tile, rows - r0);                                               // tail block: fewer rows
-      auto s = xs.slot();
-      if (manual) pl::wait_flag(Pipe::V, Pipe::MTE2, s);
-      pl::load(xs.current(), x.slice(r0, nr, 0, cols));
-      if (manual) {
-        pl::set_flag(Pipe::MTE2, Pipe::V, s);
-        pl::wait_flag(Pipe::MTE2, Pipe::V, s);
-      }
-      pl::row_max(mx, pl::cast<float>(xs.current()));
-      e = pl::exp(pl::cast<float>(xs.current()) - mx);                                    // (R,1) broadcasts along rows
-      if (manual) pl::set_flag(Pipe::V, Pipe::MTE2, s);                                   // x[s] read for the last time
-      pl::row_sum(sum, e);
-      if (manual) pl::wait_flag(Pipe::MTE3, Pipe::V, s);                                  // y[s] stored last time
-      ys.current() = pl::cast<T>(e / sum);
-      if (manual) {
-        pl::set_flag(Pipe::V, Pipe::MTE3, s);
-        pl::wait_flag(Pipe::V, Pipe::MTE3, s);
-      }
-      pl::store(y.slice(r0, nr, 0, cols), ys.current());
-      if (manual) pl::set_flag(Pipe::MTE3, Pipe::V, s);
-      xs.next();
-      ys.next();
-    }
-    if (manual) {
-      for (int s = 0; s < p.buffers; ++s) {
-        pl::wait_flag(Pipe::V, Pipe::MTE2, s);
-        pl::wait_flag(Pipe::MTE3, Pipe::V, s);
-      }
-    }
+    softmax_rows<T>(x, y, pl::ceil_div(rows, r_tile), r_tile, p.buffers, p.sync);
   });
 }
 

@@ -28,27 +28,8 @@ template <class T>
 auto make_op_kernel() {
   return pl::jit({.name = "softmax_op", .auto_mutex = true}, [](pl::Tensor<T> x, pl::Tensor<T> y, pl::Int row_blocks) {
     const auto key = pl::tiling_key<OpKey>();
-    const int64_t rows = x.dim(0), cols = x.dim(1);
-    const int64_t r_tile = fitting_rows<T>(rows, cols, key.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
-    std::vector<int> slots(key.buffers);
-    std::iota(slots.begin(), slots.end(), 0);
-    auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);
-    auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);
-    auto e = pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(cols)});
-    auto mx = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-    auto sum = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-    for (auto t : pl::range(pl::get_block_idx(), row_blocks, pl::get_block_num())) {
-      auto r0 = t * r_tile;
-      auto nr = pl::min(r_tile, rows - r0);
-      pl::load(xs.current(), x.slice(r0, nr, 0, cols));
-      pl::row_max(mx, pl::cast<float>(xs.current()));
-      e = pl::exp(pl::cast<float>(xs.current()) - mx);
-      pl::row_sum(sum, e);
-      ys.current() = pl::cast<T>(e / sum);
-      pl::store(y.slice(r0, nr, 0, cols), ys.current());
-      xs.next();
-      ys.next();
-    }
+    const int64_t r_tile = fitting_rows<T>(x.dim(0), x.dim(1), key.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
+    softmax_rows<T>(x, y, row_blocks, r_tile, key.buffers, SyncMode::automatic);
   });
 }
 
