@@ -7,7 +7,7 @@ namespace pto {
 
 using nlohmann::json;
 
-std::string to_json(const LaunchProfile& p, bool with_spans) {
+std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
   json cores = json::array();
   for (const auto& c : p.cores) {
     json pipes = json::array();
@@ -35,9 +35,10 @@ std::string to_json(const LaunchProfile& p, bool with_spans) {
   fmt::memory_buffer out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, ",\"spans\":[");
+  auto keep = [&](size_t c) { return spans_core < 0 || static_cast<int>(c) == spans_core; };
   for (size_t c = 0; c < p.spans.size(); ++c) {
     fmt::format_to(it, "{}[", c ? "," : "");
-    for (size_t i = 0; i < p.spans[c].size(); ++i) {
+    for (size_t i = 0; keep(c) && i < p.spans[c].size(); ++i) {
       const auto& s = p.spans[c][i];
       fmt::format_to(it, "{}[{},{},{},{}]", i ? "," : "", s.instr, s.pipe, s.start, s.end);
     }
@@ -46,7 +47,7 @@ std::string to_json(const LaunchProfile& p, bool with_spans) {
   fmt::format_to(it, "],\"flows\":[");
   for (size_t c = 0; c < p.flows.size(); ++c) {
     fmt::format_to(it, "{}[", c ? "," : "");
-    for (size_t i = 0; i < p.flows[c].size(); ++i) {
+    for (size_t i = 0; keep(c) && i < p.flows[c].size(); ++i) {
       const auto& f = p.flows[c][i];
       fmt::format_to(it, "{}[{},{},{},{},{},{}]", i ? "," : "", f.set_instr, f.wait_instr, f.src, f.dst, f.set_time, f.wait_time);
     }

@@ -44,8 +44,9 @@ struct LaunchProfile {
   double us(double cycles) const { return cycles / (clock_ghz * 1e3); }
 };
 
-/// JSON round trip (profile.json of a profiler output directory).
-std::string to_json(const LaunchProfile& p, bool with_spans);
+/// JSON round trip (profile.json of a profiler output directory). With `with_spans`, the
+/// instruction spans and flag flows of core `spans_core` are kept (-1: every core's).
+std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core = -1);
 LaunchProfile launch_profile_from_json(const std::string& text);
 
 }  // namespace pto
