@@ -14,22 +14,15 @@ int bench_command(const BenchOptions& o) {
   const auto& info = find_sample(o.sample);
   const auto args = sample_args(o);
   auto run = info.prepare(args);
-  auto launch_and_sync = [&] {
-    run.launch();
-    pto::synchronize();
-  };
-
-  // Cold: the first call of this specialisation, JIT compile included.
-  auto t = std::chrono::steady_clock::now();
-  launch_and_sync();
-  const double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  const auto launch = launch_and_sync(run);
+  const double cold_ms = timed_call_ms(run);  // the first call of this specialisation, JIT compile included
   const ColdTimings cold = run.compile()->cold;  // a cache hit now: the first call's breakdown
 
   TimeStats warm, native;
   if (o.vs_native) {
-    std::tie(warm, native) = time_pair(launch_and_sync, run.native, o.warmup, o.repeat, o.min_seconds);
+    std::tie(warm, native) = time_pair(launch, run.native, o.warmup, o.repeat, o.min_seconds);
   } else {
-    warm = time_calls_for(launch_and_sync, o.warmup, o.repeat, o.min_seconds);
+    warm = time_calls_for(launch, o.warmup, o.repeat, o.min_seconds);
   }
   const auto verdict = run.verify();
   const auto profile = pto::last_launch();
@@ -58,7 +51,7 @@ int bench_command(const BenchOptions& o) {
       run.op_launch();
       pto::synchronize();
     };
-    const auto [direct, via_op] = time_pair(launch_and_sync, op_and_sync, o.warmup, o.repeat, o.min_seconds);
+    const auto [direct, via_op] = time_pair(launch, op_and_sync, o.warmup, o.repeat, o.min_seconds);
     j["direct_median_us"] = direct.median_us;
     j["op_median_us"] = via_op.median_us;
     j["op_overhead_us"] = via_op.median_us - direct.median_us;

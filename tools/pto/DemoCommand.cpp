@@ -30,16 +30,13 @@ VariantResult measure(const Variant& v, const std::string& dir) {
   RunOptions o{.sample = "softmax", .shape = "4096x1024", .dtype = "f32", .block_dim = v.block_dim,
                .params = {fmt::format("buffers={}", v.buffers)}};
   auto run = find_sample("softmax").prepare(sample_args(o));
-  auto launch_and_sync = [&] {
-    run.launch();
-    pto::synchronize();
-  };
+  const auto launch = launch_and_sync(run);
   VariantResult r;
-  r.host_us = time_calls(launch_and_sync, 2, 10).median_us;  // warm-up excludes the JIT from the baseline
+  r.host_us = time_calls(launch, 2, 10).median_us;  // warm-up excludes the JIT from the baseline
   Profiler prof({.schedule = schedule(0, 1, 3), .output_dir = dir});
   prof.start();
   for (int i = 0; i < 4; ++i) {
-    launch_and_sync();
+    launch();
     prof.step();
   }
   prof.stop();
@@ -98,14 +95,8 @@ int demo_command() {
   for (const auto& c : cases) {
     RunOptions o{.sample = c.sample, .shape = c.shape, .dtype = c.dtype, .block_dim = c.block_dim};
     auto run = find_sample(c.sample).prepare(sample_args(o));
-    auto launch_and_sync = [&] {
-      run.launch();
-      pto::synchronize();
-    };
-    auto t = std::chrono::steady_clock::now();
-    launch_and_sync();
-    const double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-    const TimeStats warm = time_calls_for(launch_and_sync, 2, 10, 0.1);
+    const double cold_ms = timed_call_ms(run);
+    const TimeStats warm = time_calls_for(launch_and_sync(run), 2, 10, 0.1);
     const auto v = run.verify();
     all_ok &= v.ok;
     fmt::print("{:<11} {:<10} {:<5} {:>9} {:>14.2f} {:>15.1f} {:>8.0f}x {:>7}\n", c.sample, c.shape, c.dtype, c.block_dim, cold_ms,

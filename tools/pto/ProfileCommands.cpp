@@ -12,13 +12,12 @@ namespace pto::cli {
 int profile_command(const ProfileOptions& o) {
   const auto& info = find_sample(o.sample);
   auto run = info.prepare(sample_args(o));
-  run.launch();  // JIT warm-up before profiling, as the seed asks
-  pto::synchronize();
+  const auto launch = launch_and_sync(run);
+  launch();  // JIT warm-up before profiling, as the seed asks
   Profiler prof({.schedule = schedule(0, o.profiler_warmup, o.steps, 1, 0), .output_dir = o.out});
   prof.start();
   for (int i = 0; i < o.profiler_warmup + o.steps; ++i) {
-    run.launch();
-    pto::synchronize();
+    launch();
     prof.step();
   }
   prof.stop();

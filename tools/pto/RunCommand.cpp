@@ -31,10 +31,7 @@ int run_command(const RunOptions& o) {
   const auto& info = find_sample(o.sample);
   const auto args = sample_args(o);
   auto run = info.prepare(args);
-  const auto t = std::chrono::steady_clock::now();
-  run.launch();
-  pto::synchronize();
-  const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  const double first_ms = timed_call_ms(run);
   const auto verdict = run.verify();
   const auto profile = pto::last_launch();
   nlohmann::json pipes = nlohmann::json::object();

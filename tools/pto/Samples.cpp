@@ -1,5 +1,7 @@
 #include "Samples.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "01_vector_add/vector_add.hpp"
@@ -21,6 +23,19 @@ const samples::SampleInfo& find_sample(const std::string& name) {
     known += (known.empty() ? "" : ", ") + s.name;
   }
   throw UserError(fmt::format("unknown sample '{}'; the samples are: {}", name, known), {});
+}
+
+std::function<void()> launch_and_sync(const samples::PreparedRun& run) {
+  return [&run] {
+    run.launch();
+    pto::synchronize();
+  };
+}
+
+double timed_call_ms(const samples::PreparedRun& run) {
+  const auto t = std::chrono::steady_clock::now();
+  launch_and_sync(run)();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 std::vector<int64_t> parse_shape(const std::string& text) {

@@ -1,5 +1,6 @@
 #pragma once
 // The samples the `pto` command line knows, by name.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,11 @@ namespace pto::cli {
 const std::vector<samples::SampleInfo>& all_samples();
 /// The sample called `name`; a UserError listing the known names otherwise.
 const samples::SampleInfo& find_sample(const std::string& name);
+
+/// One launch followed by synchronize.
+std::function<void()> launch_and_sync(const samples::PreparedRun& run);
+/// Wall time of one launch + synchronize, in ms (the first call includes the JIT compile).
+double timed_call_ms(const samples::PreparedRun& run);
 
 /// "1024x512" -> {1024, 512}; a UserError on anything else.
 std::vector<int64_t> parse_shape(const std::string& text);
