@@ -1,6 +1,7 @@
 #include "pto/backend/Compiler.hpp"
 
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -90,9 +91,15 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
   PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
   out.timings.emit_ms = ms_since(t);
 
+  // The optimiser shares the JIT's TargetMachine, which LLVM does not make safe for concurrent
+  // pass pipelines (a stress test crashed in IndVarSimplify): one specialisation optimises at a
+  // time. Tracing, lowering and IR emission of others still run in parallel.
+  static std::mutex optimise_mu;
+  std::unique_lock optimise_lock(optimise_mu);
   t = Clock::now();
   optimise(module, const_cast<llvm::TargetMachine&>(jit.target_machine()), options.opt_level);
   out.timings.optimise_ms = ms_since(t);
+  optimise_lock.unlock();
   if (options.keep_llvm_ir || debug_level() >= 3) {
     llvm::raw_string_ostream os(out.llvm_ir);
     module.print(os, nullptr);

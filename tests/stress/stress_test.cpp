@@ -1,0 +1,89 @@
+// Many host threads launching shared kernels on shared and private streams, with cold and warm
+// specialisations mixed: every result is checked, and nothing deadlocks.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "01_vector_add/vector_add.hpp"
+#include "02_softmax/softmax.hpp"
+
+namespace {
+
+namespace va = pto::samples::vector_add;
+namespace sm = pto::samples::softmax;
+
+TEST_CASE("eight_threads_launching_shared_kernels_get_right_results") {
+  static const auto add = va::make_kernel<float>({.tile = 1024});
+  static const auto soft = sm::make_kernel<float>({});
+  pto::Stream shared;
+  std::atomic<int> wrong{0}, done{0};
+  constexpr int kThreads = 8, kLaunches = 60;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      pto::Stream own;
+      for (int i = 0; i < kLaunches; ++i) {
+        const int64_t n = 1000 + 1024 * ((t + i) % 5);  // 5 shapes: cold the first time, warm after
+        auto x = pto::Tensor<float>::random({n}, t * 1000 + i), y = pto::Tensor<float>::random({n}, 7);
+        auto z = pto::Tensor<float>::zeros({n}), want = pto::Tensor<float>::zeros({n});
+        va::reference(x, y, want);
+        pto::Stream& s = i % 2 ? own : shared;
+        add[{.block_dim = 1 + (i % 6), .stream = &s}](x, y, z);
+        s.synchronize();
+        if (pto::samples::max_abs_diff(z, want) != 0) ++wrong;
+        if (i % 10 == 0) {
+          auto a = pto::Tensor<float>::random({16 + t, 128}), b = pto::Tensor<float>::zeros({16 + t, 128});
+          auto ref = pto::Tensor<float>::zeros({16 + t, 128});
+          sm::reference(a, ref);
+          soft[{.block_dim = 2, .stream = &own}](a, b);
+          own.synchronize();
+          if (pto::samples::max_abs_diff(b, ref) > sm::tolerance<float>()) ++wrong;
+        }
+        ++done;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(done == kThreads * kLaunches);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {
+  static const auto add = va::make_kernel<float>({.tile = 1024});
+  const auto bad = pto::lang::jit({.name = "oob"}, [](pto::lang::Tensor<float> x, pto::lang::Tensor<float> y) {
+    auto t = pto::lang::make_tile<float>(pto::lang::Vec, {64});
+    pto::lang::load(t, x.slice(pto::lang::get_block_idx() * 64, 64));  // block 1 reads past the end
+    pto::lang::store(y.slice(0, 64), t);
+  });
+  std::atomic<int> errors{0}, good{0};
+  std::thread failing([&] {
+    pto::Stream s;
+    for (int i = 0; i < 50; ++i) {
+      auto x = pto::Tensor<float>::random({64}), y = pto::Tensor<float>::zeros({64});
+      bad[{.block_dim = 2, .stream = &s}](x, y);
+      try {
+        s.synchronize();
+      } catch (const pto::UserError&) {
+        ++errors;
+      }
+    }
+  });
+  std::thread working([&] {
+    pto::Stream s;
+    for (int i = 0; i < 50; ++i) {
+      auto x = pto::Tensor<float>::random({5000}), y = pto::Tensor<float>::random({5000}), z = pto::Tensor<float>::zeros({5000});
+      auto want = pto::Tensor<float>::zeros({5000});
+      va::reference(x, y, want);
+      add[{.block_dim = 3, .stream = &s}](x, y, z);
+      s.synchronize();
+      good += pto::samples::max_abs_diff(z, want) == 0;
+    }
+  });
+  failing.join();
+  working.join();
+  CHECK(errors == 50);
+  CHECK(good == 50);
+}
+
+}  // namespace
