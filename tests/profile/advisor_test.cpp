@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "common/SampleProfiles.hpp"
 
 namespace {
 
@@ -13,11 +13,7 @@ namespace va = pto::samples::vector_add;
 namespace sm = pto::samples::softmax;
 using pto::samples::SyncMode;
 
-pto::LaunchProfile vector_add(va::Params p, int64_t n, int block_dim) {
-  const auto kernel = va::make_kernel<float>(p);
-  auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2), z = pto::Tensor<float>::zeros({n});
-  return kernel[{.block_dim = block_dim}].run_sync(x, y, z);
-}
+pto::LaunchProfile vector_add(va::Params p, int64_t n, int block_dim) { return pto::test::vector_add_profile(p, n, block_dim); }
 
 std::string verdict(const pto::LaunchProfile& p) {
   const auto a = pto::advise(p);

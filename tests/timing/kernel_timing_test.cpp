@@ -2,8 +2,8 @@
 #include <doctest/doctest.h>
 
 
-#include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "common/SampleProfiles.hpp"
 
 namespace {
 
@@ -12,15 +12,7 @@ namespace va = pto::samples::vector_add;
 namespace sm = pto::samples::softmax;
 using pto::samples::SyncMode;
 
-pto::LaunchProfile vector_add_profile(va::Params p, int64_t n, int block_dim) {
-  const auto kernel = va::make_kernel<float>(p);
-  auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2), z = pto::Tensor<float>::zeros({n});
-  auto prof = kernel[{.block_dim = block_dim}].run_sync(x, y, z);
-  auto want = pto::Tensor<float>::zeros({n});
-  va::reference(x, y, want);
-  REQUIRE(pto::samples::max_abs_diff(z, want) == 0);
-  return prof;
-}
+using pto::test::vector_add_profile;
 
 pto::LaunchProfile softmax_profile(sm::Params p, int64_t rows, int64_t cols, int block_dim) {
   const auto kernel = sm::make_kernel<float>(p);

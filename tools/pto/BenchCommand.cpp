@@ -28,13 +28,8 @@ int bench_command(const BenchOptions& o) {
   const auto profile = pto::last_launch();
   const double gbps = static_cast<double>(run.gm_bytes) / (warm.median_us * 1e-6) / 1e9;
 
-  nlohmann::json j{{"sample", info.name},
-                   {"shape", args.shape},
-                   {"dtype", dtype_name(args.dtype)},
-                   {"block_dim", args.block_dim},
-                   {"params", args.params},
-                   {"ok", verdict.ok},
-                   {"cold_ms", cold_ms},
+  nlohmann::json j = sample_json(info, args, verdict);
+  j.update(nlohmann::json{{"cold_ms", cold_ms},
                    {"cold_breakdown_ms",
                     {{"trace", cold.trace_ms}, {"lower", cold.lower_ms}, {"emit", cold.emit_ms}, {"optimise", cold.optimise_ms},
                      {"codegen", cold.codegen_ms}, {"link", cold.link_ms}}},
@@ -44,7 +39,7 @@ int bench_command(const BenchOptions& o) {
                    {"warm_runs", warm.samples},
                    {"gm_bytes", run.gm_bytes},
                    {"gbps", gbps},
-                   {"device_us", profile->device_us}};
+                   {"device_us", profile->device_us}});
   if (o.op) {
     PTO_USER_CHECK(static_cast<bool>(run.op_launch), ErrorSite{}) << "sample '" << info.name << "' has no operator (--op)";
     auto op_and_sync = [&] {

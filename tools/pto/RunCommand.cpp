@@ -44,13 +44,8 @@ int run_command(const RunOptions& o) {
   }
   for (const auto& r : profile->races) races.push_back(r.message());
   if (o.json) {
-    nlohmann::json j{{"sample", info.name},
-                     {"shape", args.shape},
-                     {"dtype", dtype_name(args.dtype)},
-                     {"block_dim", args.block_dim},
-                     {"params", args.params},
-                     {"ok", verdict.ok},
-                     {"max_abs_error", verdict.max_abs_error},
+    nlohmann::json j = sample_json(info, args, verdict);
+    j.update(nlohmann::json{{"max_abs_error", verdict.max_abs_error},
                      {"tolerance", verdict.tolerance},
                      {"first_call_ms", first_ms},
                      {"chip", profile->chip},
@@ -60,7 +55,7 @@ int run_command(const RunOptions& o) {
                      {"gm_bytes", profile->gm_bytes},
                      {"instructions", profile->instructions},
                      {"races", races},
-                     {"warnings", profile->warnings}};
+                     {"warnings", profile->warnings}});
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("sample         {}\nshape          {}\ndtype          {}\nblock_dim      {}\n", info.name, shape_string(args.shape),

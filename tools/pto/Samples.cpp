@@ -25,6 +25,15 @@ const samples::SampleInfo& find_sample(const std::string& name) {
   throw UserError(fmt::format("unknown sample '{}'; the samples are: {}", name, known), {});
 }
 
+nlohmann::json sample_json(const samples::SampleInfo& info, const samples::SampleArgs& args, const samples::Verdict& verdict) {
+  return {{"sample", info.name},
+          {"shape", args.shape},
+          {"dtype", dtype_name(args.dtype)},
+          {"block_dim", args.block_dim},
+          {"params", args.params},
+          {"ok", verdict.ok}};
+}
+
 std::function<void()> launch_and_sync(const samples::PreparedRun& run) {
   return [&run] {
     run.launch();

@@ -1,6 +1,8 @@
 #pragma once
 // The samples the `pto` command line knows, by name.
 #include <functional>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,9 @@ namespace pto::cli {
 const std::vector<samples::SampleInfo>& all_samples();
 /// The sample called `name`; a UserError listing the known names otherwise.
 const samples::SampleInfo& find_sample(const std::string& name);
+
+/// The fields every JSON result of a sample starts with: sample, shape, dtype, block_dim, params, ok.
+nlohmann::json sample_json(const samples::SampleInfo& info, const samples::SampleArgs& args, const samples::Verdict& verdict);
 
 /// One launch followed by synchronize.
 std::function<void()> launch_and_sync(const samples::PreparedRun& run);
