@@ -1,7 +1,7 @@
 # Every third-party dependency is found here, once. All come from Debian 12 packages
 # (scripts/bootstrap.sh installs them).
 find_package(LLVM 16 REQUIRED CONFIG HINTS /usr/lib/llvm-16/lib/cmake/llvm)
-find_package(Boost 1.74 REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS context)
 find_package(TBB REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)

@@ -69,6 +69,9 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
   p.acc_to_gm_gibps = number(bw, "acc_to_gm", origin, "bandwidth_gibps.");
   p.mat_to_left_gibps = number(bw, "mat_to_left", origin, "bandwidth_gibps.");
   p.mat_to_right_gibps = number(bw, "mat_to_right", origin, "bandwidth_gibps.");
+  // Optional paths: chips without them (a2) have no Acc -> Vec or Vec -> Mat move.
+  if (bw.contains("acc_to_vec")) p.acc_to_vec_gibps = number(bw, "acc_to_vec", origin, "bandwidth_gibps.");
+  if (bw.contains("vec_to_mat")) p.vec_to_mat_gibps = number(bw, "vec_to_mat", origin, "bandwidth_gibps.");
   p.hbm_gbps = number(j, "hbm_gbps", origin);
   p.vector_bytes_per_cycle = number(j, "vector_bytes_per_cycle", origin);
   const json& cube = field(j, "cube_macs_per_cycle", origin, "");
@@ -112,6 +115,15 @@ const ChipProfile& ChipProfile::get(const std::string& name_or_path) {
 const ChipProfile& ChipProfile::default_profile() {
   static const ChipProfile& p = get("a2");
   return p;
+}
+
+double ChipProfile::cube_macs(DType dtype) const {
+  switch (dtype) {
+    case DType::f16: return cube_macs_f16;
+    case DType::bf16: return cube_macs_bf16;
+    case DType::i8: return cube_macs_i8;
+    default: return cube_macs_f32;
+  }
 }
 
 }  // namespace pto

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "pto/backend/KernelABI.hpp"
+#include "pto/backend/Passes.hpp"
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Visitor.hpp"
 
@@ -36,6 +37,11 @@ class CodeGen {
     gather_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
                                         llvm::Function::ExternalLinkage, "pto_rt_copy_from_gm", m_);
     gather_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    auto* i64 = b_.getInt64Ty();
+    matmul_fn_ = llvm::Function::Create(
+        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64, i64, i64, i64, b_.getInt32Ty(), b_.getInt32Ty()}, false),
+        llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
+    matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
   void run() {
@@ -81,6 +87,9 @@ class CodeGen {
     // Loop variables and the block index/count get their slots on first use.
     block_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockIdx), "block_idx");
     block_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockNum), "block_num");
+    core_kind_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kCoreKind), "core_kind");
+    subblock_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockIdx), "subblock_idx");
+    subblock_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockNum), "subblock_num");
     if (instrument_) {
       model_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kModel), "model");
       exec_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kExec), "exec_hook");
@@ -105,12 +114,27 @@ class CodeGen {
   }
 
   void sync(const ir::Sync* op) {
+    if (op->op == ir::SyncOp::CrossSet || op->op == ir::SyncOp::CrossWait) return cross_core(op);
     if (!instrument_) return;
     auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     Value* slot = op->tile.group >= 0 ? scalar(op->tile.slot) : b_.getInt64(-1);
     b_.CreateCall(ty, sync_hook_, {model_, b_.getInt32(op->id), scalar(op->event), slot});
   }
 
+
+  /// Cross-core flags go to the emulator's block scheduler, timed or not; a nonzero answer
+  /// (deadlock) ends the core at once.
+  void cross_core(const ir::Sync* op) {
+    auto* ty = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt64Ty()}, false);
+    Value* hook = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kCross), "cross_hook");
+    Value* r = b_.CreateCall(ty, hook, {ctx_, b_.getInt32(op->id), b_.getInt32(static_cast<int32_t>(op->op)), scalar(op->event)});
+    BasicBlock* stop = BasicBlock::Create(c_, "cross.stop", fn_);
+    BasicBlock* cont = BasicBlock::Create(c_, "cross.ok", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(r, b_.getInt32(0)), cont, stop, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
+    b_.SetInsertPoint(stop);
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(cont);
+  }
 
   /// Allocas live in the entry block, where mem2reg promotes them to registers.
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "") {
@@ -131,6 +155,8 @@ class CodeGen {
     if (const auto* op = e.as<ir::Var>()) {
       if (op->var_kind == ir::VarKind::BlockIdx) return block_idx_;
       if (op->var_kind == ir::VarKind::BlockNum) return block_num_;
+      if (op->var_kind == ir::VarKind::SubblockIdx) return subblock_idx_;
+      if (op->var_kind == ir::VarKind::SubblockNum) return subblock_num_;
       PTO_INTERNAL_CHECK(var_slot_[op->id]) << "variable " << op->name << " used before definition";
       return b_.CreateLoad(b_.getInt64Ty(), var_slot_[op->id], op->name);
     }
@@ -551,7 +577,7 @@ class CodeGen {
       check(b_.CreateICmpSLE(out.ext[d], b_.getInt64(cap[d])), instr, RuntimeCheck::region_over_tile, d, out.ext[d], b_.getInt64(cap[d]));
     }
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    const int64_t align = chip_.limits(g.space).align;
+    const int64_t align = gm_move_alignment(chip_, g.space);
     Value* byte_off = b_.CreateMul(out.off[1], b_.getInt64(es));
     check(b_.CreateICmpEQ(b_.CreateSRem(byte_off, b_.getInt64(align)), b_.getInt64(0)), instr, RuntimeCheck::region_misaligned, 1,
           byte_off, b_.getInt64(align));
@@ -642,13 +668,106 @@ class CodeGen {
       Value* v = valid(op->src, d);
       check(b_.CreateICmpSLE(reg.ext[d], v), op->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v);
     }
-    const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * es;
-    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
-              tensor_bytes >= kStreamingStoreBytes);
+    const DType to = k_.tensors[op->dst.tensor].dtype;
+    const int64_t tes = static_cast<int64_t>(dtype_size(to));
+    const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
+    if (to == g.dtype) {
+      copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
+                tensor_bytes >= kStreamingStoreBytes);
+    } else {
+      convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1]);
+    }
     if (instrument_) {
       auto [lo, hi] = gm_interval(op->dst, reg);
-      report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(es)), lo, hi);
+      report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(tes)), lo, hi);
     }
+  }
+
+  /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
+  /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc).
+  void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols) {
+    llvm::Type* ft = storage_type(from);
+    llvm::Type* tt = storage_type(to);
+    counted_loop(rows, [&](Value* r) {
+      Value* src = b_.CreateInBoundsGEP(ft, tile, b_.CreateMul(r, b_.getInt64(tile_pitch)));
+      Value* dst = b_.CreateInBoundsGEP(tt, gm, b_.CreateMul(r, b_.getInt64(gm_pitch)));
+      counted_loop(cols, [&](Value* c) {
+        Value* v = convert(widen(b_.CreateLoad(ft, b_.CreateInBoundsGEP(ft, src, c)), from), from, to);
+        b_.CreateStore(narrow(v, to), b_.CreateInBoundsGEP(tt, dst, c));
+      }, "cvt");
+    }, "cvtrow");
+  }
+
+  // ------------------------------------------------------------------------------ cube
+  /// Checks that a rows x cols result fits tile `t`.
+  void check_fits(const ir::TileRef& t, Value* rows, Value* cols, int instr) {
+    const auto& g = group(t);
+    check(b_.CreateICmpSLE(rows, b_.getInt64(g.rows)), instr, RuntimeCheck::result_over_tile, 0, rows, b_.getInt64(g.rows));
+    check(b_.CreateICmpSLE(cols, b_.getInt64(g.cols)), instr, RuntimeCheck::result_over_tile, 1, cols, b_.getInt64(g.cols));
+  }
+
+  void move(const ir::Move* op) {
+    const auto& sg = group(op->src);
+    const auto& dg = group(op->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    Value* rows = valid(op->src, 0);
+    Value* cols = valid(op->src, 1);
+    Value* out_rows = op->transpose ? cols : rows;
+    Value* out_cols = op->transpose ? rows : cols;
+    check_fits(op->dst, out_rows, out_cols, op->id);
+    Value* src = tile_base(op->src);
+    Value* dst = tile_base(op->dst);
+    if (!op->transpose) {
+      counted_loop(rows, [&](Value* r) {
+        Value* s = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(r, b_.getInt64(sg.cols * es)));
+        Value* d = b_.CreateInBoundsGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, b_.getInt64(dg.cols * es)));
+        b_.CreateMemCpy(d, llvm::MaybeAlign(es), s, llvm::MaybeAlign(es), b_.CreateMul(cols, b_.getInt64(es)));
+      }, "mvrow");
+    } else {
+      llvm::Type* st = storage_type(sg.dtype);
+      counted_loop(rows, [&](Value* r) {
+        Value* s = b_.CreateInBoundsGEP(st, src, b_.CreateMul(r, b_.getInt64(sg.cols)));
+        counted_loop(cols, [&](Value* c) {
+          Value* d = b_.CreateInBoundsGEP(st, dst, b_.CreateAdd(b_.CreateMul(c, b_.getInt64(dg.cols)), r));
+          b_.CreateStore(b_.CreateLoad(st, b_.CreateInBoundsGEP(st, s, c)), d);
+        }, "mvt");
+      }, "mvtrow");
+    }
+    set_valid(op->dst, out_rows, out_cols);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
+  }
+
+  void matmul(const ir::Matmul* op) {
+    const auto& ag = group(op->a);
+    const auto& bg = group(op->b);
+    const auto& cg = group(op->dst);
+    Value* m = valid(op->a, 0);
+    Value* kk = valid(op->a, 1);
+    Value* kb = valid(op->b, 0);
+    Value* n = valid(op->b, 1);
+    check(b_.CreateICmpEQ(kk, kb), op->id, RuntimeCheck::matmul_k_mismatch, 1, kk, kb);
+    check_fits(op->dst, m, n, op->id);
+    if (op->accumulate) {
+      Value* vr = valid(op->dst, 0);
+      Value* vc = valid(op->dst, 1);
+      check(b_.CreateICmpSGE(vr, m), op->id, RuntimeCheck::operand_smaller, 0, m, vr);
+      check(b_.CreateICmpSGE(vc, n), op->id, RuntimeCheck::operand_smaller, 1, n, vc);
+    }
+    b_.CreateCall(matmul_fn_, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
+                               b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
+                               b_.getInt32(op->accumulate ? 1 : 0)});
+    set_valid(op->dst, m, n);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk));
+  }
+
+  void section(const ir::Section* op) {
+    BasicBlock* body = BasicBlock::Create(c_, "section", fn_);
+    BasicBlock* end = BasicBlock::Create(c_, "section.end", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(core_kind_, b_.getInt64(static_cast<int64_t>(op->core))), body, end);
+    b_.SetInsertPoint(body);
+    stmt(op->body);
+    b_.CreateBr(end);
+    b_.SetInsertPoint(end);
   }
 
   // ------------------------------------------------------------------------------ statements
@@ -689,6 +808,12 @@ class CodeGen {
       row_reduce(op);
     } else if (const auto* op = s.as<ir::Sync>()) {
       sync(op);
+    } else if (const auto* op = s.as<ir::Move>()) {
+      move(op);
+    } else if (const auto* op = s.as<ir::Matmul>()) {
+      matmul(op);
+    } else if (const auto* op = s.as<ir::Section>()) {
+      section(op);
     } else {
       PTO_INTERNAL_CHECK(false) << "unexpected statement";
     }
@@ -725,7 +850,11 @@ class CodeGen {
   llvm::Function* fail_fn_ = nullptr;
   llvm::Function* stream_fn_ = nullptr;
   llvm::Function* gather_fn_ = nullptr;
+  llvm::Function* matmul_fn_ = nullptr;
   Value* ctx_ = nullptr;
+  Value* core_kind_ = nullptr;
+  Value* subblock_idx_ = nullptr;
+  Value* subblock_num_ = nullptr;
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;
   std::vector<Value*> tensor_base_;

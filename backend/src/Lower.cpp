@@ -14,6 +14,10 @@ int debug_level() {
   return level;
 }
 
+int64_t gm_move_alignment(const ChipProfile& chip, ir::MemSpace space) {
+  return space == ir::MemSpace::Acc ? 1 : chip.limits(space).align;
+}
+
 namespace {
 void log_ir(const char* after, const ir::Kernel& k) {
   if (debug_level() >= 2) std::fprintf(stderr, "---- IR after %s ----\n%s\n", after, ir::to_string(k).c_str());
@@ -22,6 +26,8 @@ void log_ir(const char* after, const ir::Kernel& k) {
 
 void lower(ir::Kernel& k, const ChipProfile& chip, const LowerOptions& options) {
   log_ir("trace", k);
+  if (options.mode != ir::KernelMode::Auto) k.mode = options.mode;
+  validate_cores(k, chip);
   plan_memory(k, chip);
   log_ir("plan_memory", k);
   validate_moves(k, chip);

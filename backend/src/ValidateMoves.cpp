@@ -29,14 +29,16 @@ class MoveValidator : public ir::Visitor {
   void check(const ir::TileRef& t, const ir::GMRegion& r, const ir::Instr& instr, const char* what) {
     const auto& g = k_.groups[t.group];
     const auto& tensor = k_.tensors[r.tensor];
-    const int64_t align = chip_.limits(g.space).align;
+    const int64_t align = gm_move_alignment(chip_, g.space);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    PTO_USER_CHECK(g.rows == 1 || (g.cols * es) % align == 0, site(instr))
+    PTO_USER_CHECK(g.rows == 1 || align <= 1 || (g.cols * es) % align == 0, site(instr))
         << what << " moves rows of a " << g.rows << "x" << g.cols << " " << dtype_name(g.dtype) << " tile whose row pitch is "
         << g.cols * es << " B, not a multiple of the " << align << " B alignment of " << ir::mem_space_name(g.space)
         << "; pad the tile to " << (g.cols * es + align - 1) / align * align / es << " columns";
-    PTO_USER_CHECK(g.dtype == tensor.dtype, site(instr)) << what << " between a " << dtype_name(g.dtype) << " tile and a "
-                                                         << dtype_name(tensor.dtype) << " tensor";
+    const bool fix_cast = g.space == ir::MemSpace::Acc && g.dtype == DType::f32 &&
+                          (tensor.dtype == DType::f16 || tensor.dtype == DType::bf16);
+    PTO_USER_CHECK(g.dtype == tensor.dtype || fix_cast, site(instr))
+        << what << " between a " << dtype_name(g.dtype) << " tile and a " << dtype_name(tensor.dtype) << " tensor";
     const char* axis[2] = {"rows", "columns"};
     const int64_t cap[2] = {g.rows, g.cols};
     for (int d = 0; d < 2; ++d) {

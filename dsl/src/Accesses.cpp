@@ -43,6 +43,20 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
       reads(op->value, out);
       break;
     }
+    case NodeKind::Move: {
+      const auto* op = static_cast<const Move*>(s);
+      out.push_back({op->dst, true});
+      out.push_back({op->src, false});
+      break;
+    }
+    case NodeKind::Matmul: {
+      const auto* op = static_cast<const Matmul*>(s);
+      out.push_back({op->dst, true});
+      out.push_back({op->a, false});
+      out.push_back({op->b, false});
+      if (op->accumulate) out.push_back({op->dst, false});
+      break;
+    }
     default: break;
   }
   return out;

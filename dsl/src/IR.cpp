@@ -1,4 +1,5 @@
 #include "pto/ir/IR.hpp"
+#include "pto/ir/Kernel.hpp"
 
 namespace pto::ir {
 
@@ -80,6 +81,8 @@ const char* sync_op_name(SyncOp op) {
     case SyncOp::Barrier: return "pipe_barrier";
     case SyncOp::MutexLock: return "mutex_lock";
     case SyncOp::MutexUnlock: return "mutex_unlock";
+    case SyncOp::CrossSet: return "set_cross_core";
+    case SyncOp::CrossWait: return "wait_cross_core";
   }
   return "?";
 }
@@ -169,6 +172,28 @@ Stmt VecCompute::make(TileRef dst, Expr value, Instr instr) {
 Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr) {
   return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr));
 }
+
+Stmt Move::make(TileRef dst, TileRef src, bool transpose, Instr instr) {
+  return std::make_shared<const Move>(std::move(dst), std::move(src), transpose, std::move(instr));
+}
+Stmt Matmul::make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr) {
+  return std::make_shared<const Matmul>(std::move(dst), std::move(a), std::move(b), accumulate, std::move(instr));
+}
+Stmt Section::make(CoreKind core, Stmt body, SourceLoc loc) {
+  return std::make_shared<const Section>(core, std::move(body), std::move(loc));
+}
+
+const char* kernel_mode_name(KernelMode m) {
+  switch (m) {
+    case KernelMode::Auto: return "auto";
+    case KernelMode::Vector: return "vector";
+    case KernelMode::Cube: return "cube";
+    case KernelMode::Mix: return "mix";
+  }
+  return "?";
+}
+
+const char* core_kind_name(CoreKind k) { return k == CoreKind::AIC ? "AIC" : "AIV"; }
 
 Stmt Sync::make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr instr) {
   return std::make_shared<const Sync>(op, src, dst, std::move(event), std::move(tile), std::move(instr));

@@ -74,11 +74,22 @@ class Printer {
           args = fmt::format("{} -> {}, event {}", pipe_name(op->src), pipe_name(op->dst), expr(op->event));
           break;
         case SyncOp::Barrier: args = pipe_name(op->src); break;
+        case SyncOp::CrossSet: case SyncOp::CrossWait:
+          args = fmt::format("{}, event {}", pipe_name(op->src), expr(op->event));
+          break;
         default:
           args = op->tile.group >= 0 ? fmt::format("{}, mutex of {}", pipe_name(op->src), tile(op->tile))
                                      : fmt::format("{}, mutex {}", pipe_name(op->src), expr(op->event));
       }
       out_ += fmt::format("{}#{} {}({})\n", pad, op->id, sync_op_name(op->op), args);
+    } else if (const auto* op = s.as<Move>()) {
+      out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), op->transpose ? " (transposed)" : "");
+    } else if (const auto* op = s.as<Matmul>()) {
+      out_ += fmt::format("{}#{} matmul {} {} {} x {}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b));
+    } else if (const auto* op = s.as<Section>()) {
+      out_ += fmt::format("{}section_{} {{\n", pad, op->core == CoreKind::AIC ? "cube" : "vector");
+      stmt(op->body, indent + 1);
+      out_ += pad + "}\n";
     } else if (const auto* op = s.as<RowReduce>()) {
       out_ += fmt::format("{}#{} {} {} <- {}\n", pad, op->id, reduce_op_name(op->op), tile(op->dst), expr(op->value));
     }

@@ -45,13 +45,12 @@ ir::Expr TraceContext::new_var(const std::string& name, ir::VarKind kind, int pa
   return ir::Var::make(name, kernel_.num_vars++, kind, param_index);
 }
 
-ir::Expr TraceContext::block_idx() {
-  if (!block_idx_) block_idx_ = new_var("block_idx", ir::VarKind::BlockIdx);
-  return block_idx_;
-}
-ir::Expr TraceContext::block_num() {
-  if (!block_num_) block_num_ = new_var("block_num", ir::VarKind::BlockNum);
-  return block_num_;
+ir::Expr TraceContext::core_var(ir::VarKind kind) {
+  static constexpr const char* kNames[] = {"block_idx", "block_num", "subblock_idx", "subblock_num"};
+  const int i = static_cast<int>(kind) - static_cast<int>(ir::VarKind::BlockIdx);
+  PTO_INTERNAL_CHECK(i >= 0 && i < 4) << "not a core variable";
+  if (!core_vars_[i]) core_vars_[i] = new_var(kNames[i], kind);
+  return core_vars_[i];
 }
 
 int TraceContext::add_group(ir::TileGroup g) {
@@ -104,17 +103,39 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::VecCompute* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
   void visit_node(const ir::RowReduce* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
+  void visit_node(const ir::Move* op) override { set(*op, op); }
+  void visit_node(const ir::Matmul* op) override { set(*op, op).dtype = k_.groups[op->a.group].dtype; }
 
  private:
   ir::Kernel& k_;
 };
 }  // namespace
 
+/// Mix when the kernel has both kinds of section; otherwise the kind of its sections, or of the
+/// memories its tiles live in (a JitOptions mode overrides this before lowering).
+static ir::KernelMode deduce_mode(const ir::Kernel& k) {
+  struct Sections : ir::Visitor {
+    bool cube = false, vector = false;
+    void visit_node(const ir::Section* op) override {
+      (op->core == ir::CoreKind::AIC ? cube : vector) = true;
+      ir::Visitor::visit_node(op);
+    }
+  } s;
+  s.visit(k.body);
+  if (s.cube && s.vector) return ir::KernelMode::Mix;
+  if (s.cube) return ir::KernelMode::Cube;
+  if (s.vector) return ir::KernelMode::Vector;
+  bool cube_tiles = false;
+  for (const auto& g : k.groups) cube_tiles |= g.space != MemSpace::Vec;
+  return cube_tiles ? ir::KernelMode::Cube : ir::KernelMode::Vector;
+}
+
 ir::Kernel TraceContext::finish() {
   PTO_USER_CHECK(deferred_reason_.empty(), site(deferred_loc_)) << deferred_reason_;
   PTO_INTERNAL_CHECK(scopes_.size() == 1) << "unbalanced scopes at the end of the trace";
   kernel_.body = ir::Seq::make(std::move(scopes_.back()));
   scopes_.back().clear();
+  kernel_.mode = deduce_mode(kernel_);
   InstrTexts(kernel_).visit(kernel_.body);
   return std::move(kernel_);
 }
@@ -133,8 +154,7 @@ int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::
   for (int64_t d : shape) PTO_USER_CHECK(d > 0, site) << "tile dimensions must be positive, got " << d;
   PTO_USER_CHECK(mutex_ids.size() <= 32, site) << "a tile group has at most 32 slots, got " << mutex_ids.size();
   for (int id : mutex_ids) PTO_USER_CHECK(id >= 0 && id < 32, site) << "mutex ids are 0..31, got " << id;
-  PTO_USER_CHECK(space == MemSpace::Vec, site)
-      << "tiles in " << ir::mem_space_name(space) << " are not supported yet; vector kernels use pl::Vec";
+  PTO_USER_CHECK(space != MemSpace::GM, site) << "tiles live in a core's local memory (Vec, Mat, Left, Right, Acc), not GM";
   ir::TileGroup g;
   const int index = static_cast<int>(ctx.kernel().groups.size());
   g.name = "t" + std::to_string(index);
@@ -175,6 +195,9 @@ void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, cons
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(shape.rank == src_rank, ctx.site(SourceLoc::from(loc)))
       << "load of a " << src_rank << "-D slice into a " << shape.rank << "-D tile; ranks must match";
+  PTO_USER_CHECK(shape.space == MemSpace::Vec || shape.space == MemSpace::Mat, ctx.site(SourceLoc::from(loc)))
+      << "load into a " << ir::mem_space_name(shape.space) << " tile: MTE2 loads GM into Vec or Mat; "
+      << "Left and Right are filled from Mat with pl::move, Acc by pl::matmul";
   ctx.emit(ir::Load::make(dst, src, ctx.new_instr("load", ir::Pipe::MTE2, loc)));
 }
 
@@ -183,7 +206,10 @@ void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, c
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(shape.rank == dst_rank, ctx.site(SourceLoc::from(loc)))
       << "store of a " << shape.rank << "-D tile into a " << dst_rank << "-D slice; ranks must match";
-  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", ir::Pipe::MTE3, loc)));
+  PTO_USER_CHECK(shape.space == MemSpace::Vec || shape.space == MemSpace::Acc, ctx.site(SourceLoc::from(loc)))
+      << "store from a " << ir::mem_space_name(shape.space) << " tile: GM is written from Vec (MTE3) or Acc (FIX)";
+  const ir::Pipe pipe = shape.space == MemSpace::Acc ? ir::Pipe::FIX : ir::Pipe::MTE3;
+  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", pipe, loc)));
 }
 
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
@@ -198,8 +224,8 @@ void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& d
 
 // ------------------------------------------------------------------------------ control flow
 
-Int get_block_idx(std::source_location loc) { return Int(TraceContext::get(loc).block_idx()); }
-Int get_block_num(std::source_location loc) { return Int(TraceContext::get(loc).block_num()); }
+Int get_block_idx(std::source_location loc) { return Int(TraceContext::get(loc).core_var(ir::VarKind::BlockIdx)); }
+Int get_block_num(std::source_location loc) { return Int(TraceContext::get(loc).core_var(ir::VarKind::BlockNum)); }
 
 Range::Range(Int begin, Int end, Int step, std::source_location loc)
     : begin_(std::move(begin)), end_(std::move(end)), step_(std::move(step)), src_(loc), loc_(SourceLoc::from(loc)) {

@@ -46,6 +46,9 @@ void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op-
 void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
 void Visitor::visit_node(const VecCompute* op) { visit_tile(op->dst); visit(op->value); }
 void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->value); }
+void Visitor::visit_node(const Move* op) { visit_tile(op->dst); visit_tile(op->src); }
+void Visitor::visit_node(const Matmul* op) { visit_tile(op->dst); visit_tile(op->a); visit_tile(op->b); }
+void Visitor::visit_node(const Section* op) { visit(op->body); }
 void Visitor::visit_node(const Sync* op) {
   visit(op->event);
   if (op->tile.group >= 0) visit_tile(op->tile);
@@ -169,6 +172,21 @@ Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
   Expr v = mutate(op->value);
   changed |= !v.same_as(op->value);
   return changed ? RowReduce::make(op->op, d, v, *op) : self;
+}
+
+Stmt Mutator::mutate_node(const Move* op, const Stmt& self) {
+  bool changed = false;
+  TileRef d = mutate_tile(op->dst, changed), src = mutate_tile(op->src, changed);
+  return changed ? Move::make(d, src, op->transpose, *op) : self;
+}
+Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
+  bool changed = false;
+  TileRef d = mutate_tile(op->dst, changed), a = mutate_tile(op->a, changed), b = mutate_tile(op->b, changed);
+  return changed ? Matmul::make(d, a, b, op->accumulate, *op) : self;
+}
+Stmt Mutator::mutate_node(const Section* op, const Stmt& self) {
+  Stmt body = mutate(op->body);
+  return body.same_as(op->body) ? self : Section::make(op->core, body, op->loc);
 }
 
 Stmt Mutator::mutate_node(const Sync* op, const Stmt& self) {

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <optional>
 #include <memory>
 #include <mutex>
 
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -22,7 +25,8 @@ std::atomic<uint64_t> launches{0};
 std::atomic<uint64_t> compiles{0};
 std::atomic<uint64_t> disk_loads{0};
 
-/// The local memories of one emulated core, reused by every core that runs on this host thread.
+/// The local memories of one emulated core, reused by every core that runs on this host thread
+/// in the same block slot (the three cores of a mix block are alive at once).
 struct CoreMemory {
   std::array<std::unique_ptr<uint8_t[], void (*)(void*)>, 6> space{
       {{nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}, {nullptr, std::free}}};
@@ -39,6 +43,154 @@ struct CoreMemory {
 };
 
 const char* axis_name(int axis) { return axis == 0 ? "rows" : "columns"; }
+
+/// Where the cores of a launch sit: `per_block` cores per block (1, or AIC + 2 AIVs in mix mode).
+struct CoreLayout {
+  ir::KernelMode mode;
+  int per_block;
+  explicit CoreLayout(ir::KernelMode m) : mode(m), per_block(m == ir::KernelMode::Mix ? kCoresPerBlock : 1) {}
+  ir::CoreKind kind(int slot) const {
+    if (mode == ir::KernelMode::Mix) return slot == 0 ? ir::CoreKind::AIC : ir::CoreKind::AIV;
+    return mode == ir::KernelMode::Cube ? ir::CoreKind::AIC : ir::CoreKind::AIV;
+  }
+  /// The core's number among the cores of its kind (AIC b; AIV b, or 2b + subblock in mix mode).
+  int number(int block, int slot) const { return mode == ir::KernelMode::Mix && slot > 0 ? 2 * block + slot - 1 : block; }
+};
+
+/// The co-scheduling of one mix block: its three cores run as fibers on the calling host thread,
+/// in a fixed order (AIC, AIV 0, AIV 1), each until it finishes or waits for a cross-core flag
+/// that has not been set. The order depends only on the program, so results and cycles do not
+/// depend on host threads. When every unfinished core waits, the block is deadlocked: the waits
+/// are reported and the cores stopped.
+class MixBlock {
+ public:
+  MixBlock(const CompiledKernel& k, int block) : k_(k), block_(block) {}
+
+  void run(std::array<CoreContext, kCoresPerBlock>& ctx, std::array<CoreModel*, kCoresPerBlock> models) {
+    models_ = models;
+    namespace bc = boost::context;
+    for (int s = 0; s < kCoresPerBlock; ++s) {
+      ctx[s].block = this;
+      cores_[s].fiber = bc::fiber(std::allocator_arg, bc::protected_fixedsize_stack(kStackBytes),
+                                  [this, s, c = &ctx[s]](bc::fiber&& back) {
+                                    cores_[s].back = std::move(back);
+                                    k_.fn(c);
+                                    cores_[s].done = true;
+                                    return std::move(cores_[s].back);
+                                  });
+    }
+    while (true) {
+      bool progressed = false, all_done = true;
+      for (int s = 0; s < kCoresPerBlock; ++s) {
+        Core& c = cores_[s];
+        if (c.done) continue;
+        all_done = false;
+        if (c.wait_event >= 0 && !ready(s, c.wait_event)) continue;
+        c.fiber = std::move(c.fiber).resume();
+        progressed = true;
+      }
+      if (all_done) break;
+      if (!progressed) stop_deadlocked();
+    }
+  }
+
+  /// The cross hook: set or wait for flag `event` from core slot `s`.
+  int32_t cross(CoreContext* ctx, int32_t instr, ir::SyncOp op, int64_t event) {
+    const int s = ctx->core_kind == static_cast<int64_t>(ir::CoreKind::AIC) ? 0 : 1 + static_cast<int>(ctx->subblock_idx);
+    const ir::Pipe pipe = k_.ir.instrs[instr].pipe;
+    if (event < 0 || event > 15) {
+      pto_rt_fail(ctx, instr, static_cast<int32_t>(RuntimeCheck::cross_event_range), 0, event, 15, 0);
+      return 1;
+    }
+    if (op == ir::SyncOp::CrossSet) {
+      const CoreModel::CrossFlag f = models_[s] ? models_[s]->cross_set(pipe, instr) : CoreModel::CrossFlag{};
+      if (s == 0) {
+        for (int v = 0; v < 2; ++v) to_aiv_[v][event].push_back(f);
+      } else {
+        to_aic_[s - 1][event].push_back(f);
+      }
+      return 0;
+    }
+    Core& c = cores_[s];
+    while (!ready(s, event)) {
+      c.wait_event = static_cast<int>(event);
+      c.wait_instr = instr;
+      c.back = std::move(c.back).resume();
+      if (c.stop) return 1;
+    }
+    c.wait_event = -1;
+    std::array<CoreModel::CrossFlag, 2> got;
+    int n = 0;
+    if (s == 0) {
+      for (int v = 0; v < 2; ++v) got[n++] = take(to_aic_[v][event]);
+    } else {
+      got[n++] = take(to_aiv_[s - 1][event]);
+    }
+    if (models_[s]) models_[s]->cross_wait(pipe, std::span(got.data(), n), instr);
+    return 0;
+  }
+
+  /// The deadlock found in this block, if any: the message and the first waiting core's slot and instruction.
+  struct Deadlock {
+    std::string message;
+    int slot = 0, instr = -1;
+  };
+  const std::optional<Deadlock>& deadlock() const { return deadlock_; }
+
+ private:
+  static constexpr size_t kStackBytes = 256 * 1024;
+  struct Core {
+    boost::context::fiber fiber, back;
+    bool done = false, stop = false;
+    int wait_event = -1, wait_instr = -1;
+  };
+
+  bool ready(int s, int64_t e) const {
+    if (s == 0) return !to_aic_[0][e].empty() && !to_aic_[1][e].empty();
+    return !to_aiv_[s - 1][e].empty();
+  }
+  static CoreModel::CrossFlag take(std::deque<CoreModel::CrossFlag>& q) {
+    CoreModel::CrossFlag f = q.front();
+    q.pop_front();
+    return f;
+  }
+
+  void stop_deadlocked() {
+    static constexpr const char* kNames[kCoresPerBlock] = {"the AIC", "AIV 0", "AIV 1"};
+    std::string waits;
+    Deadlock d;
+    d.instr = -1;
+    for (int s = 0; s < kCoresPerBlock; ++s) {
+      const Core& c = cores_[s];
+      if (c.done) continue;
+      if (d.instr < 0) {
+        d.slot = s;
+        d.instr = c.wait_instr;
+      }
+      const auto& info = k_.ir.instrs[c.wait_instr];
+      waits += fmt::format("; {} waits on pipe {} for cross-core event {} (#{} {} at {})", kNames[s], ir::pipe_name(info.pipe),
+                           c.wait_event, c.wait_instr, info.text, info.loc.str());
+    }
+    d.message = fmt::format("deadlock: in block {} every unfinished core waits for a cross-core flag that is never set{}", block_, waits);
+    deadlock_ = std::move(d);
+    for (auto& c : cores_) {
+      if (c.done) continue;
+      c.stop = true;
+      c.wait_event = -1;
+    }
+  }
+
+  const CompiledKernel& k_;
+  int block_;
+  std::array<CoreModel*, kCoresPerBlock> models_{};
+  std::array<Core, kCoresPerBlock> cores_;
+  std::array<std::array<std::deque<CoreModel::CrossFlag>, 16>, 2> to_aiv_, to_aic_;  // [AIV][event]
+  std::optional<Deadlock> deadlock_;
+};
+
+int32_t cross_hook(CoreContext* ctx, int32_t instr, int32_t op, int64_t event) {
+  return static_cast<MixBlock*>(ctx->block)->cross(ctx, instr, static_cast<ir::SyncOp>(op), event);
+}
 
 std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
   const std::string op = s.instr >= 0 ? k.ir.instrs[s.instr].op : "instruction";
@@ -60,14 +212,18 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:
       return fmt::format("pl::range needs a positive step, got {} at run time", s.a);
+    case RuntimeCheck::matmul_k_mismatch:
+      return fmt::format("matmul of a Left tile with {} valid columns (K) by a Right tile with {} valid rows: K must match", s.a, s.b);
+    case RuntimeCheck::cross_event_range:
+      return fmt::format("cross-core event id {} is out of range 0..15", s.a);
     case RuntimeCheck::ok:
       break;
   }
   return "runtime check failed";
 }
 
-[[noreturn]] void throw_failure(const CompiledKernel& k, const CoreStatus& s, int core) {
-  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = "AIV"};
+[[noreturn]] void throw_failure(const CompiledKernel& k, const CoreStatus& s, int core, ir::CoreKind kind) {
+  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = ir::core_kind_name(kind)};
   if (s.instr >= 0 && s.instr < static_cast<int>(k.ir.instrs.size())) {
     const auto& info = k.ir.instrs[s.instr];
     site.pipe = ir::pipe_name(info.pipe);
@@ -77,8 +233,8 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
   throw UserError(describe_failure(k, s), std::move(site));
 }
 
-[[noreturn]] void throw_model_failure(const CompiledKernel& k, const std::string& reason, int instr, int core) {
-  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = "AIV"};
+[[noreturn]] void throw_model_failure(const CompiledKernel& k, const std::string& reason, int instr, int core, ir::CoreKind kind) {
+  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = ir::core_kind_name(kind)};
   if (instr >= 0 && instr < static_cast<int>(k.ir.instrs.size())) {
     const auto& info = k.ir.instrs[instr];
     site.pipe = ir::pipe_name(info.pipe);
@@ -93,6 +249,21 @@ void exec_hook(void* model, int32_t instr, int64_t amount, const int64_t* slots,
 }
 void sync_hook(void* model, int32_t instr, int64_t event, int64_t slot) {
   static_cast<CoreModel*>(model)->sync(instr, event, slot);
+}
+
+/// Achieved MACs / (the cube's peak for the kernel's matmul dtype x AICs x the kernel's duration).
+double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int block_dim) {
+  if (p.macs <= 0 || k.ir.mode == ir::KernelMode::Vector) return 0;
+  DType dtype = DType::f32;
+  for (const auto& info : k.ir.instrs) {
+    if (info.op == "matmul") {
+      dtype = info.dtype;
+      break;
+    }
+  }
+  const double cycles = (p.device_us - p.launch_overhead_us) * p.clock_ghz * 1e3;
+  const double peak = k.chip->cube_macs(dtype) * block_dim * cycles;
+  return peak > 0 ? p.macs / peak : 0;
 }
 
 std::mutex threads_mu;
@@ -114,40 +285,73 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   }
   for (size_t i = 0; i < args.tensors.size(); ++i) tensors[i] = args.tensors[i].data;
 
-  std::vector<CoreStatus> status(static_cast<size_t>(block_dim));
+  const CoreLayout layout(k.ir.mode);
+  const int cores = block_dim * layout.per_block;
+  std::vector<CoreStatus> status(static_cast<size_t>(cores));
   const ChipProfile& chip = *k.chip;
   std::array<bool, kPipeCount> moves_gm{};
   for (const auto& info : k.ir.instrs) {
     if (info.tensor >= 0) moves_gm[static_cast<int>(info.pipe)] = true;
   }
   const int gm_pipes = static_cast<int>(std::count(moves_gm.begin(), moves_gm.end(), true));
-  const CostModel cost(chip, block_dim, gm_pipes);
-  std::vector<std::optional<CoreModel>> models(k.instrumented ? block_dim : 0);
-  auto run_core = [&](int b) {
-    thread_local CoreMemory memory;
+  const CostModel cost(chip, cores, gm_pipes);
+  std::vector<std::optional<CoreModel>> models(k.instrumented ? cores : 0);
+  std::vector<GmRaceState> gm_state(layout.per_block > 1 && k.instrumented ? block_dim : 0);
+  std::vector<std::optional<MixBlock::Deadlock>> deadlocks(layout.per_block > 1 ? block_dim : 0);
+  const int64_t subblocks = layout.per_block > 1 ? 2 : 1;
+  // The context and model of core `slot` of block `b`.
+  auto prepare = [&](int b, int slot, CoreContext& ctx, CoreMemory& memory) {
+    const int c = b * layout.per_block + slot;
+    const ir::CoreKind kind = layout.kind(slot);
+    const bool mix_aiv = layout.per_block > 1 && slot > 0;
     memory.fit(chip);
-    CoreContext ctx{tensors, args.scalars.data(), {}, b, block_dim, &status[b], nullptr, &exec_hook, &sync_hook};
+    ctx = CoreContext{tensors, args.scalars.data(), {}, mix_aiv ? 2 * b + slot - 1 : b, mix_aiv ? 2 * block_dim : block_dim,
+                      &status[c], nullptr, &exec_hook, &sync_hook, static_cast<int64_t>(kind), mix_aiv ? slot - 1 : 0,
+                      subblocks, nullptr, &cross_hook};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
     if (k.instrumented) {
-      ctx.model = &models[b].emplace(&k, cost, b, k.race_check);
-      models[b]->record_spans(record);
+      ctx.model = &models[c].emplace(&k, cost, layout.number(b, slot), k.race_check, slot,
+                                     gm_state.empty() ? nullptr : &gm_state[b], static_cast<int>(kind));
+      models[c]->record_spans(record);
     }
-    k.fn(&ctx);
+    return static_cast<CoreModel*>(ctx.model);
+  };
+  auto run_block = [&](int b) {
+    thread_local std::array<CoreMemory, kCoresPerBlock> memory;
+    if (layout.per_block == 1) {
+      CoreContext ctx;
+      prepare(b, 0, ctx, memory[0]);
+      k.fn(&ctx);
+    } else {
+      std::array<CoreContext, kCoresPerBlock> ctx;
+      std::array<CoreModel*, kCoresPerBlock> block_models{};
+      for (int s = 0; s < kCoresPerBlock; ++s) block_models[s] = prepare(b, s, ctx[s], memory[s]);
+      MixBlock block(k, b);
+      block.run(ctx, block_models);
+      deadlocks[b] = block.deadlock();
+    }
     pto_rt_fence();
   };
   if (block_dim == 1) {
-    run_core(0);
+    run_block(0);
   } else {
-    // Cores are handed out in order from a shared counter: the host threads run neighbouring
-    // cores at the same time, and with strided tile assignment their tiles are GM neighbours.
+    // Blocks are handed out in order from a shared counter: the host threads run neighbouring
+    // blocks at the same time, and with strided tile assignment their tiles are GM neighbours.
     std::atomic<int> next{0};
     const int workers = std::min(block_dim, tbb::this_task_arena::max_concurrency());
     tbb::parallel_for(0, workers, [&](int) {
-      for (int b = next.fetch_add(1); b < block_dim; b = next.fetch_add(1)) run_core(b);
+      for (int b = next.fetch_add(1); b < block_dim; b = next.fetch_add(1)) run_block(b);
     });
   }
   for (int b = 0; b < block_dim; ++b) {
-    if (status[b].failed) throw_failure(k, status[b], b);
+    for (int slot = 0; slot < layout.per_block; ++slot) {
+      const auto& st = status[b * layout.per_block + slot];
+      if (st.failed) throw_failure(k, st, layout.number(b, slot), layout.kind(slot));
+    }
+    if (!deadlocks.empty() && deadlocks[b]) {
+      const auto& d = *deadlocks[b];
+      throw_model_failure(k, d.message, d.instr, layout.number(b, d.slot), layout.kind(d.slot));
+    }
   }
   LaunchProfile prof;
   prof.kernel = k.ir.name;
@@ -157,26 +361,32 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   prof.timed = k.instrumented;
   prof.clock_ghz = chip.clock_ghz;
   prof.warnings = k.ir.warnings;
+  prof.mode = ir::kernel_mode_name(k.ir.mode);
   if (k.instrumented) {
-    for (int b = 0; b < block_dim; ++b) {
-      if (const auto& f = models[b]->failure()) throw_model_failure(k, f->first, f->second, b);
+    for (int c = 0; c < cores; ++c) {
+      if (const auto& f = models[c]->failure()) {
+        throw_model_failure(k, f->first, f->second, layout.number(c / layout.per_block, c % layout.per_block),
+                            layout.kind(c % layout.per_block));
+      }
     }
     prof.launch_overhead_us = chip.launch_overhead_us;
     double slowest = 0;
-    for (int b = 0; b < block_dim; ++b) {
+    for (int b = 0; b < cores; ++b) {
       CoreTiming t = models[b]->timing();
       const double us = cost.cycles_to_us(t.end_cycles);
       slowest = std::max(slowest, us);
       prof.core_us.push_back(us);
       prof.gm_bytes += t.gm_read_bytes + t.gm_write_bytes;
       prof.flops += t.flops;
+      prof.macs += t.macs;
       for (const auto& p : t.pipes) prof.instructions += p.instructions;
       prof.cores.push_back(t);
       for (const auto& r : models[b]->races()) prof.races.push_back(r);
     }
     prof.device_us = prof.launch_overhead_us + slowest;
+    prof.mac_util = mac_utilization(k, prof, block_dim);
     if (record) {
-      for (int b = 0; b < block_dim; ++b) {
+      for (int b = 0; b < cores; ++b) {
         prof.spans.push_back(models[b]->spans());
         prof.flows.push_back(models[b]->flows());
       }
@@ -197,9 +407,18 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
 double LaunchProfile::pipe_utilization(ir::Pipe pipe) const {
   const double span_cycles = (device_us - launch_overhead_us) * clock_ghz * 1e3;
   if (cores.empty() || span_cycles <= 0) return 0;
+  // Averaged over the cores that have the pipe (AICs for M/MTE1/FIX, AIVs for V/MTE3).
+  const bool cube_pipe = pipe == ir::Pipe::M || pipe == ir::Pipe::MTE1 || pipe == ir::Pipe::FIX;
+  const bool vector_pipe = pipe == ir::Pipe::V || pipe == ir::Pipe::MTE3;
   double sum = 0;
-  for (const auto& c : cores) sum += c.pipes[static_cast<int>(pipe)].busy;
-  return sum / static_cast<double>(cores.size()) / span_cycles;
+  int n = 0;
+  for (const auto& c : cores) {
+    const bool aic = c.kind == static_cast<int>(ir::CoreKind::AIC);
+    if ((cube_pipe && !aic) || (vector_pipe && aic)) continue;
+    sum += c.pipes[static_cast<int>(pipe)].busy;
+    ++n;
+  }
+  return n == 0 ? 0 : sum / n / span_cycles;
 }
 
 void set_host_threads(int n) {

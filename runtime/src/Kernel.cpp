@@ -81,7 +81,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->ir = ctx.finish();
     ck->cold.trace_ms = ms_since(t);
     t = Clock::now();
-    backend::lower(ck->ir, *st.chip, {.auto_mutex = st.options.auto_mutex});
+    backend::lower(ck->ir, *st.chip, {.auto_mutex = st.options.auto_mutex, .mode = st.options.mode});
     ck->syncs = sync_table(ck->ir);
     ck->instrumented = st.options.timing;
     ck->race_check = st.options.race_check;
@@ -125,19 +125,23 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
 }
 
 namespace {
-void check_block_dim(const KernelBase& k, const LaunchConfig& config, const LaunchArgs& args) {
-  const int limit = k.chip().aiv_count;
+/// block_dim limits per kernel mode: AIVs (vector), AICs (cube), AIC + 2 AIV groups (mix).
+void check_block_dim(const KernelBase& k, const CompiledKernel& ck, const LaunchConfig& config, const LaunchArgs& args) {
+  const ChipProfile& chip = k.chip();
+  const ir::KernelMode mode = ck.ir.mode;
+  const int limit = mode == ir::KernelMode::Vector ? chip.aiv_count : std::min(chip.aic_count, mode == ir::KernelMode::Mix ? chip.aiv_count / 2 : chip.aic_count);
+  const char* what = mode == ir::KernelMode::Vector ? "AIV cores" : (mode == ir::KernelMode::Cube ? "AIC cores" : "blocks of 1 AIC + 2 AIV");
   PTO_USER_CHECK(config.block_dim >= 1 && config.block_dim <= limit,
                  (ErrorSite{.kernel = k.name(), .specialization = KernelBase::describe(args), .loc = SourceLoc::from(config.loc)}))
-      << "block_dim " << config.block_dim << " is out of range: a vector kernel runs on 1.." << limit << " AIV cores of the '"
-      << k.chip().name << "' chip profile (never clamped)";
+      << "block_dim " << config.block_dim << " is out of range: a " << ir::kernel_mode_name(mode) << " kernel runs on 1.." << limit
+      << " " << what << " of the '" << chip.name << "' chip profile (never clamped)";
 }
 }  // namespace
 
 void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::function<void()>& trace) const {
   HostSpanScope span("launch", &state_->options.name);
-  check_block_dim(*this, config, args);
   auto ck = specialize(args, trace, config.loc);
+  check_block_dim(*this, *ck, config, args);
   Stream& stream = config.stream ? *config.stream : Stream::default_stream();
   stream.enqueue([ck = std::move(ck), args = std::move(args), block_dim = config.block_dim, s = &stream] {
     s->record(std::make_shared<const LaunchProfile>(emulate_launch(*ck, args, block_dim)));
@@ -145,8 +149,8 @@ void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::
 }
 
 LaunchProfile KernelBase::run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const {
-  check_block_dim(*this, config, args);
   auto ck = specialize(args, trace, config.loc);
+  check_block_dim(*this, *ck, config, args);
   return emulate_launch(*ck, args, config.block_dim);
 }
 

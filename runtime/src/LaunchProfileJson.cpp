@@ -13,7 +13,8 @@ std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
     json pipes = json::array();
     for (const auto& t : c.pipes) pipes.push_back({{"busy", t.busy}, {"wait", t.wait}, {"instructions", t.instructions}});
     cores.push_back({{"end_cycles", c.end_cycles}, {"pipes", pipes}, {"gm_read_bytes", c.gm_read_bytes},
-                     {"gm_write_bytes", c.gm_write_bytes}, {"flops", c.flops}, {"barriers", c.barriers}});
+                     {"gm_write_bytes", c.gm_write_bytes}, {"flops", c.flops}, {"barriers", c.barriers},
+                     {"kind", ir::core_kind_name(static_cast<ir::CoreKind>(c.kind))}, {"macs", c.macs}});
   }
   json races = json::array();
   for (const auto& r : p.races) {
@@ -24,7 +25,8 @@ std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
          {"timed", p.timed}, {"clock_ghz", p.clock_ghz}, {"launch_overhead_us", p.launch_overhead_us},
          {"device_us", p.device_us}, {"core_us", p.core_us}, {"cores", cores}, {"races", races}, {"warnings", p.warnings},
          {"gm_bytes", p.gm_bytes}, {"flops", p.flops}, {"instructions", p.instructions}, {"host_us", p.host_us},
-         {"host_start_us", p.host_start_us}, {"gm_pipes", p.gm_pipes}};
+         {"host_start_us", p.host_start_us}, {"gm_pipes", p.gm_pipes}, {"mode", p.mode}, {"macs", p.macs},
+         {"mac_util", p.mac_util}};
   if (!with_spans) return j.dump();
   j["instr_names"] = p.instr_names;
   j["instr_texts"] = p.instr_texts;
@@ -80,6 +82,8 @@ LaunchProfile launch_profile_from_json(const std::string& text) {
     t.gm_write_bytes = c.at("gm_write_bytes");
     t.flops = c.at("flops");
     t.barriers = c.at("barriers");
+    t.kind = c.value("kind", std::string("AIV")) == "AIC" ? 0 : 1;
+    t.macs = c.value("macs", 0.0);
     p.cores.push_back(t);
   }
   for (const auto& r : j.at("races")) {
@@ -101,6 +105,9 @@ LaunchProfile launch_profile_from_json(const std::string& text) {
   p.host_us = j.at("host_us");
   p.host_start_us = j.at("host_start_us");
   p.gm_pipes = j.at("gm_pipes");
+  p.mode = j.value("mode", std::string("vector"));
+  p.macs = j.value("macs", 0.0);
+  p.mac_util = j.value("mac_util", 0.0);
   if (j.contains("spans")) {
     for (const auto& core : j.at("spans")) {
       std::vector<InstrSpan> c;

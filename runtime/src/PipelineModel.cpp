@@ -34,6 +34,15 @@ double CostModel::vector_cycles(DType dtype, double elements, int ops) const {
   return chip_->issue_cycles + std::max(1, ops) * std::ceil(bytes / chip_->vector_bytes_per_cycle);
 }
 
+double CostModel::move_cycles(ir::MemSpace dst, double bytes) const {
+  const double gibps = dst == ir::MemSpace::Right ? chip_->mat_to_right_gibps : chip_->mat_to_left_gibps;
+  return chip_->issue_cycles + std::ceil(bytes / (gibps * 1073741824.0 / (chip_->clock_ghz * 1e9)));
+}
+
+double CostModel::matmul_cycles(DType dtype, double macs) const {
+  return chip_->issue_cycles + std::ceil(macs / std::max(1.0, chip_->cube_macs(dtype)));
+}
+
 // ------------------------------------------------------------------------------------ CoreModel
 
 std::string RaceReport::message() const {
@@ -41,8 +50,9 @@ std::string RaceReport::message() const {
                      count, first, second);
 }
 
-CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check)
-    : kernel_(kernel), cost_(cost), core_(core), race_check_(race_check) {
+CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check, int slot, GmRaceState* gm,
+                     int kind)
+    : kernel_(kernel), cost_(cost), core_(core), race_check_(race_check), slot_(slot), gm_(gm ? gm : &own_gm_), kind_(kind) {
   if (kernel_) {
     int64_t base = 0;
     for (const auto& g : kernel_->ir.groups) {
@@ -68,7 +78,7 @@ double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const A
   p.totals.instructions += 1;
   issue_at_ += 1;
   const int q = static_cast<int>(pipe);
-  p.clock[q] += 1;
+  p.clock[at(q)] += 1;
   if (race_check_) {
     for (const auto& a : tiles) access(a.resource, q, a.write, 0, 1, instr);
   }
@@ -95,7 +105,21 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
   Pipe& d = pipes_[static_cast<int>(dst)];
   if (record_) flows_.push_back({f.instr, instr, static_cast<int>(src), static_cast<int>(dst), f.time, std::max(f.time, d.free_at)});
   hold_until(d, f.time);
-  for (int i = 0; i < kPipeCount; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+  for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+}
+
+CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) const {
+  const Pipe& p = pipes_[static_cast<int>(pipe)];
+  return {std::max(p.free_at, issue_at_), p.clock, instr};
+}
+
+void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr) {
+  Pipe& d = pipes_[static_cast<int>(pipe)];
+  for (const auto& f : flags) {
+    if (record_) flows_.push_back({f.instr, instr, -1, static_cast<int>(pipe), f.time, std::max(f.time, d.free_at)});
+    hold_until(d, f.time);
+    for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+  }
 }
 
 void CoreModel::barrier(ir::Pipe pipe) {
@@ -105,7 +129,7 @@ void CoreModel::barrier(ir::Pipe pipe) {
   Clock joined{};
   for (const auto& p : pipes_) {
     t = std::max(t, p.free_at);
-    for (int i = 0; i < kPipeCount; ++i) joined[i] = std::max(joined[i], p.clock[i]);
+    for (int i = 0; i < kClockWidth; ++i) joined[i] = std::max(joined[i], p.clock[i]);
   }
   for (auto& p : pipes_) {
     hold_until(p, t);
@@ -120,7 +144,7 @@ void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
   m.held = true;
   Pipe& p = pipes_[static_cast<int>(pipe)];
   hold_until(p, m.release);
-  for (int i = 0; i < kPipeCount; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
+  for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
 }
 
 void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
@@ -145,6 +169,12 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   } else if (info.op == "store") {
     cycles = cost_.store_cycles(groups[info.tiles[0].first].space, a);
     gm_write_ += a;
+  } else if (info.op == "move") {
+    cycles = cost_.move_cycles(groups[info.tiles[0].first].space, a);
+  } else if (info.op == "matmul") {
+    cycles = cost_.matmul_cycles(info.dtype, a);
+    macs_ += a;
+    flops_ += 2 * a;
   } else {
     cycles = cost_.vector_cycles(info.dtype, a, info.vector_ops);
     if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
@@ -177,22 +207,25 @@ void CoreModel::sync(int instr, int64_t event, int64_t slot) {
     case ir::SyncOp::Barrier: barrier(s.src); break;
     case ir::SyncOp::MutexLock: lock(mutex, info.pipe, instr); break;
     case ir::SyncOp::MutexUnlock: unlock(mutex, info.pipe, instr); break;
+    case ir::SyncOp::CrossSet: case ir::SyncOp::CrossWait: break;
   }
 }
 
 void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr) {
-  ResourceState& st = resources_[key];
+  // Tiles are this core's own; GM is shared by the cores of the block.
+  ResourceState& st = key < 0 ? (*gm_)[key] : resources_[key];
   const Clock& vc = pipes_[q].clock;
-  for (int p = 0; p < kPipeCount; ++p) {
-    if (p == q) continue;
+  const int self = at(q);
+  for (int p = 0; p < kClockWidth; ++p) {
+    if (p == self) continue;
     const Touch& w = st.writes[p];
-    if (w.instr != -2 && w.lo < hi && lo < w.hi && vc[p] < w.epoch) report_race(write ? "WAW" : "RAW", key, w, p, q, instr);
+    if (w.instr != -2 && w.lo < hi && lo < w.hi && vc[p] < w.epoch) report_race(write ? "WAW" : "RAW", key, w, p, self, instr);
     if (write) {
       const Touch& r = st.reads[p];
-      if (r.instr != -2 && r.lo < hi && lo < r.hi && vc[p] < r.epoch) report_race("WAR", key, r, p, q, instr);
+      if (r.instr != -2 && r.lo < hi && lo < r.hi && vc[p] < r.epoch) report_race("WAR", key, r, p, self, instr);
     }
   }
-  (write ? st.writes : st.reads)[q] = Touch{lo, hi, vc[q], instr};
+  (write ? st.writes : st.reads)[self] = Touch{lo, hi, vc[self], instr};
 }
 
 std::string CoreModel::resource_name(int64_t key) const {
@@ -207,14 +240,16 @@ std::string CoreModel::resource_name(int64_t key) const {
   return fmt::format("resource {}", key);
 }
 
-std::string CoreModel::describe(int instr, int pipe) const {
-  const char* pname = ir::pipe_name(static_cast<ir::Pipe>(pipe));
+std::string CoreModel::describe(int instr, int at) const {
+  static constexpr const char* kSlotNames[kCoresPerBlock] = {" on the AIC", " on AIV 0", " on AIV 1"};
+  const std::string where = gm_ != &own_gm_ ? kSlotNames[at / kPipeCount] : "";
+  const std::string pname = std::string(ir::pipe_name(static_cast<ir::Pipe>(at % kPipeCount))) + where;
   if (!kernel_ || instr < 0) return fmt::format("instruction #{} [{}]", instr, pname);
   const auto& info = kernel_->ir.instrs[instr];
   return fmt::format("#{} {} [{}] at {}", instr, info.text, pname, info.loc.str());
 }
 
-void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, int first_pipe, int second_pipe, int second_instr) {
+void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, int first_at, int second_at, int second_instr) {
   auto k = std::make_tuple(std::string(kind), first.instr, second_instr);
   auto it = race_index_.find(k);
   if (it != race_index_.end()) {
@@ -228,8 +263,8 @@ void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, i
   r.resource = resource_name(key);
   r.first_instr = first.instr;
   r.second_instr = second_instr;
-  r.first = describe(first.instr, first_pipe);
-  r.second = describe(second_instr, second_pipe);
+  r.first = describe(first.instr, first_at);
+  r.second = describe(second_instr, second_at);
   r.count = 1;
   races_.push_back(std::move(r));
 }
@@ -240,6 +275,8 @@ void CoreModel::fail(std::string reason, int instr) {
 
 CoreTiming CoreModel::timing() const {
   CoreTiming t;
+  t.kind = kind_;
+  t.macs = macs_;
   t.end_cycles = issue_at_;
   for (int i = 0; i < kPipeCount; ++i) {
     t.end_cycles = std::max(t.end_cycles, pipes_[i].free_at);

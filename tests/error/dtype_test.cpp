@@ -35,6 +35,10 @@ static_assert(!CanLoad<pl::Tile<int8_t>, pl::Slice<int32_t>>);
 static_assert(CanStore<pl::Slice<half>, pl::Tile<half>>);
 static_assert(!CanStore<pl::Slice<float>, pl::Tile<half>>);
 static_assert(!CanStore<pl::Slice<int32_t>, pl::Tile<float>>);
+// A float (Acc) tile may be stored into a half or bfloat16 tensor: FIX converts on the way out.
+static_assert(CanStore<pl::Slice<half>, pl::Tile<float>>);
+static_assert(CanStore<pl::Slice<bfloat16>, pl::Tile<float>>);
+static_assert(!CanStore<pl::Slice<int8_t>, pl::Tile<float>>);
 
 // Assignment: a tile takes an expression or tile of its own type (or a C++ number to fill).
 static_assert(CanAssign<pl::Tile<float>, pl::TExpr<float>>);

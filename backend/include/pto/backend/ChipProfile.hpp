@@ -27,6 +27,9 @@ struct ChipProfile {
   std::array<MemoryLimits, 6> memory{};  // indexed by ir::MemSpace; GM unused
   double gm_to_vec_gibps = 0, gm_to_mat_gibps = 0, vec_to_gm_gibps = 0, acc_to_gm_gibps = 0;
   double mat_to_left_gibps = 0, mat_to_right_gibps = 0;
+  double acc_to_vec_gibps = 0, vec_to_mat_gibps = 0;  // 0: the chip has no such path
+  /// Peak cube multiply-accumulates per cycle for inputs of `dtype`.
+  double cube_macs(DType dtype) const;
   double hbm_gbps = 0;
   double vector_bytes_per_cycle = 0;
   double cube_macs_f16 = 0, cube_macs_bf16 = 0, cube_macs_f32 = 0, cube_macs_i8 = 0;

@@ -19,6 +19,8 @@ enum class RuntimeCheck : int32_t {
   operand_smaller,     // a = needed, b = operand valid; axis
   result_over_tile,    // a = extent, b = destination capacity; axis
   range_step,          // a = step
+  matmul_k_mismatch,   // a = Left valid columns (K), b = Right valid rows
+  cross_event_range,   // a = event id
 };
 
 struct CoreStatus {
@@ -37,16 +39,27 @@ using ExecHook = void (*)(void* model, int32_t instr, int64_t amount, const int6
 /// slot of an automatic mutex (or -1).
 using SyncHook = void (*)(void* model, int32_t instr, int64_t event, int64_t slot);
 
+struct CoreContext;
+/// A cross-core flag (`op` is ir::SyncOp::CrossSet or CrossWait) of a mix kernel, always called
+/// (functional co-scheduling needs it, timed or not). Returns nonzero when the core must stop at
+/// once (a deadlock was found; the emulator reports it).
+using CrossHook = int32_t (*)(CoreContext* ctx, int32_t instr, int32_t op, int64_t event);
+
 struct CoreContext {
   void* const* tensors;    // GM base pointer of each tensor parameter
   const int64_t* scalars;  // runtime scalar parameters
   uint8_t* arena[6];       // local memory of each ir::MemSpace (GM unused)
-  int64_t block_idx;
-  int64_t block_num;
+  int64_t block_idx;       // get_block_idx() as this core sees it (mix AIVs: block * 2 + subblock)
+  int64_t block_num;       // get_block_num() as this core sees it (mix AIVs: 2 * block_dim)
   CoreStatus* status;
   void* model;             // the core's pipeline model (instrumented kernels only)
   ExecHook exec;
   SyncHook sync;
+  int64_t core_kind;       // ir::CoreKind of this core: sections of the other kind are skipped
+  int64_t subblock_idx;    // 0 or 1 on the AIVs of a mix kernel, else 0
+  int64_t subblock_num;    // 2 in mix kernels, else 1
+  void* block;             // the emulator's state of this core's block (mix kernels)
+  CrossHook cross;
 };
 
 namespace abi {
@@ -58,6 +71,10 @@ inline constexpr size_t kBlockNum = offsetof(CoreContext, block_num);
 inline constexpr size_t kModel = offsetof(CoreContext, model);
 inline constexpr size_t kExec = offsetof(CoreContext, exec);
 inline constexpr size_t kSync = offsetof(CoreContext, sync);
+inline constexpr size_t kCoreKind = offsetof(CoreContext, core_kind);
+inline constexpr size_t kSubblockIdx = offsetof(CoreContext, subblock_idx);
+inline constexpr size_t kSubblockNum = offsetof(CoreContext, subblock_num);
+inline constexpr size_t kCross = offsetof(CoreContext, cross);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);
@@ -75,6 +92,12 @@ extern "C" void pto_rt_fence();
 
 /// Tensors at least this large are written with pto_rt_stream_to_gm (host tuning, not chip data).
 inline constexpr int64_t kStreamingStoreBytes = 8 << 20;
+
+/// The cube's multiply (pl::matmul): c[m x n] (+)= a[m x k] * b[k x n], row-major with row pitches
+/// lda, ldb, ldc in elements. `in_dtype` (a pto::DType) is f16, bf16 or f32 with a float c, or i8
+/// with an int32 c. Float products are summed in float (in k order within each 8-wide lane).
+extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                              int64_t ldc, int32_t in_dtype, int32_t accumulate);
 
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
 

@@ -20,8 +20,16 @@ void validate_moves(const ir::Kernel& k, const ChipProfile& chip);
 /// orders producers and consumers of each slot (RAW, WAR, WAW) and nothing else.
 void insert_auto_mutex(ir::Kernel& k);
 
+/// Kernel modes and core kinds: every instruction must run on a core that has its pipe and
+/// memories (AIV: Vec, V/MTE2/MTE3; AIC: Mat/Left/Right/Acc, MTE1/MTE2/M/FIX), a mix kernel's
+/// instructions sit in sections, cross-core flags only in mix kernels, moves only on the chip's paths.
+void validate_cores(const ir::Kernel& k, const ChipProfile& chip);
+/// The alignment of GM offsets and tile row pitches for moves between GM and `space`: the
+/// space's alignment for the DMA paths (Vec, Mat), 1 for FIX writes from Acc.
+int64_t gm_move_alignment(const ChipProfile& chip, ir::MemSpace space);
 struct LowerOptions {
   bool auto_mutex = false;
+  ir::KernelMode mode = ir::KernelMode::Auto;  // Auto keeps the mode deduced by tracing
 };
 
 /// Runs the passes in order.

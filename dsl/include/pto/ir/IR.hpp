@@ -36,6 +36,9 @@ namespace pto::ir {
   X(Store)                      \
   X(VecCompute)                 \
   X(RowReduce)                  \
+  X(Move)                       \
+  X(Matmul)                     \
+  X(Section)                    \
   X(Sync)
 
 enum class NodeKind : uint8_t {
@@ -111,9 +114,10 @@ struct FloatImm : ExprNode {
   static Expr make(double v, DType t = DType::f32);
 };
 
-enum class VarKind : uint8_t { Loop, Param, BlockIdx, BlockNum, Mutable };
+enum class VarKind : uint8_t { Loop, Param, BlockIdx, BlockNum, SubblockIdx, SubblockNum, Mutable };
 
-/// A named scalar. Loop variables, runtime scalar parameters, the block index/count and mutable
+/// A named scalar. Loop variables, runtime scalar parameters, the block and sub-block index/count
+/// (core-dependent: see KernelABI.hpp) and mutable
 /// state (tile-group slot counters) are all Vars; `id` is unique within a kernel.
 struct Var : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Var;
@@ -277,13 +281,15 @@ struct RowReduce : StmtNode, Instr {
   static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr);
 };
 
-enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock };
+enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait };
 const char* sync_op_name(SyncOp op);
 
 /// Synchronisation between the pipes of a core — the only orderings between pipes in simulated
 /// time. SetFlag/WaitFlag: `src` -> `dst` with event id `event` (0..15). Barrier: `src` (Pipe::ALL
 /// joins every pipe). MutexLock/MutexUnlock on pipe `src`: mutex `event` (0..31), or, when `tile` names
-/// a group (inserted by auto_mutex), the mutex id of that tile slot.
+/// a group (inserted by auto_mutex), the mutex id of that tile slot. CrossSet/CrossWait on pipe
+/// `src`: cross-core flag `event` (0..15) between the AIC and the AIVs of one mix block (an AIC's
+/// set reaches both AIVs; an AIC's wait consumes one set from each AIV).
 struct Sync : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Sync;
   SyncOp op;
@@ -293,6 +299,44 @@ struct Sync : StmtNode, Instr {
   Sync(SyncOp o, Pipe s, Pipe d, Expr e, TileRef t, Instr in)
       : StmtNode(kKind), Instr(std::move(in)), op(o), src(s), dst(d), event(std::move(e)), tile(std::move(t)) {}
   static Stmt make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr instr);
+};
+
+/// The two kinds of AI Core: AIC (Cube: Mat/Left/Right/Acc, pipes MTE1/MTE2/M/FIX) and AIV
+/// (Vector: Vec, pipes MTE2/V/MTE3). Both have the scalar pipe.
+enum class CoreKind : uint8_t { AIC, AIV };
+const char* core_kind_name(CoreKind k);
+
+/// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed),
+/// Acc -> Vec on FIX and Vec -> Mat on MTE3 where the chip has the path. Sets the destination's
+/// valid extent to the source's (transposed: swapped).
+struct Move : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Move;
+  TileRef dst, src;
+  bool transpose;
+  Move(TileRef d, TileRef s, bool t, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), transpose(t) {}
+  static Stmt make(TileRef dst, TileRef src, bool transpose, Instr instr);
+};
+
+/// Cube matrix multiply on the M pipe: dst(Acc)[m, n] (+)= sum_k a(Left)[m, k] * b(Right)[k, n],
+/// m, k from a's valid extent and n from b's; half/bfloat16/float accumulate in float, int8 in
+/// int32. `accumulate`: add to dst's current values (its valid extent must cover m x n).
+struct Matmul : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Matmul;
+  TileRef dst, a, b;
+  bool accumulate;
+  Matmul(TileRef d, TileRef x, TileRef y, bool acc, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), a(std::move(x)), b(std::move(y)), accumulate(acc) {}
+  static Stmt make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr);
+};
+
+/// Code that runs only on one kind of core of a mix kernel (pl::section_cube / section_vector).
+struct Section : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Section;
+  CoreKind core;
+  Stmt body;
+  SourceLoc loc;
+  Section(CoreKind c, Stmt b, SourceLoc l) : StmtNode(kKind), core(c), body(std::move(b)), loc(std::move(l)) {}
+  static Stmt make(CoreKind core, Stmt body, SourceLoc loc);
 };
 
 }  // namespace pto::ir

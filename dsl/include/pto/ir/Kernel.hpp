@@ -52,6 +52,12 @@ struct InstrInfo {
   bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user
 };
 
+/// Which cores a launch runs: `block_dim` AIVs (Vector), `block_dim` AICs (Cube), or
+/// `block_dim` blocks of 1 AIC + 2 AIVs (Mix). Auto: deduced from the kernel (its sections, or
+/// the memories its tiles live in).
+enum class KernelMode : uint8_t { Auto, Vector, Cube, Mix };
+const char* kernel_mode_name(KernelMode m);
+
 struct Kernel {
   std::string name;
   std::string specialization;  // "x:f32[4096], y:f32[4096]"
@@ -62,6 +68,8 @@ struct Kernel {
   std::vector<InstrInfo> instrs;
   Stmt body;
   int num_vars = 0;  // Var ids are 0 .. num_vars-1
+  KernelMode mode = KernelMode::Vector;  // never Auto after tracing
+  bool cross_core = false;               // uses set_cross_core / wait_cross_core
   std::vector<std::string> warnings;  // found by passes; shown by the CLI and in profiles
 };
 

@@ -15,9 +15,11 @@
 
 namespace pto::lang {
 
-/// Index of this block in [0, get_block_num()).
+/// Index of this core's share of the work in [0, get_block_num()): the block index, except on
+/// the AIVs of a mix kernel, where it is the flattened AIV index block * 2 + get_subblock_idx()
+/// (as in PyPTO Pro), so `range(get_block_idx(), n, get_block_num())` covers n on every core kind.
 Int get_block_idx(std::source_location loc = std::source_location::current());
-/// Number of blocks of the launch (its block_dim).
+/// block_dim, or 2 * block_dim on the AIVs of a mix kernel.
 Int get_block_num(std::source_location loc = std::source_location::current());
 
 class Range {

@@ -1,6 +1,7 @@
 #pragma once
 // The PTO kernel language, namespace `pto::lang` (alias it: `namespace pl = pto::lang;`).
 #include "pto/lang/Control.hpp"
+#include "pto/lang/Cube.hpp"
 #include "pto/lang/Ops.hpp"
 #include "pto/lang/Scalar.hpp"
 #include "pto/lang/Sync.hpp"

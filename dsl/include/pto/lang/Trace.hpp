@@ -2,6 +2,8 @@
 // The trace context: while the runtime calls a kernel lambda once to trace it, every `pl::`
 // operation appends IR to the context of the calling thread. Outside a trace, using a `pl::`
 // operation is a user error.
+#include <array>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -32,8 +34,11 @@ class TraceContext {
   size_t scope_depth() const { return scopes_.size(); }
 
   ir::Expr new_var(const std::string& name, ir::VarKind kind, int param_index = -1);
-  ir::Expr block_idx();
-  ir::Expr block_num();
+  /// The Var of get_block_idx / get_block_num / get_subblock_idx / get_subblock_num (one each).
+  ir::Expr core_var(ir::VarKind kind);
+  /// The section being traced (section_cube / section_vector), if any.
+  std::optional<ir::CoreKind> section() const { return section_; }
+  void set_section(std::optional<ir::CoreKind> s) { section_ = s; }
   int add_group(ir::TileGroup g);
   ir::Instr new_instr(std::string op, ir::Pipe pipe, const std::source_location& loc);
 
@@ -55,7 +60,8 @@ class TraceContext {
  private:
   ir::Kernel kernel_;
   std::vector<std::vector<ir::Stmt>> scopes_;
-  ir::Expr block_idx_, block_num_;
+  std::array<ir::Expr, 4> core_vars_;
+  std::optional<ir::CoreKind> section_;
   SourceLoc last_loc_;
   std::string deferred_reason_;
   SourceLoc deferred_loc_;

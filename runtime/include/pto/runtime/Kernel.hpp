@@ -34,6 +34,7 @@ struct JitOptions {
   std::string chip = "a2";   // a built-in profile name or a JSON file path
   bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
   bool race_check = true;    // happens-before race checking (needs timing)
+  ir::KernelMode mode = ir::KernelMode::Auto;  // Auto: deduced from the kernel's sections and tiles
 };
 
 struct LaunchConfig {

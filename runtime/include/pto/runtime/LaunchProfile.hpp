@@ -13,16 +13,19 @@ struct LaunchProfile {
   std::string kernel, specialization;
   std::string chip;               // the profile's name, or the JSON path it was loaded from
   int block_dim = 0;
+  std::string mode = "vector";    // kernel mode: vector, cube or mix (cores: block_dim, or 3 per block)
   bool timed = false;             // false when the kernel was compiled without the timing model
   double clock_ghz = 1;
   double launch_overhead_us = 0;  // the profile's fixed start cost
   double device_us = 0;           // launch overhead + the slowest core
   std::vector<double> core_us;    // per core, without the launch overhead
-  std::vector<CoreTiming> cores;
+  std::vector<CoreTiming> cores;  // mix: per block its AIC, AIV 0, AIV 1
   std::vector<RaceReport> races;
   std::vector<std::string> warnings;  // from compilation (e.g. manual sync under auto_mutex)
   double gm_bytes = 0;            // read + written, all cores
   double flops = 0;
+  double macs = 0;                // cube multiply-accumulates, all AICs
+  double mac_util = 0;            // macs / (cube peak x AICs x duration); 0 without matmul
   uint64_t instructions = 0;
   double host_us = 0;             // host wall time of the emulation
   double host_start_us = 0;       // when the emulation started, host steady clock (us)

@@ -28,6 +28,11 @@ namespace pto {
 struct CompiledKernel;
 
 inline constexpr int kPipeCount = 7;  // S, V, M, MTE1, MTE2, MTE3, FIX (ir::Pipe order; ALL excluded)
+/// The cores of one block that share cross-core flags and GM race state: AIC, AIV0, AIV1 in a
+/// mix kernel (slot 0, 1, 2); a vector or cube kernel's block is one core (slot 0).
+inline constexpr int kCoresPerBlock = 3;
+/// A vector clock entry per pipe of every core of a block.
+inline constexpr int kClockWidth = kPipeCount * kCoresPerBlock;
 
 /// Cycle costs of instructions on one chip, for a launch of `active_cores` cores sharing HBM.
 /// HBM is split evenly among the cores and, within a core, among the `gm_pipes` pipes that move
@@ -41,6 +46,10 @@ class CostModel {
   double store_cycles(ir::MemSpace src, double bytes) const;
   /// A vector instruction of `ops` element-wise operations over `elements` of `dtype`.
   double vector_cycles(DType dtype, double elements, int ops) const;
+  /// A local copy of `bytes` into `dst` (MTE1 into Left/Right).
+  double move_cycles(ir::MemSpace dst, double bytes) const;
+  /// A cube multiply of `macs` multiply-accumulates on inputs of `dtype`, at the profile's peak.
+  double matmul_cycles(DType dtype, double macs) const;
   double issue_cycles() const { return chip_->issue_cycles; }
   double cycles_to_us(double cycles) const { return cycles / (chip_->clock_ghz * 1e3); }
   /// Bytes per cycle of one GM pipe's share of HBM.
@@ -60,10 +69,12 @@ struct PipeTotals {
 };
 
 struct CoreTiming {
+  int kind = 1;  // ir::CoreKind: 0 AIC, 1 AIV
   double end_cycles = 0;
   std::array<PipeTotals, kPipeCount> pipes{};
   double gm_read_bytes = 0, gm_write_bytes = 0;
   double flops = 0;
+  double macs = 0;        // cube multiply-accumulates
   uint64_t barriers = 0;  // pipe_barrier(ALL) executed
 };
 
@@ -91,10 +102,35 @@ struct RaceReport {
   std::string message() const;
 };
 
+/// The last access of one pipe to a resource: GM element range (tiles: [0, 1)), the pipe's
+/// clock at that instruction, the instruction.
+struct Touch {
+  int64_t lo = 0, hi = 0;
+  uint64_t epoch = 0;
+  int instr = -2;  // -2: none yet
+};
+/// Per resource, the last read and write of every pipe of every core of a block.
+struct ResourceState {
+  std::array<Touch, kClockWidth> writes{}, reads{};
+};
+/// GM accesses of the cores of one block (shared by their CoreModels; tensor t is key -(t + 1)).
+using GmRaceState = std::map<int64_t, ResourceState>;
+
 class CoreModel {
  public:
+  using Clock = std::array<uint64_t, kClockWidth>;
+  /// A cross-core flag in flight: when the setting pipe was done, and its clock.
+  struct CrossFlag {
+    double time = 0;
+    Clock clock{};
+    int instr = -1;
+  };
+
   /// `kernel` names instructions in reports; it may be null for hand-built programs (tests).
-  CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check);
+  /// `slot`: this core's place in its block (0 AIC or single core, 1/2 the AIVs of a mix block);
+  /// `gm`: the block's shared GM race state (null: this core's own). `kind`: ir::CoreKind.
+  CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check, int slot = 0,
+            GmRaceState* gm = nullptr, int kind = 1);
 
   // ---- the rules, for hand-built programs and the hooks below
   struct Access {
@@ -109,6 +145,10 @@ class CoreModel {
   void lock(int64_t mutex, ir::Pipe pipe, int instr = -1);
   void unlock(int64_t mutex, ir::Pipe pipe, int instr = -1);
   double pipe_free(ir::Pipe p) const { return pipes_[static_cast<int>(p)].free_at; }
+  /// set_cross_core on `pipe`: the flag carries the pipe's finish time and clock.
+  CrossFlag cross_set(ir::Pipe pipe, int instr = -1) const;
+  /// wait_cross_core on `pipe`: holds it until every flag in `flags` has arrived.
+  void cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr = -1);
 
   // ---- the hooks called by generated code (KernelABI.hpp)
   void exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
@@ -125,7 +165,6 @@ class CoreModel {
   const std::optional<std::pair<std::string, int>>& failure() const { return failure_; }
 
  private:
-  using Clock = std::array<uint64_t, kPipeCount>;
   struct Pipe {
     double free_at = 0;
     PipeTotals totals;
@@ -141,23 +180,15 @@ class CoreModel {
     Clock clock{};
     bool held = false;
   };
-  /// The last access of one pipe to a resource: GM element range (tiles: [0, 1)), the pipe's
-  /// clock at that instruction, the instruction.
-  struct Touch {
-    int64_t lo = 0, hi = 0;
-    uint64_t epoch = 0;
-    int instr = -2;  // -2: none yet
-  };
-  struct ResourceState {
-    std::array<Touch, kPipeCount> writes{}, reads{};
-  };
-
   void hold_until(Pipe& p, double t);
-  /// Checks an access of `pipe` to resource `key` against the other pipes' last accesses, then records it.
+  /// Checks an access of `pipe` to resource `key` against the other pipes' last accesses (of
+  /// every core of the block for GM), then records it.
   void access(int64_t key, int pipe, bool write, int64_t lo, int64_t hi, int instr);
-  void report_race(const char* kind, int64_t key, const Touch& first, int first_pipe, int second_pipe, int second_instr);
+  /// `first_at`, `second_at`: clock indices (slot * kPipeCount + pipe).
+  void report_race(const char* kind, int64_t key, const Touch& first, int first_at, int second_at, int second_instr);
+  int at(int pipe) const { return slot_ * kPipeCount + pipe; }
   std::string resource_name(int64_t key) const;
-  std::string describe(int instr, int pipe) const;
+  std::string describe(int instr, int at) const;
   void fail(std::string reason, int instr);
   int64_t tile_resource(int group, int64_t slot) const;
 
@@ -165,15 +196,19 @@ class CoreModel {
   const CostModel& cost_;
   int core_;
   bool race_check_;
+  int slot_;
+  GmRaceState* gm_;
+  int kind_;
   double issue_at_ = 0;
   std::array<Pipe, kPipeCount> pipes_{};
   std::map<std::tuple<int, int, int64_t>, std::vector<Flag>> flags_;
   std::map<int64_t, Mutex> mutexes_;
   std::map<int64_t, ResourceState> resources_;  // tile slot ids >= 0, GM tensor t as -(t + 1)
+  GmRaceState own_gm_;
   std::vector<int64_t> group_base_;
   std::vector<RaceReport> races_;
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
-  double gm_read_ = 0, gm_write_ = 0, flops_ = 0;
+  double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
   std::optional<std::pair<std::string, int>> failure_;
   bool record_ = false;

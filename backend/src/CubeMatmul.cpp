@@ -1,0 +1,174 @@
+// The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): a register-blocked
+// 6x16 float micro-kernel over a packed copy of the Right tile, with an AVX2/FMA build chosen at
+// run time and a portable one otherwise. Half and bfloat16 inputs are widened to float first
+// (their products are exact in float, as in the cube); int8 multiplies into int32.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "pto/backend/KernelABI.hpp"
+#include "pto/support/DType.hpp"
+
+namespace pto {
+namespace {
+
+constexpr int kMR = 6;   // rows of C per micro-kernel call
+constexpr int kNR = 16;  // columns of C per micro-kernel call (two 8-wide vectors)
+
+struct Scratch {
+  std::vector<float> a, b;
+};
+thread_local Scratch scratch;
+
+/// Packs b (k x n, pitch ldb) into panels of kNR columns, zero padded: panel j holds k rows of kNR.
+void pack_b(const float* b, int64_t k, int64_t n, int64_t ldb, std::vector<float>& out) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  out.resize(static_cast<size_t>(panels * k * kNR));
+  for (int64_t j = 0; j < panels; ++j) {
+    float* dst = out.data() + j * k * kNR;
+    const int64_t cols = std::min<int64_t>(kNR, n - j * kNR);
+    for (int64_t p = 0; p < k; ++p) {
+      std::memcpy(dst + p * kNR, b + p * ldb + j * kNR, static_cast<size_t>(cols) * sizeof(float));
+      std::fill(dst + p * kNR + cols, dst + (p + 1) * kNR, 0.0f);
+    }
+  }
+}
+
+/// Writes a rows x cols block of `acc` (pitch kNR) into c, adding c's values when `accumulate`.
+void write_block(const float* acc, int rows, int64_t cols, float* c, int64_t ldc, bool accumulate) {
+  for (int r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r * kNR + j] : acc[r * kNR + j];
+  }
+}
+
+template <int MR>
+__attribute__((target("avx2,fma"))) void micro_avx2(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc,
+                                                    int64_t cols, bool accumulate) {
+  __m256 lo[MR], hi[MR];
+  for (int r = 0; r < MR; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < k; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(bp + p * kNR), b1 = _mm256_loadu_ps(bp + p * kNR + 8);
+    for (int r = 0; r < MR; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+      lo[r] = _mm256_fmadd_ps(av, b0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(av, b1, hi[r]);
+    }
+  }
+  if (cols == kNR) {
+    for (int r = 0; r < MR; ++r) {
+      float* row = c + r * ldc;
+      if (accumulate) {
+        lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(row));
+        hi[r] = _mm256_add_ps(hi[r], _mm256_loadu_ps(row + 8));
+      }
+      _mm256_storeu_ps(row, lo[r]);
+      _mm256_storeu_ps(row + 8, hi[r]);
+    }
+    return;
+  }
+  alignas(32) float tmp[MR * kNR];
+  for (int r = 0; r < MR; ++r) {
+    _mm256_store_ps(tmp + r * kNR, lo[r]);
+    _mm256_store_ps(tmp + r * kNR + 8, hi[r]);
+  }
+  write_block(tmp, MR, cols, c, ldc, accumulate);
+}
+
+template <int MR>
+void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  float acc[MR * kNR] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    for (int r = 0; r < MR; ++r) {
+      const float av = a[r * lda + p];
+      for (int j = 0; j < kNR; ++j) acc[r * kNR + j] += av * bp[p * kNR + j];
+    }
+  }
+  write_block(acc, MR, cols, c, ldc, accumulate);
+}
+
+using Micro = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t, bool);
+
+template <template <int> class Pick>
+Micro select_micro(int rows) {
+  switch (rows) {
+    case 1: return Pick<1>::fn;
+    case 2: return Pick<2>::fn;
+    case 3: return Pick<3>::fn;
+    case 4: return Pick<4>::fn;
+    case 5: return Pick<5>::fn;
+    default: return Pick<6>::fn;
+  }
+}
+template <int MR> struct PickAvx2 { static constexpr Micro fn = &micro_avx2<MR>; };
+template <int MR> struct PickPortable { static constexpr Micro fn = &micro_portable<MR>; };
+
+void matmul_f32(float* c, const float* a, const float* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                bool accumulate) {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  pack_b(b, k, n, ldb, scratch.b);
+  const int64_t panels = (n + kNR - 1) / kNR;
+  for (int64_t i = 0; i < m; i += kMR) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
+    const Micro micro = avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
+    for (int64_t j = 0; j < panels; ++j) {
+      micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR),
+            accumulate);
+    }
+  }
+}
+
+/// Widens an m x k (pitch ld) block of 16-bit floats into out (pitch k).
+template <class Half>
+const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std::vector<float>& out) {
+  out.resize(static_cast<size_t>(rows * cols));
+  const auto* s = static_cast<const Half*>(src);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) out[r * cols + j] = static_cast<float>(s[r * ld + j]);
+  }
+  return out.data();
+}
+
+void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate) {
+  for (int64_t i = 0; i < m; ++i) {
+    int32_t* row = c + i * ldc;
+    if (!accumulate) std::fill(row, row + n, 0);
+    for (int64_t p = 0; p < k; ++p) {
+      const int32_t av = a[i * lda + p];
+      const int8_t* brow = b + p * ldb;
+      for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<int32_t>(brow[j]);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                              int64_t ldc, int32_t in_dtype, int32_t accumulate) {
+  if (m <= 0 || n <= 0) return;
+  auto* cf = static_cast<float*>(c);
+  switch (static_cast<DType>(in_dtype)) {
+    case DType::f32:
+      return matmul_f32(cf, static_cast<const float*>(a), static_cast<const float*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
+    case DType::f16: {
+      const float* af = widen<half>(a, m, k, lda, scratch.a);
+      std::vector<float> bf;
+      widen<half>(b, k, n, ldb, bf);
+      return matmul_f32(cf, af, bf.data(), m, n, k, k, n, ldc, accumulate != 0);
+    }
+    case DType::bf16: {
+      const float* af = widen<bfloat16>(a, m, k, lda, scratch.a);
+      std::vector<float> bf;
+      widen<bfloat16>(b, k, n, ldb, bf);
+      return matmul_f32(cf, af, bf.data(), m, n, k, k, n, ldc, accumulate != 0);
+    }
+    case DType::i8:
+      return matmul_i8(static_cast<int32_t*>(c), static_cast<const int8_t*>(a), static_cast<const int8_t*>(b), m, n, k, lda, ldb, ldc,
+                       accumulate != 0);
+    default: return;
+  }
+}
+
+}  // namespace pto

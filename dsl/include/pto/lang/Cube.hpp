@@ -1,0 +1,93 @@
+#pragma once
+// Cube instructions and the mix-kernel structure (PyPTO Pro names).
+//   load   GM -> Mat                 (MTE2)  as for Vec tiles
+//   move   Mat -> Left / Right       (MTE1)  optionally transposed; Acc -> Vec (FIX) and
+//          Vec -> Mat (MTE3) on chips whose profile has the path (a5)
+//   matmul Left x Right -> Acc       (M)     half/bfloat16/float accumulate in float, int8 in int32
+//   store  Acc -> GM                 (FIX)   with a cast to the tensor's dtype (float -> half, ...)
+//   section_cube(f) / section_vector(f)      code that runs only on the AIC / the AIVs of a block
+//   set_cross_core(pipe, e) / wait_cross_core(pipe, e)   flags between the AIC and the AIVs of a
+//          block (event ids 0..15); the data goes through a GM workspace
+//   get_subblock_idx() / get_subblock_num()  which AIV of the block (0 or 1) / 2 in mix kernels
+#include <functional>
+#include <source_location>
+
+#include "pto/lang/Ops.hpp"
+
+namespace pto::lang {
+
+struct MoveOptions {
+  bool transpose = false;
+};
+struct MatmulOptions {
+  bool accumulate = false;
+};
+
+namespace detail {
+void emit_move(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
+               bool transpose, const std::source_location& loc);
+void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,
+                 const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc);
+void emit_section(ir::CoreKind core, const std::function<void()>& body, const std::source_location& loc);
+void emit_cross_core(ir::SyncOp op, Pipe pipe, const Int& event, const std::source_location& loc);
+template <Element T>
+TileShape shape_of(const Tile<T>& t) {
+  return {t.rows(), t.cols(), t.rank(), t.space()};
+}
+}  // namespace detail
+
+/// A local copy between tiles of one dtype (see the table above for the paths).
+template <Element T>
+void move(const Tile<T>& dst, const Tile<T>& src, MoveOptions options = {},
+          std::source_location loc = std::source_location::current()) {
+  detail::emit_move(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), options.transpose, loc);
+}
+
+/// The accumulator type of a cube multiply of `In` elements.
+template <Element In>
+using accumulator_t = std::conditional_t<std::is_same_v<In, int8_t>, int32_t, float>;
+
+/// acc (+)= left x right on the cube (M pipe).
+template <Element A, Element L, Element R>
+void matmul(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right, MatmulOptions options = {},
+            std::source_location loc = std::source_location::current()) {
+  static_assert(std::is_same_v<L, R>, "pto: matmul needs left and right tiles of the same element type");
+  static_assert(!std::is_same_v<L, int32_t>, "pto: the cube multiplies half, bfloat16, float or int8, not int32");
+  static_assert(std::is_same_v<A, accumulator_t<L>>,
+                "pto: matmul accumulates half/bfloat16/float in a float Acc tile and int8 in an int32 Acc tile");
+  detail::emit_matmul(acc.ref(), detail::shape_of(acc), left.ref(), detail::shape_of(left), right.ref(),
+                      detail::shape_of(right), options.accumulate, loc);
+}
+
+/// Acc -> GM on FIX, converting a float accumulator to a half or bfloat16 tensor.
+template <Element T, Element U>
+  requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
+void store(const Slice<T>& dst, const Tile<U>& src, std::source_location loc = std::source_location::current()) {
+  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc);
+}
+
+/// Code run only by the AIC of each block.
+inline void section_cube(const std::function<void()>& body, std::source_location loc = std::source_location::current()) {
+  detail::emit_section(ir::CoreKind::AIC, body, loc);
+}
+/// Code run only by the AIVs of each block.
+inline void section_vector(const std::function<void()>& body, std::source_location loc = std::source_location::current()) {
+  detail::emit_section(ir::CoreKind::AIV, body, loc);
+}
+
+/// Which AIV of its block this core is: 0 or 1 in a mix kernel (0 on an AIC and in vector kernels).
+Int get_subblock_idx(std::source_location loc = std::source_location::current());
+/// AIVs per block: 2 in a mix kernel, 1 otherwise.
+Int get_subblock_num(std::source_location loc = std::source_location::current());
+
+/// Signals cross-core flag `event` once `pipe`'s earlier instructions are done: from the AIC to
+/// both AIVs of the block, or from an AIV to the AIC.
+inline void set_cross_core(Pipe pipe, Int event, std::source_location loc = std::source_location::current()) {
+  detail::emit_cross_core(ir::SyncOp::CrossSet, pipe, event, loc);
+}
+/// Holds `pipe` until flag `event` arrives: on an AIV, one set by the AIC; on the AIC, one set by each AIV.
+inline void wait_cross_core(Pipe pipe, Int event, std::source_location loc = std::source_location::current()) {
+  detail::emit_cross_core(ir::SyncOp::CrossWait, pipe, event, loc);
+}
+
+}  // namespace pto::lang
