@@ -10,6 +10,7 @@ find_package(doctest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 
 # LLVM is linked as the one shared library libLLVM-16.so: static LLVM archives would make every
 # link on a 2-core machine take minutes.

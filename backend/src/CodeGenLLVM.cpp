@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "pto/backend/KernelABI.hpp"
 #include "pto/backend/Passes.hpp"
@@ -442,9 +443,20 @@ class CodeGen {
 
   /// The extent of a tile expression: the valid extent of its first full-width tile read (or of
   /// its first broadcast read, one column wide); checks every other read covers it.
+  /// The extent of a tile expression: the valid extent of its first full operand. Operands
+  /// broadcast as in numpy: a {rows, 1} tile along each row, a {1, cols} tile down each column.
   Extent expr_extent(const std::vector<const ir::TileRead*>& leaves, const ir::TileRef& dst, int instr) {
+    auto one_row = [&](const ir::TileRead* l) {
+      const auto& g = group(l->tile);
+      return g.rank == 2 && g.rows == 1;
+    };
     const ir::TileRead* lead = nullptr;
-    for (auto* l : leaves) if (!l->row_broadcast) { lead = l; break; }
+    for (auto* l : leaves) if (!l->row_broadcast && !one_row(l)) { lead = l; break; }
+    if (!lead) for (auto* l : leaves) if (!l->row_broadcast) { lead = l; break; }
+    col_broadcast_.clear();
+    if (lead && !one_row(lead)) {
+      for (auto* l : leaves) if (l != lead && !l->row_broadcast && one_row(l)) col_broadcast_.insert(l);
+    }
     Extent ext;
     if (lead) {
       ext = {valid(lead->tile, 0), valid(lead->tile, 1)};
@@ -456,8 +468,10 @@ class CodeGen {
     }
     for (auto* l : leaves) {
       if (l == lead) continue;
-      Value* vr = valid(l->tile, 0);
-      check(b_.CreateICmpSGE(vr, ext.rows), instr, RuntimeCheck::operand_smaller, 0, ext.rows, vr);
+      if (!col_broadcast_.count(l)) {
+        Value* vr = valid(l->tile, 0);
+        check(b_.CreateICmpSGE(vr, ext.rows), instr, RuntimeCheck::operand_smaller, 0, ext.rows, vr);
+      }
       if (!l->row_broadcast) {
         Value* vc = valid(l->tile, 1);
         check(b_.CreateICmpSGE(vc, ext.cols), instr, RuntimeCheck::operand_smaller, 1, ext.cols, vc);
@@ -477,6 +491,10 @@ class CodeGen {
     std::unordered_map<const ir::TileRead*, Value*> rows;
     for (auto& [l, base] : bases) {
       const auto& g = group(l->tile);
+      if (col_broadcast_.count(l)) {  // a {1, cols} operand: the same row for every row
+        rows[l] = base;
+        continue;
+      }
       rows[l] = b_.CreateInBoundsGEP(storage_type(l->type.dtype), base, b_.CreateMul(r, b_.getInt64(g.cols)));
     }
     return rows;
@@ -855,6 +873,7 @@ class CodeGen {
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;
   Value* subblock_num_ = nullptr;
+  std::unordered_set<const ir::TileRead*> col_broadcast_;  // of the tile expression being emitted
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;
   std::vector<Value*> tensor_base_;

@@ -47,17 +47,20 @@ template <int MR>
 __attribute__((target("avx2,fma"))) void micro_avx2(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc,
                                                     int64_t cols, bool accumulate) {
   __m256 lo[MR], hi[MR];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
   for (int64_t p = 0; p < k; ++p) {
     const __m256 b0 = _mm256_loadu_ps(bp + p * kNR), b1 = _mm256_loadu_ps(bp + p * kNR + 8);
-    for (int r = 0; r < MR; ++r) {
+  #pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
       lo[r] = _mm256_fmadd_ps(av, b0, lo[r]);
       hi[r] = _mm256_fmadd_ps(av, b1, hi[r]);
     }
   }
   if (cols == kNR) {
-    for (int r = 0; r < MR; ++r) {
+  #pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
       float* row = c + r * ldc;
       if (accumulate) {
         lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(row));
@@ -69,6 +72,7 @@ __attribute__((target("avx2,fma"))) void micro_avx2(int64_t k, const float* a, i
     return;
   }
   alignas(32) float tmp[MR * kNR];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     _mm256_store_ps(tmp + r * kNR, lo[r]);
     _mm256_store_ps(tmp + r * kNR + 8, hi[r]);

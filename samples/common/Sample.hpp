@@ -64,6 +64,7 @@ struct PreparedRun {
   std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB
   std::function<void()> op_launch;                                 // the same work through the sample's pto::Op, if it has one
   int64_t gm_bytes = 0;                                            // GM bytes read + written by one launch
+  double flops = 0;                                                // arithmetic of one launch (0: not reported)
 };
 
 struct SampleInfo {

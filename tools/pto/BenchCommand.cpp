@@ -40,6 +40,10 @@ int bench_command(const BenchOptions& o) {
                    {"gm_bytes", run.gm_bytes},
                    {"gbps", gbps},
                    {"device_us", profile->device_us}});
+  if (run.flops > 0) {
+    j["gflops"] = run.flops / (warm.median_us * 1e3);
+    j["mac_util"] = profile->mac_util;
+  }
   if (o.op) {
     PTO_USER_CHECK(static_cast<bool>(run.op_launch), ErrorSite{}) << "sample '" << info.name << "' has no operator (--op)";
     auto op_and_sync = [&] {
@@ -54,6 +58,7 @@ int bench_command(const BenchOptions& o) {
   if (o.vs_native) {
     j["native_median_us"] = native.median_us;
     j["ratio_vs_native"] = native.median_us / warm.median_us;
+    if (run.flops > 0) j["native_gflops"] = run.flops / (native.median_us * 1e3);
   }
   if (o.json) {
     fmt::print("{}\n", j.dump());
@@ -66,6 +71,7 @@ int bench_command(const BenchOptions& o) {
                warm.p90_us, warm.samples);
     fmt::print("gm_bytes         {}\ngbps             {:.2f}  (host)\n", run.gm_bytes, gbps);
     fmt::print("device_us        {:.2f}  (simulated on chip {})\n", profile->device_us, profile->chip);
+    if (run.flops > 0) fmt::print("gflops           {:.1f}  (host)\n", j["gflops"].get<double>());
     if (o.op) {
       fmt::print("op_median_us     {:.1f}  (direct {:.1f}; the op picks its own block_dim and key; difference {:.2f} us)\n",
                  j["op_median_us"].get<double>(), j["direct_median_us"].get<double>(), j["op_overhead_us"].get<double>());
@@ -73,6 +79,7 @@ int bench_command(const BenchOptions& o) {
     if (o.vs_native) {
       fmt::print("native_median_us {:.1f}\nratio_vs_native  {:.3f}  (native time / emulated time)\n",
                  j["native_median_us"].get<double>(), j["ratio_vs_native"].get<double>());
+      if (run.flops > 0) fmt::print("native_gflops    {:.1f}\n", j["native_gflops"].get<double>());
     }
   }
   return verdict.ok ? 0 : 1;

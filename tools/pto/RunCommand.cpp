@@ -53,6 +53,8 @@ int run_command(const RunOptions& o) {
                      {"core_us", profile->core_us},
                      {"pipes", pipes},
                      {"gm_bytes", profile->gm_bytes},
+                     {"mode", profile->mode},
+                     {"mac_util", profile->mac_util},
                      {"instructions", profile->instructions},
                      {"races", races},
                      {"warnings", profile->warnings}});
@@ -71,6 +73,7 @@ int run_command(const RunOptions& o) {
       std::string util;
       for (auto& [k, v] : pipes.items()) util += fmt::format(" {}={:.1f}%", k, 100 * v.get<double>());
       fmt::print("pipes         {}\n", util);
+      if (profile->macs > 0) fmt::print("mac_util       {:.1f}%  ({} kernel, cube peak x AICs x duration)\n", 100 * profile->mac_util, profile->mode);
       for (const auto& w : profile->warnings) fmt::print("warning        {}\n", w);
       fmt::print("races          {}\n", profile->races.size());
       constexpr size_t kShown = 6;

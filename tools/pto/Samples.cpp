@@ -6,13 +6,14 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "03_matmul/matmul.hpp"
 #include "07_tiling_key/tiling_key.hpp"
 
 namespace pto::cli {
 
 const std::vector<samples::SampleInfo>& all_samples() {
   static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample(),
-                                                               samples::tiling_key::sample()};
+                                                               samples::matmul::sample(), samples::tiling_key::sample()};
   return list;
 }
 
@@ -61,7 +62,7 @@ std::vector<int64_t> parse_shape(const std::string& text) {
       used = 0;
     }
     PTO_USER_CHECK(used == part.size() && !part.empty() && v > 0, ErrorSite{})
-        << "--shape '" << text << "' is not of the form N or ROWSxCOLS with positive integers";
+        << "--shape '" << text << "' is not of the form N, ROWSxCOLS, MxNxK (matmul) or SxD (attention) with positive integers";
     shape.push_back(v);
     if (x == std::string::npos) break;
     pos = x + 1;

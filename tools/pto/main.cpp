@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   pto::cli::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "time a sample: cold first call, warm steady state, bandwidth");
   add_run_options(bench_cmd, bench);
-  bench_cmd->add_flag("--vs-native", bench.vs_native, "also time a plain C++ TBB loop doing the same arithmetic");
+  bench_cmd->add_flag("--vs-native", bench.vs_native, "also time the native baseline in the same run: a plain C++ TBB loop (OpenBLAS sgemm for the matmul samples)");
   bench_cmd->add_flag("--op", bench.op, "also time the sample's operator (validation + tiling + dispatch) against the direct launch");
   bench_cmd->add_option("--warmup", bench.warmup, "untimed calls before timing")->capture_default_str();
   bench_cmd->add_option("--repeat", bench.repeat, "minimum timed calls")->capture_default_str();

@@ -1,0 +1,169 @@
+#pragma once
+// Sample 03: C = A x B on the cube.
+//
+//   A [M, K], B [K, N] in half, bfloat16 or float; C [M, N] in the same type (float accumulation,
+//   converted on the way out by FIX) — or int8 inputs with an int32 C.
+//
+// C is cut into tm x tn output tiles; tile t goes to core t % block_dim (strided assignment).
+// For each output tile the core walks K in steps of tk: MTE2 loads the A and B panels into L1
+// (Mat), MTE1 moves them into L0A/L0B (Left/Right), and the cube (M pipe) multiplies into the
+// L0C accumulator (Acc) — the first step overwrites it, later steps accumulate. FIX stores the
+// finished tile. The L1 and L0 tile groups have `buffers` slots, so the next panel loads while the
+// cube works on this one (auto_mutex orders every slot). M, N and K need not be multiples of the
+// tile: the last tiles are short and every instruction follows the valid extents.
+#include <cmath>
+#include <numeric>
+
+#include <tbb/parallel_for.h>
+
+#include "../common/Blas.hpp"
+#include "../common/Sample.hpp"
+
+namespace pto::samples::matmul {
+
+namespace pl = pto::lang;
+
+struct Params {
+  int64_t tm = 128, tn = 128, tk = 64;  // output tile and K step (elements)
+  int buffers = 2;                      // slots of the L1 and L0 tile groups
+  std::string chip = "a2";
+  bool timing = true;
+};
+
+/// The output element type of a multiply of `T` inputs: T itself for floats, int32 for int8.
+template <class T>
+using out_t = std::conditional_t<std::is_same_v<T, int8_t>, int32_t, T>;
+
+/// The body the matmul kernels share (03 standalone, 04/05 inside section_cube): C tiles of
+/// `c` (or `store_tile(acc, m0, mlen, n0, nlen)` when given) for the output tiles of this core.
+template <class T, class Store>
+void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& p, const pl::Int& first, const pl::Int& step,
+                  Store&& store_tile) {
+  using Acc = pl::accumulator_t<T>;
+  const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
+  pl::require(b.dim(0) == K, "A is M x K and B must be K x N");
+  std::vector<int> slots(p.buffers);
+  std::iota(slots.begin(), slots.end(), 0);
+  auto a_l1 = pl::make_tile_group<T>(pl::Mat, {p.tm, p.tk}, slots);
+  auto b_l1 = pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, slots);
+  auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, p.tk}, slots);
+  auto b_l0 = pl::make_tile_group<T>(pl::Right, {p.tk, p.tn}, slots);
+  auto acc = pl::make_tile_group<Acc>(pl::Acc, {p.tm, p.tn}, {0, 1});
+  const int64_t n_tiles = (N + p.tn - 1) / p.tn;
+  const int64_t tiles = (M + p.tm - 1) / p.tm * n_tiles;
+  const int64_t k_steps = (K + p.tk - 1) / p.tk;
+  for (auto t : pl::range(first, tiles, step)) {
+    auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
+    auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);
+    auto k_step = [&](const pl::Int& k0, bool accumulate) {
+      auto klen = pl::min(p.tk, K - k0);
+      pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
+      pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
+      pl::move(a_l0.current(), a_l1.current());
+      pl::move(b_l0.current(), b_l1.current());
+      pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
+      a_l1.next();
+      b_l1.next();
+      a_l0.next();
+      b_l0.next();
+    };
+    k_step(0, false);                                  // the first K step overwrites the accumulator
+    for (auto kk : pl::range(1, k_steps)) k_step(kk * p.tk, true);
+    store_tile(acc.current(), m0, mlen, n0, nlen);
+    acc.next();
+  }
+}
+
+template <class T>
+auto make_kernel(Params p) {
+  return pl::jit({.name = "matmul", .auto_mutex = true, .chip = p.chip, .timing = p.timing, .race_check = p.timing},
+                 [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<out_t<T>> c) {
+                   pl::require(a.rank() == 2 && b.rank() == 2 && c.rank() == 2, "matmul takes 2-D tensors");
+                   pl::require(c.dim(0) == a.dim(0) && c.dim(1) == b.dim(1), "C must be M x N");
+                   matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
+                                   [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
+                                     pl::store(c.slice(m0, mlen, n0, nlen), acc);
+                                   });
+                 });
+}
+
+/// Plain C++: each C element summed in double from the exact products, rounded once to the output type.
+template <class T>
+void reference(const Tensor<T>& a, const Tensor<T>& b, Tensor<out_t<T>>& c) {
+  const int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+  tbb::parallel_for(int64_t{0}, M, [&](int64_t i) {
+    std::vector<double> row(static_cast<size_t>(N), 0.0);
+    for (int64_t k = 0; k < K; ++k) {
+      const double av = static_cast<double>(static_cast<float>(a[i * K + k]));
+      for (int64_t j = 0; j < N; ++j) row[j] += av * static_cast<double>(static_cast<float>(b[k * N + j]));
+    }
+    for (int64_t j = 0; j < N; ++j) {
+      if constexpr (std::is_same_v<T, int8_t>) {
+        c[i * N + j] = static_cast<int32_t>(row[j]);
+      } else {
+        c[i * N + j] = out_t<T>(static_cast<float>(row[j]));
+      }
+    }
+  });
+}
+
+/// The error bound of a float-accumulated product against the double reference: K roundings of
+/// float sums, plus one rounding of the 16-bit output.
+template <class T>
+double tolerance(const Tensor<out_t<T>>& want, int64_t K) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    return 0;  // int32 accumulation is exact
+  } else {
+    double biggest = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) biggest = std::max(biggest, std::abs(static_cast<double>(static_cast<float>(want[i]))));
+    const double out_eps = std::is_same_v<T, float> ? 0 : (std::is_same_v<T, half> ? 0x1p-10 : 0x1p-7);
+    return static_cast<double>(K) * 0x1p-22 * std::max(1.0, biggest) + out_eps * biggest;
+  }
+}
+
+inline SampleInfo sample() {
+  SampleInfo info;
+  info.name = "matmul";
+  info.about = "C = A x B on the cube: L1 double buffering, K accumulation in L0C, tails in M, N and K";
+  info.default_shape = {512, 512, 512};
+  info.prepare = [](const SampleArgs& args) {
+    return dispatch_float_dtype(args.dtype, [&]<class T>() {
+      PTO_USER_CHECK(args.shape.size() == 3, ErrorSite{}) << "matmul takes --shape MxNxK";
+      const int64_t M = args.shape[0], N = args.shape[1], K = args.shape[2];
+      Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 128),
+               static_cast<int>(args.param("buffers", 2)), args.chip};
+      auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
+      auto a = Tensor<T>::random({M, K}, 1), b = Tensor<T>::random({K, N}, 2);
+      auto c = Tensor<T>::zeros({M, N});
+      const int bd = args.block_dim;
+      PreparedRun run;
+      run.launch = [=] { (*kernel)[{.block_dim = bd}](a, b, c); };
+      run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(a, b, c); };
+      run.verify = [=] {
+        auto want = Tensor<T>::zeros({M, N});
+        reference(a, b, want);
+        Verdict v;
+        v.max_abs_error = max_abs_diff(c, want);
+        v.tolerance = tolerance<T>(want, K);
+        v.ok = v.max_abs_error <= v.tolerance;
+        return v;
+      };
+      // OpenBLAS sgemm; half and bfloat16 inputs are widened to float first (counted in its time).
+      auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
+      run.native = [=] {
+        if constexpr (std::is_same_v<T, float>) {
+          blas_sgemm(a.data(), b.data(), out->data(), M, N, K);
+        } else {
+          auto af = to_float(a.data(), a.numel()), bf = to_float(b.data(), b.numel());
+          blas_sgemm(af.data(), bf.data(), out->data(), M, N, K);
+        }
+      };
+      run.gm_bytes = static_cast<int64_t>(a.bytes() + b.bytes() + c.bytes());
+      run.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+      return run;
+    });
+  };
+  return info;
+}
+
+}  // namespace pto::samples::matmul
