@@ -27,39 +27,56 @@ inline HalfRows half_rows(const pl::Int& mlen, const pl::Int& sub) {
   return {first, pl::max(0, pl::min(half, mlen - first))};
 }
 
+/// The mix structure samples 04 and 05 share. section_cube: sample 03's tile loop, each finished
+/// float tile stored into the workspace `ws` and announced with set_cross_core. section_vector:
+/// `make_epilogue()` declares the AIV's tiles once and returns `epilogue(row, rows, n0, nlen)`,
+/// traced for this AIV's half of the rows of each tile after waiting for the tile's flag.
+template <class T, class MakeEpilogue>
+void cube_tiles_then_vector(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const pl::Tensor<float>& ws, const Params& p,
+                            MakeEpilogue&& make_epilogue) {
+  const int64_t M = a.dim(0), N = b.dim(1);
+  pl::require(ws.dim(0) == M && ws.dim(1) == N, "the workspace is M x N floats");
+  const int64_t n_tiles = (N + p.tn - 1) / p.tn, tiles = (M + p.tm - 1) / p.tm * n_tiles;
+  pl::section_cube([&] {
+    matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
+                            [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
+                              pl::store(ws.slice(m0, mlen, n0, nlen), acc);
+                              pl::set_cross_core(pl::Pipe::FIX, kTileReady);
+                            });
+  });
+  pl::section_vector([&] {
+    auto epilogue = make_epilogue();
+    auto block = pl::get_block_idx() / pl::get_subblock_num();  // this AIV's block (flattened index / 2)
+    auto blocks = pl::get_block_num() / pl::get_subblock_num();
+    for (auto t : pl::range(block, tiles, blocks)) {
+      auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
+      auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);
+      auto rows = half_rows(mlen, pl::get_subblock_idx());
+      pl::wait_cross_core(pl::Pipe::MTE2, kTileReady);
+      epilogue(m0 + rows.first, rows.count, n0, nlen);
+    }
+  });
+}
+
 template <class T>
 auto make_kernel(Params p) {
   return pl::jit({.name = "matmul_bias_relu", .auto_mutex = true, .chip = p.chip, .timing = p.timing, .race_check = p.timing},
                  [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<T> bias, pl::Tensor<T> y, pl::Tensor<float> ws) {
     const int64_t M = a.dim(0), N = b.dim(1);
     pl::require(bias.rank() == 2 && bias.dim(0) == 1 && bias.dim(1) == N, "bias is a 1 x N tensor");
-    pl::require(y.dim(0) == M && y.dim(1) == N && ws.dim(0) == M && ws.dim(1) == N, "Y and the workspace are M x N");
-    const int64_t n_tiles = (N + p.tn - 1) / p.tn, tiles = (M + p.tm - 1) / p.tm * n_tiles;
-    pl::section_cube([&] {
-      matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
-                              [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
-                                pl::store(ws.slice(m0, mlen, n0, nlen), acc);
-                                pl::set_cross_core(pl::Pipe::FIX, kTileReady);
-                              });
-    });
-    pl::section_vector([&] {
+    pl::require(y.dim(0) == M && y.dim(1) == N, "Y is M x N");
+    cube_tiles_then_vector<T>(a, b, ws, p, [&] {
       auto c = pl::make_tile_group<float>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {0, 1});
       auto out = pl::make_tile_group<T>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {2, 3});
       auto bias_row = pl::make_tile<T>(pl::Vec, {1, p.tn});
-      auto block = pl::get_block_idx() / pl::get_subblock_num();  // this AIV's block (flattened index / 2)
-      auto blocks = pl::get_block_num() / pl::get_subblock_num();
-      for (auto t : pl::range(block, tiles, blocks)) {
-        auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
-        auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);
-        auto rows = half_rows(mlen, pl::get_subblock_idx());
-        pl::wait_cross_core(pl::Pipe::MTE2, kTileReady);
+      return [=, &bias, &y, &ws](const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) {
         pl::load(bias_row, bias.slice(0, 1, n0, nlen));
-        pl::load(c.current(), ws.slice(m0 + rows.first, rows.count, n0, nlen));
-        out.current() = pl::cast<T>(pl::relu(c.current() + pl::cast<float>(bias_row)));
-        pl::store(y.slice(m0 + rows.first, rows.count, n0, nlen), out.current());
+        pl::load(c.current(), ws.slice(row, rows, n0, nlen));
+        out.current() = pl::cast<T>(pl::relu(c.current() + pl::cast<float>(bias_row)));  // {1, n} broadcasts down
+        pl::store(y.slice(row, rows, n0, nlen), out.current());
         c.next();
         out.next();
-      }
+      };
     });
   });
 }
