@@ -7,13 +7,18 @@
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
 #include "03_matmul/matmul.hpp"
+#include "04_matmul_bias_relu/matmul_bias_relu.hpp"
+#include "05_matmul_softmax/matmul_softmax.hpp"
+#include "06_flash_attention/flash_attention.hpp"
 #include "07_tiling_key/tiling_key.hpp"
 
 namespace pto::cli {
 
 const std::vector<samples::SampleInfo>& all_samples() {
   static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample(),
-                                                               samples::matmul::sample(), samples::tiling_key::sample()};
+                                                               samples::matmul::sample(), samples::matmul_bias_relu::sample(),
+                                                               samples::matmul_softmax::sample(), samples::flash_attention::sample(),
+                                                               samples::tiling_key::sample()};
   return list;
 }
 

@@ -1,0 +1,221 @@
+#pragma once
+// Sample 06: flash attention forward, O = softmax(Q K^T / sqrt(D)) V, for Q, K, V of S x D with
+// one head-dim tile (D <= 128), as a mix kernel with online softmax.
+//
+// Query rows are cut into blocks of tq; block i goes to mix block i % block_dim. For each query
+// block the AIC keeps Q_i in L0A and walks the keys in blocks of tkv:
+//   AIC   S_j = Q_i K_j^T  (K_j moved into L0B transposed)  -> workspace, flag S
+//   AIV   online softmax on its half of the rows: m' = max(m, rowmax(S_j) / sqrt(D)),
+//         P_j = exp(S_j / sqrt(D) - m'), l = l e^(m - m') + rowsum(P_j) -> P_j workspace, flag P
+//   AIC   (after both AIVs' flag P) PV_j = P_j V_j -> workspace, flag PV
+//   AIV   O = PV_j + O e^(m - m')
+// and at the end each AIV writes O / l. The workspaces are per block and reused for every j: each
+// flag also tells the producer that its previous contents were consumed, so no extra flags are needed.
+#include <cmath>
+
+#include <tbb/parallel_for.h>
+
+#include "../common/Sample.hpp"
+
+namespace pto::samples::flash_attention {
+
+namespace pl = pto::lang;
+
+struct Params {
+  int64_t tq = 128, tkv = 128;  // query and key/value block rows
+  std::string chip = "a2";
+  bool timing = true;
+};
+
+/// Cross-core events.
+inline constexpr int kScoresReady = 0, kProbsReady = 1, kValuesReady = 2;
+
+/// Workspaces of a launch: per block, S and PV in float and P in the input type.
+template <class T>
+struct Workspace {
+  Tensor<float> scores, values;
+  Tensor<T> probs;
+  Workspace(int block_dim, const Params& p, int64_t D)
+      : scores(Tensor<float>::zeros({block_dim * p.tq, p.tkv})),
+        values(Tensor<float>::zeros({block_dim * p.tq, D})),
+        probs(Tensor<T>::zeros({block_dim * p.tq, p.tkv})) {}
+};
+
+template <class T>
+auto make_kernel(Params p) {
+  return pl::jit({.name = "flash_attention", .auto_mutex = true, .chip = p.chip, .timing = p.timing, .race_check = p.timing},
+                 [p](pl::Tensor<T> q, pl::Tensor<T> k, pl::Tensor<T> v, pl::Tensor<T> o, pl::Tensor<float> s_ws,
+                     pl::Tensor<T> p_ws, pl::Tensor<float> pv_ws) {
+    const int64_t S = q.dim(0), D = q.dim(1);
+    pl::require(k.dim(0) == S && v.dim(0) == S && k.dim(1) == D && v.dim(1) == D && o.dim(0) == S && o.dim(1) == D,
+                "Q, K, V and O are all S x D");
+    pl::require(D <= 128, "one head-dim tile: D must be at most 128");
+    const int64_t q_blocks = (S + p.tq - 1) / p.tq, kv_blocks = (S + p.tkv - 1) / p.tkv;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    using pl::Pipe;
+
+    pl::section_cube([&] {
+      auto q_l1 = pl::make_tile<T>(pl::Mat, {p.tq, D});
+      auto k_l1 = pl::make_tile<T>(pl::Mat, {p.tkv, D});
+      auto p_l1 = pl::make_tile<T>(pl::Mat, {p.tq, p.tkv});
+      auto v_l1 = pl::make_tile<T>(pl::Mat, {p.tkv, D});
+      auto q_l0 = pl::make_tile<T>(pl::Left, {p.tq, D});
+      auto p_l0 = pl::make_tile<T>(pl::Left, {p.tq, p.tkv});
+      auto kt_l0 = pl::make_tile<T>(pl::Right, {D, p.tkv});
+      auto v_l0 = pl::make_tile<T>(pl::Right, {p.tkv, D});
+      auto s_acc = pl::make_tile<float>(pl::Acc, {p.tq, p.tkv});
+      auto pv_acc = pl::make_tile<float>(pl::Acc, {p.tq, D});
+      auto ws_row = pl::get_block_idx() * p.tq;  // this block's rows of the workspaces
+      for (auto qb : pl::range(pl::get_block_idx(), q_blocks, pl::get_block_num())) {
+        auto q0 = qb * p.tq;
+        auto qlen = pl::min(p.tq, S - q0);
+        pl::load(q_l1, q.slice(q0, qlen, 0, D));
+        pl::move(q_l0, q_l1);
+        for (auto j : pl::range(kv_blocks)) {
+          auto k0 = j * p.tkv;
+          auto klen = pl::min(p.tkv, S - k0);
+          pl::load(k_l1, k.slice(k0, klen, 0, D));
+          pl::move(kt_l0, k_l1, {.transpose = true});                // K_j^T: D x klen
+          pl::matmul(s_acc, q_l0, kt_l0);
+          pl::store(s_ws.slice(ws_row, qlen, 0, klen), s_acc);
+          pl::set_cross_core(Pipe::FIX, kScoresReady);
+          pl::wait_cross_core(Pipe::MTE2, kProbsReady);               // both AIVs wrote P_j
+          pl::load(p_l1, p_ws.slice(ws_row, qlen, 0, klen));
+          pl::load(v_l1, v.slice(k0, klen, 0, D));
+          pl::move(p_l0, p_l1);
+          pl::move(v_l0, v_l1);
+          pl::matmul(pv_acc, p_l0, v_l0);
+          pl::store(pv_ws.slice(ws_row, qlen, 0, D), pv_acc);
+          pl::set_cross_core(Pipe::FIX, kValuesReady);
+        }
+      }
+    });
+
+    pl::section_vector([&] {
+      const int64_t half = (p.tq + 1) / 2;
+      auto s = pl::make_tile<float>(pl::Vec, {half, p.tkv});
+      auto pr = pl::make_tile<float>(pl::Vec, {half, p.tkv});
+      auto pr_t = pl::make_tile<T>(pl::Vec, {half, p.tkv});
+      auto pv = pl::make_tile<float>(pl::Vec, {half, D});
+      auto acc = pl::make_tile<float>(pl::Vec, {half, D});
+      auto out = pl::make_tile<T>(pl::Vec, {half, D});
+      auto m = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto m_new = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto row_max = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto alpha = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto l = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto row_sum = pl::make_tile<float>(pl::Vec, {half, 1});
+      auto block = pl::get_block_idx() / pl::get_subblock_num();
+      auto blocks = pl::get_block_num() / pl::get_subblock_num();
+      for (auto qb : pl::range(block, q_blocks, blocks)) {
+        auto q0 = qb * p.tq;
+        auto qlen = pl::min(p.tq, S - q0);
+        auto first = pl::get_subblock_idx() * ((qlen + 1) / 2);       // this AIV's rows of the block
+        auto rows = pl::max(0, pl::min((qlen + 1) / 2, qlen - first));
+        auto ws_row = block * p.tq + first;
+        m = -INFINITY;
+        l = 0.0f;
+        acc = 0.0f;
+        for (auto j : pl::range(kv_blocks)) {
+          auto klen = pl::min(p.tkv, S - j * p.tkv);
+          pl::wait_cross_core(Pipe::MTE2, kScoresReady);
+          pl::load(s, s_ws.slice(ws_row, rows, 0, klen));
+          pl::row_max(row_max, s);
+          // The first operand of each {rows, 1} expression sets its extent: this block's rows
+          // (m, l and acc start filled over the whole tile).
+          m_new = pl::max(row_max * scale, m);
+          pr = pl::exp(s * scale - m_new);
+          alpha = pl::exp(-(m_new - m));
+          pl::row_sum(row_sum, pr);
+          l = row_sum + l * alpha;
+          m = m_new;
+          pr_t = pl::cast<T>(pr);
+          pl::store(p_ws.slice(ws_row, rows, 0, klen), pr_t);
+          pl::set_cross_core(Pipe::MTE3, kProbsReady);
+          pl::wait_cross_core(Pipe::MTE2, kValuesReady);
+          pl::load(pv, pv_ws.slice(ws_row, rows, 0, D));
+          acc = pv + acc * alpha;
+        }
+        out = pl::cast<T>(acc / l);
+        pl::store(o.slice(q0 + first, rows, 0, D), out);
+      }
+    });
+  });
+}
+
+/// Plain C++ attention in double: scores, a stable softmax per row, the weighted sum of V.
+template <class T>
+void reference(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>& v, Tensor<T>& o) {
+  const int64_t S = q.shape()[0], D = q.shape()[1];
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  tbb::parallel_for(int64_t{0}, S, [&](int64_t i) {
+    std::vector<double> w(static_cast<size_t>(S));
+    double mx = -INFINITY;
+    for (int64_t j = 0; j < S; ++j) {
+      double dot = 0;
+      for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(static_cast<float>(q[i * D + d])) * static_cast<float>(k[j * D + d]);
+      w[j] = dot * scale;
+      mx = std::max(mx, w[j]);
+    }
+    double sum = 0;
+    for (auto& x : w) sum += (x = std::exp(x - mx));
+    for (int64_t d = 0; d < D; ++d) {
+      double acc = 0;
+      for (int64_t j = 0; j < S; ++j) acc += w[j] * static_cast<float>(v[j * D + d]);
+      o[i * D + d] = T(static_cast<float>(acc / sum));
+    }
+  });
+}
+
+/// P is rounded to T before P V (as on the chip) and O once at the end: errors of a few T ulps of
+/// |V| <= 1, plus float sums.
+template <class T>
+double tolerance() {
+  const double eps = std::is_same_v<T, float> ? 0x1p-20 : (std::is_same_v<T, half> ? 0x1p-10 : 0x1p-7);
+  return 4 * eps + 1e-5;
+}
+
+/// Default blocks: as large as L0A/L0B/L0C allow for the element type.
+template <class T>
+Params default_params(const std::string& chip) {
+  return Params{.tq = std::is_same_v<T, float> ? 64 : 128, .tkv = std::is_same_v<T, float> ? 64 : 128, .chip = chip};
+}
+
+inline SampleInfo sample() {
+  SampleInfo info;
+  info.name = "flash_attention";
+  info.about = "O = softmax(Q K^T / sqrt(D)) V, online softmax, cube and vector cores through cross-core flags";
+  info.default_shape = {2048, 128};
+  info.prepare = [](const SampleArgs& args) {
+    return dispatch_float_dtype(args.dtype, [&]<class T>() {
+      PTO_USER_CHECK(args.shape.size() == 2, ErrorSite{}) << "flash_attention takes --shape SxD";
+      const int64_t S = args.shape[0], D = args.shape[1];
+      Params p = default_params<T>(args.chip);
+      p.tq = args.param("tq", p.tq);
+      p.tkv = args.param("tkv", p.tkv);
+      auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
+      auto q = Tensor<T>::random({S, D}, 1), k = Tensor<T>::random({S, D}, 2), v = Tensor<T>::random({S, D}, 3);
+      auto o = Tensor<T>::zeros({S, D});
+      const int bd = args.block_dim;
+      auto ws = std::make_shared<Workspace<T>>(bd, p, D);
+      PreparedRun run;
+      run.launch = [=] { (*kernel)[{.block_dim = bd}](q, k, v, o, ws->scores, ws->probs, ws->values); };
+      run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(q, k, v, o, ws->scores, ws->probs, ws->values); };
+      run.verify = [=] {
+        auto want = Tensor<T>::zeros({S, D});
+        reference(q, k, v, want);
+        Verdict verdict;
+        verdict.max_abs_error = max_abs_diff(o, want);
+        verdict.tolerance = tolerance<T>();
+        verdict.ok = verdict.max_abs_error <= verdict.tolerance;
+        return verdict;
+      };
+      run.gm_bytes = static_cast<int64_t>(4 * q.bytes());
+      run.flops = 4.0 * static_cast<double>(S) * static_cast<double>(S) * static_cast<double>(D);
+      return run;
+    });
+  };
+  return info;
+}
+
+}  // namespace pto::samples::flash_attention
