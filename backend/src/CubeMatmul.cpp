@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "pto/backend/KernelABI.hpp"
@@ -18,7 +19,7 @@ constexpr int kMR = 6;   // rows of C per micro-kernel call
 constexpr int kNR = 16;  // columns of C per micro-kernel call (two 8-wide vectors)
 
 struct Scratch {
-  std::vector<float> a, b;
+  std::vector<float> a, b, b_wide;
 };
 thread_local Scratch scratch;
 
@@ -123,13 +124,31 @@ void matmul_f32(float* c, const float* a, const float* b, int64_t m, int64_t n, 
   }
 }
 
-/// Widens an m x k (pitch ld) block of 16-bit floats into out (pitch k).
+/// Widens 8 16-bit floats at `src` to float at `dst`: half with F16C, bfloat16 by a 16-bit shift.
+template <class Half>
+__attribute__((target("avx2,f16c"))) void widen8_avx2(const uint16_t* src, float* dst) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  if constexpr (std::is_same_v<Half, half>) {
+    _mm256_storeu_ps(dst, _mm256_cvtph_ps(h));
+  } else {
+    _mm256_storeu_ps(dst, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+  }
+}
+
+/// Widens a rows x cols block of 16-bit floats (pitch ld) into out (pitch cols).
 template <class Half>
 const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std::vector<float>& out) {
+  static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
   out.resize(static_cast<size_t>(rows * cols));
   const auto* s = static_cast<const Half*>(src);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) out[r * cols + j] = static_cast<float>(s[r * ld + j]);
+    const Half* in = s + r * ld;
+    float* o = out.data() + r * cols;
+    int64_t j = 0;
+    if (fast) {
+      for (; j + 8 <= cols; j += 8) widen8_avx2<Half>(reinterpret_cast<const uint16_t*>(in + j), o + j);
+    }
+    for (; j < cols; ++j) o[j] = static_cast<float>(in[j]);
   }
   return out.data();
 }
@@ -158,15 +177,13 @@ extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, 
       return matmul_f32(cf, static_cast<const float*>(a), static_cast<const float*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
     case DType::f16: {
       const float* af = widen<half>(a, m, k, lda, scratch.a);
-      std::vector<float> bf;
-      widen<half>(b, k, n, ldb, bf);
-      return matmul_f32(cf, af, bf.data(), m, n, k, k, n, ldc, accumulate != 0);
+      const float* bf = widen<half>(b, k, n, ldb, scratch.b_wide);
+      return matmul_f32(cf, af, bf, m, n, k, k, n, ldc, accumulate != 0);
     }
     case DType::bf16: {
       const float* af = widen<bfloat16>(a, m, k, lda, scratch.a);
-      std::vector<float> bf;
-      widen<bfloat16>(b, k, n, ldb, bf);
-      return matmul_f32(cf, af, bf.data(), m, n, k, k, n, ldc, accumulate != 0);
+      const float* bf = widen<bfloat16>(b, k, n, ldb, scratch.b_wide);
+      return matmul_f32(cf, af, bf, m, n, k, k, n, ldc, accumulate != 0);
     }
     case DType::i8:
       return matmul_i8(static_cast<int32_t*>(c), static_cast<const int8_t*>(a), static_cast<const int8_t*>(b), m, n, k, lda, ldb, ldc,

@@ -1,0 +1,433 @@
+// Cube matmul (load GM -> Mat, move Mat -> Left/Right, matmul into Acc, store Acc -> GM) for every
+// input/output dtype pair against a plain C++ reference (each C element summed in double from
+// the exact products): aligned and tail shapes, K accumulation over several steps, B given
+// transposed (N x K, moved with transpose), one and several cores. A mix kernel (the cube writes
+// C to a GM workspace and signals, the vector cores double it) is checked for results, the
+// core indices of its vector section, no races and determinism over host thread counts.
+// Also: numpy broadcasting of a {1, cols} tile in a vector tile expression.
+#include "common.hpp"
+
+namespace pto::correctness {
+namespace {
+
+/// Output tile and K step of the matmul kernels, and whether B comes as N x K.
+struct MmCfg {
+  int64_t tm = 40, tn = 32, tk = 32;
+  bool transpose_b = false;
+};
+
+/// An input dtype and the dtype C is stored in.
+template <class In, class Out>
+struct DPair {
+  using T = In;
+  using O = Out;
+};
+
+template <class T>
+using acc_t = pl::accumulator_t<T>;
+
+/// The C tile loop of sample 03 with double-buffered L1/L0 groups (auto_mutex orders the slots):
+/// output tile t goes to core t % block_dim, K is walked in steps of tk, the first step
+/// overwrites the accumulator and later ones accumulate; every extent may be a tail.
+template <class T, class O>
+void matmul_body(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const MmCfg& cfg, const pl::Int& first, const pl::Int& step,
+                 const std::function<void(const pl::Tile<acc_t<T>>&, const pl::Int&, const pl::Int&, const pl::Int&, const pl::Int&)>& store_tile) {
+  const int64_t M = a.dim(0), K = a.dim(1);
+  const int64_t N = cfg.transpose_b ? b.dim(0) : b.dim(1);
+  pl::require((cfg.transpose_b ? b.dim(1) : b.dim(0)) == K, "B must be K x N (or N x K when transposed)");
+  auto a_l1 = pl::make_tile_group<T>(pl::Mat, {cfg.tm, cfg.tk}, {0, 1});
+  auto b_l1 = cfg.transpose_b ? pl::make_tile_group<T>(pl::Mat, {cfg.tn, cfg.tk}, {2, 3})
+                              : pl::make_tile_group<T>(pl::Mat, {cfg.tk, cfg.tn}, {2, 3});
+  auto a_l0 = pl::make_tile_group<T>(pl::Left, {cfg.tm, cfg.tk}, {4, 5});
+  auto b_l0 = pl::make_tile_group<T>(pl::Right, {cfg.tk, cfg.tn}, {6, 7});
+  auto acc = pl::make_tile_group<acc_t<T>>(pl::Acc, {cfg.tm, cfg.tn}, {8, 9});
+  const int64_t n_tiles = (N + cfg.tn - 1) / cfg.tn;
+  const int64_t tiles = (M + cfg.tm - 1) / cfg.tm * n_tiles;
+  const int64_t k_steps = (K + cfg.tk - 1) / cfg.tk;
+  for (auto t : pl::range(first, tiles, step)) {
+    auto m0 = t / n_tiles * cfg.tm, n0 = t % n_tiles * cfg.tn;
+    auto mlen = pl::min(cfg.tm, M - m0), nlen = pl::min(cfg.tn, N - n0);
+    auto k_step = [&](const pl::Int& k0, bool accumulate) {
+      auto klen = pl::min(cfg.tk, K - k0);
+      pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
+      if (cfg.transpose_b) {
+        pl::load(b_l1.current(), b.slice(n0, nlen, k0, klen));
+      } else {
+        pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
+      }
+      pl::move(a_l0.current(), a_l1.current());
+      pl::move(b_l0.current(), b_l1.current(), {.transpose = cfg.transpose_b});
+      pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
+      a_l1.next();
+      b_l1.next();
+      a_l0.next();
+      b_l0.next();
+    };
+    k_step(0, false);
+    for (auto kk : pl::range(1, k_steps)) k_step(kk * cfg.tk, true);
+    store_tile(acc.current(), m0, mlen, n0, nlen);
+    acc.next();
+  }
+}
+
+template <class T, class O>
+auto make_matmul(MmCfg cfg) {
+  const std::string name = "mm_" + type_name<T>() + "_to_" + type_name<O>() + (cfg.transpose_b ? "_bt" : "");
+  return pl::jit({.name = name, .auto_mutex = true}, [cfg](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<O> c) {
+    pl::require(c.dim(0) == a.dim(0) && c.dim(1) == (cfg.transpose_b ? b.dim(0) : b.dim(1)), "C must be M x N");
+    matmul_body<T, O>(a, b, cfg, pl::get_block_idx(), pl::get_block_num(),
+                      [&](const pl::Tile<acc_t<T>>& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
+                        pl::store(c.slice(m0, mlen, n0, nlen), acc);
+                      });
+  });
+}
+
+/// Random inputs: floats in [-1, 1) (rounded to T), int8 over its whole range with the extremes
+/// -128 and 127 at the start.
+template <class T>
+pto::Tensor<T> mm_input(std::vector<int64_t> shape, uint64_t seed) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    auto t = pto::Tensor<T>::random(shape, seed, -128, 127);
+    const int8_t ends[] = {-128, 127, -128, -128, 127};
+    for (int64_t i = 0; i < std::min<int64_t>(5, t.numel()); ++i) t[i] = ends[i];
+    return t;
+  } else {
+    return pto::Tensor<T>::random(shape, seed, -1.0, 1.0);
+  }
+}
+
+/// The reference product in double: sum_k a[i, k] * B[k, j] of the exact products (B read as
+/// N x K when transposed). Exact for int8 inputs.
+template <class T>
+std::vector<double> reference(const pto::Tensor<T>& a, const pto::Tensor<T>& b, bool transpose_b) {
+  const int64_t M = a.dim(0), K = a.dim(1), N = transpose_b ? b.dim(0) : b.dim(1);
+  std::vector<double> c(static_cast<size_t>(M * N), 0.0);
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double av = static_cast<double>(static_cast<float>(widen(a[i * K + k])));
+        const double bv = static_cast<double>(static_cast<float>(widen(transpose_b ? b[j * K + k] : b[k * N + j])));
+        s += av * bv;
+      }
+      c[static_cast<size_t>(i * N + j)] = s;
+    }
+  }
+  return c;
+}
+
+/// The relative rounding of storing a float accumulator as O (0: no rounding).
+template <class O>
+double out_eps() {
+  if constexpr (std::is_same_v<O, half>) return 0x1p-10;
+  else if constexpr (std::is_same_v<O, bfloat16>) return 0x1p-7;
+  else return 0;
+}
+
+/// Checks C against the reference: exact for int32 results; for floats within K roundings of
+/// float sums (K * 2^-22 * max(1, max |ref|)) plus one rounding of the output dtype.
+template <class O>
+void check_product(const pto::Tensor<O>& c, const std::vector<double>& ref, int64_t K) {
+  REQUIRE(static_cast<size_t>(c.numel()) == ref.size());
+  int64_t bad = 0;
+  std::string first;
+  if constexpr (std::is_same_v<O, int32_t>) {
+    for (int64_t i = 0; i < c.numel(); ++i) {
+      const double w = ref[static_cast<size_t>(i)];
+      if (static_cast<double>(c[i]) != w) {
+        if (bad < 4) first += "\n  [" + std::to_string(i) + "] got " + std::to_string(c[i]) + ", want " + std::to_string(static_cast<int64_t>(w));
+        ++bad;
+      }
+    }
+  } else {
+    double biggest = 0;
+    for (double v : ref) biggest = std::max(biggest, std::abs(v));
+    const double kerr = static_cast<double>(K) * 0x1p-22 * std::max(1.0, biggest);
+    const double eps = out_eps<O>();
+    double worst = 0;
+    for (int64_t i = 0; i < c.numel(); ++i) {
+      const double w = ref[static_cast<size_t>(i)];
+      const double g = static_cast<double>(static_cast<float>(c[i]));
+      const double tol = kerr + eps * (std::abs(w) + kerr);
+      const double err = std::abs(g - w);
+      worst = std::max(worst, err / tol);
+      if (!(err <= tol)) {  // also catches nan
+        if (bad < 4) {
+          std::ostringstream os;
+          os.precision(10);
+          os << "\n  [" << i << "] got " << g << ", want " << w << " (err " << err << ", tol " << tol << ")";
+          first += os.str();
+        }
+        ++bad;
+      }
+    }
+    INFO("worst error / tolerance: " << worst);
+    CHECK(worst <= 1.0);
+  }
+  INFO("mismatches of " << c.numel() << ":" << first);
+  CHECK(bad == 0);
+}
+
+struct MmShape {
+  int64_t M, N, K;
+};
+
+/// Runs C = A x B (B as N x K when transposed) on `block_dim` AICs and checks C, the profile's
+/// mode, its MAC count (M * N * K) and that the race checker found nothing.
+template <class T, class O, class Kernel>
+void run_and_check(const Kernel& k, MmShape s, bool transpose_b, int block_dim, uint64_t seed) {
+  CAPTURE(s.M);
+  CAPTURE(s.N);
+  CAPTURE(s.K);
+  CAPTURE(block_dim);
+  CAPTURE(transpose_b);
+  auto a = mm_input<T>({s.M, s.K}, seed);
+  auto b = transpose_b ? mm_input<T>({s.N, s.K}, seed + 1) : mm_input<T>({s.K, s.N}, seed + 1);
+  auto c = pto::Tensor<O>::full({s.M, s.N}, O(777.0f));  // not a possible product: unwritten elements fail
+  const auto a0 = copy_of(a), b0 = copy_of(b);
+  const pto::LaunchProfile p = k[{.block_dim = block_dim}].run_sync(a, b, c);
+  check_product(c, reference(a, b, transpose_b), s.K);
+  CHECK(bitwise_equal(a, a0));
+  CHECK(bitwise_equal(b, b0));
+  CHECK(p.mode == "cube");
+  CHECK(p.block_dim == block_dim);
+  CHECK(p.cores.size() == static_cast<size_t>(block_dim));
+  CHECK(p.macs == static_cast<double>(s.M * s.N * s.K));
+  CHECK(p.mac_util > 0);
+  CHECK(p.mac_util <= 1.0);
+  CHECK(p.device_us > p.launch_overhead_us);
+  INFO("first race: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
+  CHECK(p.races.empty());
+}
+
+#define PTO_MM_PAIRS                                                                                                    \
+  DPair<float, float>, DPair<half, float>, DPair<half, half>, DPair<bfloat16, bfloat16>, DPair<bfloat16, float>, \
+      DPair<int8_t, int32_t>
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("matmul: aligned shapes, K accumulated over 3 steps, on 1 and 3 AICs", P, PTO_MM_PAIRS) {
+  using T = typename P::T;
+  using O = typename P::O;
+  CAPTURE(type_name<T>());
+  CAPTURE(type_name<O>());
+  const auto k = make_matmul<T, O>({.tm = 40, .tn = 32, .tk = 32});
+  // 80 x 64 is 2 x 2 output tiles; K = 96 is 3 full K steps.
+  for (int bd : {1, 3}) run_and_check<T, O>(k, {80, 64, 96}, false, bd, 10);
+}
+
+TEST_CASE_TEMPLATE("matmul: tails in M, N and K (77 x 45 x 83), a single partial tile (5 x 7 x 9), more AICs than tiles", P,
+                   PTO_MM_PAIRS) {
+  using T = typename P::T;
+  using O = typename P::O;
+  CAPTURE(type_name<T>());
+  CAPTURE(type_name<O>());
+  const auto k = make_matmul<T, O>({.tm = 40, .tn = 32, .tk = 32});
+  run_and_check<T, O>(k, {77, 45, 83}, false, 1, 20);   // last K step 19 wide, last tiles 37 x 13
+  run_and_check<T, O>(k, {77, 45, 83}, false, 3, 21);
+  run_and_check<T, O>(k, {5, 7, 9}, false, 24, 22);     // one tile, K below one step; 23 AICs idle
+}
+
+TEST_CASE_TEMPLATE("matmul with B given as N x K, moved into Right with transpose (aligned and tail shapes)", P, PTO_MM_PAIRS) {
+  using T = typename P::T;
+  using O = typename P::O;
+  CAPTURE(type_name<T>());
+  CAPTURE(type_name<O>());
+  const auto k = make_matmul<T, O>({.tm = 40, .tn = 32, .tk = 32, .transpose_b = true});
+  run_and_check<T, O>(k, {80, 64, 96}, true, 2, 30);
+  run_and_check<T, O>(k, {77, 45, 83}, true, 3, 31);
+}
+
+TEST_CASE("matmul: accumulate=true adds to the Acc tile, accumulate=false overwrites it (f32, one tile, explicit steps)") {
+  // C = A1 x B1 + A2 x B2 computed as: acc = A1 x B1 (overwrite, after a stale product of
+  // A2 x B2 was left in the accumulator), acc += A2 x B2.
+  const auto k = pl::jit({.name = "mm_two_terms", .auto_mutex = true},
+                         [](pl::Tensor<float> a1, pl::Tensor<float> b1, pl::Tensor<float> a2, pl::Tensor<float> b2, pl::Tensor<float> c) {
+    auto am = pl::make_tile<float>(pl::Mat, {16, 16});
+    auto bm = pl::make_tile<float>(pl::Mat, {16, 16});
+    auto l = pl::make_tile<float>(pl::Left, {16, 16});
+    auto r = pl::make_tile<float>(pl::Right, {16, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    auto term = [&](const pl::Tensor<float>& a, const pl::Tensor<float>& b, bool accumulate) {
+      pl::load(am, a.slice(0, 16, 0, 16));
+      pl::load(bm, b.slice(0, 16, 0, 16));
+      pl::move(l, am);
+      pl::move(r, bm);
+      pl::matmul(acc, l, r, {.accumulate = accumulate});
+    };
+    term(a2, b2, false);  // stale contents
+    term(a1, b1, false);  // overwritten
+    term(a2, b2, true);
+    pl::store(c.slice(0, 16, 0, 16), acc);
+  });
+  auto a1 = mm_input<float>({16, 16}, 41), b1 = mm_input<float>({16, 16}, 42);
+  auto a2 = mm_input<float>({16, 16}, 43), b2 = mm_input<float>({16, 16}, 44);
+  auto c = pto::Tensor<float>::zeros({16, 16});
+  const auto p = k[{.block_dim = 1}].run_sync(a1, b1, a2, b2, c);
+  auto r1 = reference(a1, b1, false), r2 = reference(a2, b2, false);
+  std::vector<double> want(r1.size());
+  for (size_t i = 0; i < want.size(); ++i) want[i] = r1[i] + r2[i];
+  check_product(c, want, 32);
+  CHECK(p.macs == 3.0 * 16 * 16 * 16);
+  CHECK(p.races.empty());
+}
+
+// ------------------------------------------------------------------------------------ mix kernel
+
+namespace {
+
+constexpr int kCTileReady = 0;  // cross-core event: a workspace tile is complete
+
+/// Mix kernel: the AIC of each block computes its C tiles into the workspace `ws` and signals;
+/// the two AIVs wait, load their half of the tile's rows and store 2 * C into `y`. Each AIV also
+/// writes its get_block_idx, get_block_num, get_subblock_idx and get_subblock_num into row
+/// get_block_idx() of `ids` (8 copies each).
+auto make_mix_kernel() {
+  const MmCfg cfg{.tm = 32, .tn = 32, .tk = 32};
+  return pl::jit({.name = "mm_mix_twice", .auto_mutex = true},
+                 [cfg](pl::Tensor<half> a, pl::Tensor<half> b, pl::Tensor<float> ws, pl::Tensor<float> y, pl::Tensor<float> zero8,
+                       pl::Tensor<float> ids) {
+    const int64_t M = a.dim(0), N = b.dim(1);
+    const int64_t n_tiles = (N + cfg.tn - 1) / cfg.tn, tiles = (M + cfg.tm - 1) / cfg.tm * n_tiles;
+    pl::section_cube([&] {
+      matmul_body<half, float>(a, b, cfg, pl::get_block_idx(), pl::get_block_num(),
+                               [&](const pl::Tile<float>& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
+                                 pl::store(ws.slice(m0, mlen, n0, nlen), acc);
+                                 pl::set_cross_core(pl::Pipe::FIX, kCTileReady);
+                               });
+    });
+    pl::section_vector([&] {
+      auto id = pl::make_tile<float>(pl::Vec, {1, 8});
+      const pl::Int values[4] = {pl::get_block_idx(), pl::get_block_num(), pl::get_subblock_idx(), pl::get_subblock_num()};
+      for (int v = 0; v < 4; ++v) {
+        pl::load(id, zero8.slice(0, 1, 0, 8));
+        id = id + values[v];
+        pl::store(ids.slice(pl::get_block_idx(), 1, v * 8, 8), id);
+      }
+      const int64_t half_rows = (cfg.tm + 1) / 2;
+      auto c = pl::make_tile_group<float>(pl::Vec, {half_rows, cfg.tn}, {0, 1});
+      auto out = pl::make_tile_group<float>(pl::Vec, {half_rows, cfg.tn}, {2, 3});
+      auto block = pl::get_block_idx() / pl::get_subblock_num();
+      auto blocks = pl::get_block_num() / pl::get_subblock_num();
+      for (auto t : pl::range(block, tiles, blocks)) {
+        auto m0 = t / n_tiles * cfg.tm, n0 = t % n_tiles * cfg.tn;
+        auto mlen = pl::min(cfg.tm, M - m0), nlen = pl::min(cfg.tn, N - n0);
+        auto hr = (mlen + 1) / 2;
+        auto first = pl::get_subblock_idx() * hr;
+        auto count = pl::max(0, pl::min(hr, mlen - first));
+        pl::wait_cross_core(pl::Pipe::MTE2, kCTileReady);
+        pl::load(c.current(), ws.slice(m0 + first, count, n0, nlen));
+        out.current() = c.current() * 2.0f;
+        pl::store(y.slice(m0 + first, count, n0, nlen), out.current());
+        c.next();
+        out.next();
+      }
+    });
+  });
+}
+
+struct MixRun {
+  pto::Tensor<float> ws, y, ids;
+  pto::LaunchProfile profile;
+};
+
+MixRun run_mix(const pto::Tensor<half>& a, const pto::Tensor<half>& b, int block_dim) {
+  static const auto k = make_mix_kernel();
+  const int64_t M = a.dim(0), N = b.dim(1);
+  MixRun r{pto::Tensor<float>::full({M, N}, -5.0f), pto::Tensor<float>::full({M, N}, -7.0f),
+           pto::Tensor<float>::full({2 * block_dim, 32}, -1.0f), {}};
+  auto zero8 = pto::Tensor<float>::zeros({1, 8});
+  r.profile = k[{.block_dim = block_dim}].run_sync(a, b, r.ws, r.y, zero8, r.ids);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("mix kernel: the cube writes C to a workspace and signals; the vector cores store 2 * C; no races") {
+  // 100 x 72 x 80: 4 x 3 = 12 output tiles of 32 x 32 (tails in M, N and K), 3 K steps.
+  const int64_t M = 100, N = 72, K = 80;
+  auto a = mm_input<half>({M, K}, 50), b = mm_input<half>({K, N}, 51);
+  const auto want = reference(a, b, false);
+  for (int bd : {1, 3, 5}) {
+    CAPTURE(bd);
+    MixRun r = run_mix(a, b, bd);
+    check_product(r.ws, want, K);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < M * N; ++i) bad += std::bit_cast<uint32_t>(r.y[i]) != std::bit_cast<uint32_t>(r.ws[i] * 2.0f);
+    CHECK(bad == 0);
+    const auto& p = r.profile;
+    CHECK(p.mode == "mix");
+    CHECK(p.block_dim == bd);
+    CHECK(p.cores.size() == static_cast<size_t>(3 * bd));  // per block its AIC, AIV 0, AIV 1
+    CHECK(p.macs == static_cast<double>(M * N * K));
+    INFO("first race: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
+    CHECK(p.races.empty());
+    // Vector-section core indices: get_block_idx = 2 * block + subblock, get_block_num = 2 * block_dim.
+    for (int64_t v = 0; v < 2 * bd; ++v) {
+      CAPTURE(v);
+      for (int64_t j = 0; j < 8; ++j) {
+        CHECK(r.ids[v * 32 + j] == static_cast<float>(v));
+        CHECK(r.ids[v * 32 + 8 + j] == static_cast<float>(2 * bd));
+        CHECK(r.ids[v * 32 + 16 + j] == static_cast<float>(v % 2));
+        CHECK(r.ids[v * 32 + 24 + j] == 2.0f);
+      }
+    }
+  }
+}
+
+TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1 and 2 host threads") {
+  const int64_t M = 100, N = 72, K = 80;
+  auto a = mm_input<half>({M, K}, 60), b = mm_input<half>({K, N}, 61);
+  struct Restore {
+    ~Restore() { pto::set_host_threads(0); }
+  } restore;
+  pto::set_host_threads(1);
+  MixRun one = run_mix(a, b, 4);
+  pto::set_host_threads(2);
+  MixRun two = run_mix(a, b, 4);
+  pto::set_host_threads(0);
+  MixRun dflt = run_mix(a, b, 4);
+  CHECK(bitwise_equal(one.ws, two.ws));
+  CHECK(bitwise_equal(one.y, two.y));
+  CHECK(bitwise_equal(one.y, dflt.y));
+  CHECK(one.profile.device_us == two.profile.device_us);
+  CHECK(one.profile.device_us == dflt.profile.device_us);
+  CHECK(one.profile.core_us == two.profile.core_us);
+  CHECK(one.profile.races.empty());
+  CHECK(two.profile.races.empty());
+  check_product(one.ws, reference(a, b, false), K);
+}
+
+// ----------------------------------------------------------------------- {1, cols} broadcasting
+
+TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expression, beside a {rows, 1} tile") {
+  const auto k = pl::jit({.name = "col_bcast"}, [](pl::Tensor<float> x, pl::Tensor<float> row, pl::Tensor<float> col, pl::Tensor<float> z) {
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    auto xs = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto rs = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto cs = pl::make_tile<float>(pl::Vec, {8, 1});
+    auto zs = pl::make_tile<float>(pl::Vec, {8, 64});
+    pl::load(rs, row.slice(0, 1, 0, cols));
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, 8), pl::get_block_num())) {
+      auto r0 = t * 8;
+      auto nr = pl::min(8, rows - r0);
+      pl::load(xs, x.slice(r0, nr, 0, cols));
+      pl::load(cs, col.slice(r0, nr, 0, 1));
+      zs = rs * xs + cs;  // the {1, cols} operand first: the full operand still sets the extent
+      pl::store(z.slice(r0, nr, 0, cols), zs);
+    }
+  });
+  const int64_t rows = 21, cols = 50;
+  auto x = test_data<float>({rows, cols}, 70, -4, 4, false);
+  auto row = test_data<float>({1, cols}, 71, -4, 4, false);
+  auto col = test_data<float>({rows, 1}, 72, -4, 4, false);
+  auto z = pto::Tensor<float>::full({rows, cols}, -99.0f);
+  k[{.block_dim = 2}](x, row, col, z);
+  pto::synchronize();
+  check_all(z, [&](int64_t i) {
+    const int64_t r = i / cols, c = i % cols;
+    return row[c] * x[i] + col[r];
+  });  // float multiply, then add: both rounded once, as the reference
+}
+
+}  // namespace pto::correctness
