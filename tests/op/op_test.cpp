@@ -64,3 +64,63 @@ TEST_CASE("the_op_and_a_direct_launch_with_its_plan_give_the_same_bits") {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------- matmul op
+
+#include "03_matmul/matmul.hpp"
+
+namespace {
+
+namespace mm = pto::samples::matmul;
+
+TEST_CASE("two_phase_matmul_op_matches_the_reference") {
+  struct Case {
+    int64_t m, n, k;
+  };
+  for (auto c : {Case{256, 256, 512}, Case{100, 70, 30}, Case{129, 257, 200}}) {
+    CAPTURE(c.m);
+    CAPTURE(c.k);
+    auto a = pto::Tensor<float>::random({c.m, c.k}, 1), b = pto::Tensor<float>::random({c.k, c.n}, 2);
+    auto out = pto::Tensor<float>::zeros({c.m, c.n}), want = pto::Tensor<float>::zeros({c.m, c.n});
+    mm::reference(a, b, want);
+    pto::OpExecutor exec;
+    CHECK(mm::matmul_op<float>().get_workspace_size(a, b, out, exec) == 0);
+    mm::matmul_op<float>().run(exec);
+    pto::synchronize();
+    CHECK(pto::samples::max_abs_diff(out, want) <= mm::tolerance<float>(want, c.k));
+  }
+  auto a = pto::Tensor<pto::half>::random({64, 300}, 3), b = pto::Tensor<pto::half>::random({300, 96}, 4);
+  auto out = pto::Tensor<pto::half>::zeros({64, 96}), want = pto::Tensor<pto::half>::zeros({64, 96});
+  mm::reference(a, b, want);
+  mm::matmul_op<pto::half>()(a, b, out);
+  pto::synchronize();
+  CHECK(pto::samples::max_abs_diff(out, want) <= mm::tolerance<pto::half>(want, 300));
+}
+
+TEST_CASE("the_matmul_tiling_picks_k_step_buffers_and_block_dim_from_shape_and_dtype") {
+  // float: 128 x 128 x 4 B Left tiles, double-buffered, would overflow L0A (64 KiB): K step 64
+  auto p = mm::plan_matmul<float>(1024, 1024, 1024);
+  CHECK(mm::k_step_elems(p.tiling_key.get<mm::OpKey>()->k_step) == 64);
+  CHECK(p.tiling_key.get<mm::OpKey>()->buffers == 2);
+  CHECK(p.block_dim == 24);  // 64 output tiles, capped at the AIC count
+  // half: the deepest step fits
+  auto h = mm::plan_matmul<pto::half>(1024, 1024, 1024);
+  CHECK(mm::k_step_elems(h.tiling_key.get<mm::OpKey>()->k_step) == 128);
+  // one K step: no double buffering; few output tiles: fewer blocks
+  auto s = mm::plan_matmul<float>(200, 100, 40);
+  CHECK(s.tiling_key.get<mm::OpKey>()->buffers == 1);
+  CHECK(s.block_dim == 2);
+}
+
+TEST_CASE("the_matmul_op_validates_shapes_before_anything_runs") {
+  auto a = pto::Tensor<float>::random({8, 16}), b = pto::Tensor<float>::random({12, 8}), c = pto::Tensor<float>::zeros({8, 8});
+  pto::OpExecutor exec;
+  CHECK_THROWS_WITH_AS(mm::matmul_op<float>().get_workspace_size(a, b, c, exec), doctest::Contains("K must match"), pto::UserError);
+  auto b2 = pto::Tensor<float>::random({16, 8}), c2 = pto::Tensor<float>::zeros({8, 9});
+  CHECK_THROWS_WITH_AS(mm::matmul_op<float>().get_workspace_size(a, b2, c2, exec), doctest::Contains("c must be 8 x 8"), pto::UserError);
+  auto v = pto::Tensor<float>::random({16});
+  CHECK_THROWS_WITH_AS(mm::matmul_op<float>().get_workspace_size(a, b2, v, exec), doctest::Contains("must be 2-D"), pto::UserError);
+  CHECK_FALSE(exec.ready());
+}
+
+}  // namespace
