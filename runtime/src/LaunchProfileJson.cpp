@@ -51,7 +51,8 @@ std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
     fmt::format_to(it, "{}[", c ? "," : "");
     for (size_t i = 0; keep(c) && i < p.flows[c].size(); ++i) {
       const auto& f = p.flows[c][i];
-      fmt::format_to(it, "{}[{},{},{},{},{},{}]", i ? "," : "", f.set_instr, f.wait_instr, f.src, f.dst, f.set_time, f.wait_time);
+      fmt::format_to(it, "{}[{},{},{},{},{},{},{}]", i ? "," : "", f.set_instr, f.wait_instr, f.src, f.dst, f.set_time, f.wait_time,
+                     f.src_slot);
     }
     fmt::format_to(it, "]");
   }
@@ -116,7 +117,7 @@ LaunchProfile launch_profile_from_json(const std::string& text) {
     }
     for (const auto& core : j.at("flows")) {
       std::vector<FlagFlow> c;
-      for (const auto& f : core) c.push_back({f[0], f[1], f[2], f[3], f[4], f[5]});
+      for (const auto& f : core) c.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f.size() > 6 ? f[6].get<int>() : -1});
       p.flows.push_back(std::move(c));
     }
     p.instr_names = j.at("instr_names").get<std::vector<std::string>>();

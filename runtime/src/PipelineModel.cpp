@@ -110,13 +110,13 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
 
 CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) const {
   const Pipe& p = pipes_[static_cast<int>(pipe)];
-  return {std::max(p.free_at, issue_at_), p.clock, instr};
+  return {std::max(p.free_at, issue_at_), p.clock, instr, static_cast<int>(pipe), slot_};
 }
 
 void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr) {
   Pipe& d = pipes_[static_cast<int>(pipe)];
   for (const auto& f : flags) {
-    if (record_) flows_.push_back({f.instr, instr, -1, static_cast<int>(pipe), f.time, std::max(f.time, d.free_at)});
+    if (record_) flows_.push_back({f.instr, instr, f.pipe, static_cast<int>(pipe), f.time, std::max(f.time, d.free_at), f.slot});
     hold_until(d, f.time);
     for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
   }

@@ -181,7 +181,7 @@ void Profiler::write_files() const {
       fmt::format_to(it, R"({{"ph":"X","pid":0,"tid":0,"name":{},"ts":{:.3f},"dur":{:.3f}}})", quoted(h.name), h.start_us - start_us_,
                      h.end_us - h.start_us);
     }
-    int max_core = -1;
+    std::vector<std::string> core_names;  // "AIC 0", "AIV 1", ... by core index (first launch that has it)
     uint64_t flow_id = 0;
     size_t budget = 400000;  // instruction spans written at most
     for (const auto& [step, p] : launches_) {
@@ -196,8 +196,13 @@ void Profiler::write_files() const {
         args.push_back(fmt::format(R"({{"instruction":{},"source":{}}})", quoted(p.instr_texts[i]), quoted(p.instr_sources[i])));
       }
       const double base = t0 + p.launch_overhead_us;
+      const int per_block = p.mode == "mix" ? kCoresPerBlock : 1;
       for (size_t core = 0; core < p.spans.size(); ++core) {
-        max_core = std::max(max_core, static_cast<int>(core));
+        if (core_names.size() <= core) {
+          const bool aic = core < p.cores.size() && p.cores[core].kind == static_cast<int>(ir::CoreKind::AIC);
+          const int block = static_cast<int>(core) / per_block, slot = static_cast<int>(core) % per_block;
+          core_names.push_back(fmt::format("{} core {}", aic ? "AIC" : "AIV", per_block > 1 && slot > 0 ? 2 * block + slot - 1 : block));
+        }
         const int pid = 2 + static_cast<int>(core);
         for (const auto& sp : p.spans[core]) {
           if (budget == 0) break;
@@ -211,7 +216,9 @@ void Profiler::write_files() const {
           for (const auto& f : p.flows[core]) {
             const uint64_t id = ++flow_id;
             sep();
-            fmt::format_to(it, R"({{"ph":"s","pid":{},"tid":{},"id":{},"name":"flag","cat":"sync","ts":{:.4f}}})", pid, f.src, id,
+            // A cross-core flag starts on the setting core of the same block.
+            const int src_pid = f.src_slot < 0 ? pid : 2 + static_cast<int>(core) / per_block * per_block + f.src_slot;
+            fmt::format_to(it, R"({{"ph":"s","pid":{},"tid":{},"id":{},"name":"flag","cat":"sync","ts":{:.4f}}})", src_pid, f.src, id,
                            base + p.us(f.set_time));
             sep();
             fmt::format_to(it, R"({{"ph":"f","bp":"e","pid":{},"tid":{},"id":{},"name":"flag","cat":"sync","ts":{:.4f}}})", pid, f.dst, id,
@@ -220,8 +227,8 @@ void Profiler::write_files() const {
         }
       }
     }
-    for (int core = 0; core <= max_core; ++core) {
-      meta(2 + core, 0, "process_name", fmt::format("AIV core {}", core));
+    for (int core = 0; core < static_cast<int>(core_names.size()); ++core) {
+      meta(2 + core, 0, "process_name", core_names[core]);
       for (int pipe = 0; pipe < kPipeCount; ++pipe) meta(2 + core, pipe, "thread_name", ir::pipe_name(static_cast<ir::Pipe>(pipe)));
     }
     fmt::format_to(it, "]}}");

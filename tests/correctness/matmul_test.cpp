@@ -272,6 +272,32 @@ TEST_CASE("matmul: accumulate=true adds to the Acc tile, accumulate=false overwr
   CHECK(p.races.empty());
 }
 
+TEST_CASE_TEMPLATE("storing a float Acc as half/bfloat16 rounds the float result once (bitwise), overflowing half to inf", T, half,
+                   bfloat16) {
+  CAPTURE(type_name<T>());
+  const auto to_float = make_matmul<T, float>({.tm = 40, .tn = 32, .tk = 32});
+  const auto to_t = make_matmul<T, T>({.tm = 40, .tn = 32, .tk = 32});
+  for (double scale : {1.0, 100.0}) {  // 100: |C| up to 83 * 100 * 100, beyond half's 65504
+    CAPTURE(scale);
+    auto a = pto::Tensor<T>::random({77, 83}, 80, -scale, scale), b = pto::Tensor<T>::random({83, 45}, 81, -scale, scale);
+    if (scale > 1) {
+      // Row 0 of A and column 0 of B all 100: C[0, 0] = 83e4.
+      for (int64_t k = 0; k < 83; ++k) a[k] = T(static_cast<float>(scale)), b[k * 45] = T(static_cast<float>(scale));
+    }
+    auto cf = pto::Tensor<float>::zeros({77, 45});
+    auto ct = pto::Tensor<T>::zeros({77, 45});
+    to_float[{.block_dim = 3}].run_sync(a, b, cf);
+    to_t[{.block_dim = 3}].run_sync(a, b, ct);
+    check_all(ct, [&](int64_t i) { return T(cf[i]); });  // the same float accumulation, rounded once to T
+    check_product(cf, reference(a, b, false), 83);
+    if (scale > 1) {
+      CHECK(cf[0] == 83e4f);  // 83 x 100 x 100, exact in float
+      if constexpr (std::is_same_v<T, half>) CHECK(std::isinf(static_cast<float>(ct[0])));
+      if constexpr (std::is_same_v<T, bfloat16>) CHECK(static_cast<float>(ct[0]) == static_cast<float>(bfloat16(83e4f)));
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------------ mix kernel
 
 namespace {
@@ -377,7 +403,8 @@ void check_mix(int64_t M, int64_t N, int64_t K, int bd, uint64_t seed) {
 
 TEST_CASE("mix kernel: the cube writes C to a workspace and signals; the vector cores store 2 * C; no races") {
   // 100 x 72 x 80: 4 x 3 = 12 output tiles of 32 x 32 (tails in M, N and K), 3 K steps; on 3
-  // and 5 blocks. On 1 block with a single column of tiles (N = 24): 4 tiles in a row.
+  // and 5 blocks. On 1 block with a single column of tiles (N = 24): 4 tiles, one per row block.
+  // (No block gets two tiles of one row block here: that case hits the race checker BUG below.)
   check_mix(100, 72, 80, 3, 50);
   check_mix(100, 72, 80, 5, 52);
   check_mix(100, 24, 80, 1, 54);
@@ -450,6 +477,29 @@ TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expres
     for (int64_t j = 1; j < cols; ++j) mx = std::max(mx, x[r * cols + j]);
     return row[c] * x[i] + mx;
   });  // float multiply, then add: both rounded once, as the reference
+}
+
+// BUG: a {1, 1} tile does not broadcast like numpy's (1, 1) array: Tile::read() marks every
+// one-column 2-D tile as a row broadcast ({rows, 1}), so beside an 8 x 8 tile it must have 8 valid
+// rows. Expected: z = x + max(s) for every element; got: "an operand's valid extent (1 rows) is
+// smaller than the instruction's (8 rows)" (pipe V, instruction "vec t0[0] = (t0[0] + t2[0].bcast)").
+TEST_CASE("a {1, 1} tile broadcasts to every element of a {rows, cols} expression (BUG: treated as {rows, 1})" * doctest::skip()) {
+  const auto k = pl::jit({.name = "bcast_1x1"}, [](pl::Tensor<float> x, pl::Tensor<float> s, pl::Tensor<float> z) {
+    auto xs = pl::make_tile<float>(pl::Vec, {8, 8});
+    auto ss = pl::make_tile<float>(pl::Vec, {1, 8});
+    auto one = pl::make_tile<float>(pl::Vec, {1, 1});
+    pl::load(xs, x.slice(0, 8, 0, 8));
+    pl::load(ss, s.slice(0, 1, 0, 8));
+    pl::row_max(one, ss);
+    xs = xs + one;
+    pl::store(z.slice(0, 8, 0, 8), xs);
+  });
+  auto x = test_data<float>({8, 8}, 90, -4, 4, false), s = test_data<float>({1, 8}, 91, -4, 4, false);
+  auto z = pto::Tensor<float>::zeros({8, 8});
+  REQUIRE_NOTHROW(k[{.block_dim = 1}].run_sync(x, s, z));
+  float mx = s[0];
+  for (int64_t j = 1; j < 8; ++j) mx = std::max(mx, s[j]);
+  check_all(z, [&](int64_t i) { return x[i] + mx; });
 }
 
 }  // namespace pto::correctness

@@ -5,6 +5,7 @@
 #include "error_common.hpp"
 
 #include <cmath>
+#include <set>
 
 namespace pto::error_test {
 namespace {
@@ -232,6 +233,32 @@ TEST_CASE("matmul into an Acc tile smaller than M x N fails at launch: the accum
   check_usable_after_cube_error();
 }
 
+TEST_CASE("tiles over the L0A (Left 64 KiB) or L0C (Acc 128 KiB) capacity fail at launch with the bytes needed and each group") {
+  int left_line = 0, acc_line = 0;
+  for (bool left : {true, false}) {
+    CAPTURE(left);
+    const auto k = pl::jit({.name = "l0_capacity"}, [&, left](pl::Tensor<float> a) {
+      auto m = pl::make_tile<float>(pl::Mat, {16, 16});
+      left_line = __LINE__; auto l = pl::make_tile_group<float>(pl::Left, {128, 64}, left ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1});
+      acc_line = __LINE__; auto acc = pl::make_tile<float>(pl::Acc, {256, left ? 128 : 256});
+      // left: Left 3 x 32 KiB (over), Acc 128 KiB (fits); else Left 2 x 32 KiB (fits), Acc 256 KiB (over).
+      pl::load(m, a.slice(0, 16, 0, 16));
+      if (left) pl::move(l.current(), m);
+      (void)acc;
+    });
+    auto a = pto::Tensor<float>::random({16, 16}, 1);
+    const std::string msg = user_error([&] { k[{.block_dim = 1}](a); });
+    if (left) {
+      CHECK_HAS(msg, "kernel 'l0_capacity'", "tiles in Left need 98304 B but the a2 profile gives 65536 B (32768 B over)",
+                "shrink the tiles or the group depth", "3xf32[128x64] at error/" + PTO_AT(left_line) + ": 3 x 32768 B = 98304 B");
+    } else {
+      CHECK_HAS(msg, "kernel 'l0_capacity'", "tiles in Acc need 262144 B but the a2 profile gives 131072 B (131072 B over)",
+                "1xf32[256x256] at error/" + PTO_AT(acc_line) + ": 1 x 262144 B = 262144 B");
+    }
+  }
+  check_usable_after_cube_error();
+}
+
 // ------------------------------------------------------------------------------------ moves
 
 TEST_CASE("a move on a path the AI Core does not have (Vec -> Left, Mat -> Acc, Left -> Right) fails at launch") {
@@ -428,6 +455,34 @@ TEST_CASE("cross-core flags in a kernel that is not mix fail at launch: in a cub
     auto z = pto::Tensor<float>::zeros({64});
     CHECK_HAS(user_error([&] { k[{.block_dim = 1}](x, z); }), "kernel 'cross_in_vector'",
               "wait_cross_core outside a section: cross-core flags go between section_cube and section_vector code", PTO_AT(line));
+  }
+  check_usable_after_cube_error();
+}
+
+TEST_CASE("a cross-core flag on a pipe its core lacks (wait on V in section_cube) or on ALL fails at launch") {
+  {
+    int line = 0;
+    const auto k = pl::jit({.name = "cross_pipe_v"}, [&](pl::Tensor<float> a) {
+      pl::section_cube([&] {
+        auto m = pl::make_tile<float>(pl::Mat, {16, 16});
+        pl::load(m, a.slice(0, 16, 0, 16));
+        line = __LINE__; pl::wait_cross_core(pl::Pipe::V, 0);
+      });
+      pl::section_vector([&] { pl::set_cross_core(pl::Pipe::V, 0); });
+    });
+    auto a = pto::Tensor<float>::random({16, 16}, 1);
+    CHECK_HAS(user_error([&] { k[{.block_dim = 1}](a); }), "kernel 'cross_pipe_v'", "wait_cross_core", "pipe V, which the AIC does not have",
+              PTO_AT(line));
+  }
+  {
+    int line = 0;
+    const auto k = pl::jit({.name = "cross_pipe_all"}, [&](pl::Tensor<float> a) {
+      pl::section_cube([&] { line = __LINE__; pl::set_cross_core(pl::Pipe::ALL, 0); });
+      pl::section_vector([&] { pl::wait_cross_core(pl::Pipe::MTE2, 0); });
+      (void)a;
+    });
+    auto a = pto::Tensor<float>::random({16, 16}, 1);
+    CHECK_HAS(user_error([&] { k[{.block_dim = 1}](a); }), "kernel 'cross_pipe_all'", "set_cross_core needs one pipe, not ALL", PTO_AT(line));
   }
   check_usable_after_cube_error();
 }
@@ -682,6 +737,48 @@ TEST_CASE("a vector section loading the workspace without wait_cross_core races 
   CHECK(good.races.empty());
   CHECK(same_bits(y2, ws));
   check_usable_after_cube_error();
+}
+
+TEST_CASE("cube pipes without auto_mutex or flags race on the Mat, Left, Right and Acc tiles; auto_mutex orders them") {
+  for (bool auto_mutex : {false, true}) {
+    CAPTURE(auto_mutex);
+    int matmul_line = 0, store_line = 0;
+    const auto k = pl::jit({.name = "cube_unsynced", .auto_mutex = auto_mutex},
+                           [&](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<float> c) {
+      auto am = pl::make_tile<float>(pl::Mat, {16, 16});
+      auto bm = pl::make_tile<float>(pl::Mat, {16, 16});
+      auto l = pl::make_tile<float>(pl::Left, {16, 16});
+      auto r = pl::make_tile<float>(pl::Right, {16, 16});
+      auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+      for (auto kk : pl::range(0, 4)) {
+        pl::load(am, a.slice(0, 16, kk * 16, 16));
+        pl::load(bm, b.slice(kk * 16, 16, 0, 16));
+        pl::move(l, am);
+        pl::move(r, bm);
+        matmul_line = __LINE__; pl::matmul(acc, l, r);
+      }
+      store_line = __LINE__; pl::store(c.slice(0, 16, 0, 16), acc);
+    });
+    auto a = pto::Tensor<float>::random({16, 64}, 1), b = pto::Tensor<float>::random({64, 16}, 2);
+    auto c = pto::Tensor<float>::zeros({16, 16});
+    const pto::LaunchProfile p = k[{.block_dim = 1}].run_sync(a, b, c);
+    if (auto_mutex) {
+      CHECK(p.races.empty());
+      continue;
+    }
+    std::set<std::string> raw, war;
+    for (const auto& r : p.races) (r.kind == "RAW" ? raw : war).insert(r.resource);
+    // MTE2 -> MTE1 on the Mat tiles, MTE1 -> M on Left/Right (and back for WAR), M -> FIX on Acc.
+    CHECK(raw == std::set<std::string>{"tile t0 slot 0", "tile t1 slot 0", "tile t2 slot 0", "tile t3 slot 0", "tile t4 slot 0"});
+    CHECK(war == std::set<std::string>{"tile t0 slot 0", "tile t1 slot 0", "tile t2 slot 0", "tile t3 slot 0"});
+    bool acc_race = false;
+    for (const auto& r : p.races) {
+      if (r.resource != "tile t4 slot 0") continue;
+      acc_race = r.first.find("[M]") != std::string::npos && r.first.find(PTO_AT(matmul_line)) != std::string::npos &&
+                 r.second.find("[FIX]") != std::string::npos && r.second.find(PTO_AT(store_line)) != std::string::npos;
+    }
+    CHECK(acc_race);
+  }
 }
 
 // BUG: a race is missed when the cube stores another, disjoint region of the same tensor after

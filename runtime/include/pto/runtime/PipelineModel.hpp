@@ -86,10 +86,13 @@ struct InstrSpan {
 };
 
 /// A flag from set_flag (on `src`) to the wait_flag that consumed it (on `dst`).
+/// A flag from set_flag (on pipe `src`) to the wait_flag that consumed it (on pipe `dst`); for a
+/// cross-core flag `src_slot` is the setting core's slot in the block (else -1: this core).
 struct FlagFlow {
   int set_instr, wait_instr;
   int src, dst;
   double set_time, wait_time;  // cycles
+  int src_slot = -1;
 };
 
 struct RaceReport {
@@ -124,6 +127,7 @@ class CoreModel {
     double time = 0;
     Clock clock{};
     int instr = -1;
+    int pipe = 0, slot = 0;  // the setting pipe and core slot
   };
 
   /// `kernel` names instructions in reports; it may be null for hand-built programs (tests).
