@@ -455,7 +455,7 @@ class CodeGen {
     if (!lead) for (auto* l : leaves) if (!l->row_broadcast) { lead = l; break; }
     col_broadcast_.clear();
     if (lead && !one_row(lead)) {
-      for (auto* l : leaves) if (l != lead && !l->row_broadcast && one_row(l)) col_broadcast_.insert(l);
+      for (auto* l : leaves) if (l != lead && one_row(l)) col_broadcast_.insert(l);  // {1, cols} and {1, 1}
     }
     Extent ext;
     if (lead) {

@@ -94,10 +94,15 @@ class InstrTexts : public ir::Visitor {
     if (!info.tiles.empty()) info.dtype = k_.groups[info.tiles.front().first].dtype;
     return info;
   }
-  void visit_node(const ir::Load* op) override { set(*op, op).tensor = op->src.tensor; }
+  void visit_node(const ir::Load* op) override {
+    auto& info = set(*op, op);
+    info.tensor = op->src.tensor;
+    info.gm_view_cols = op->src.view[1];
+  }
   void visit_node(const ir::Store* op) override {
     auto& info = set(*op, op);
     info.tensor = op->dst.tensor;
+    info.gm_view_cols = op->dst.view[1];
     info.gm_write = true;
   }
   void visit_node(const ir::VecCompute* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }

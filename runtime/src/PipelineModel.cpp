@@ -1,6 +1,7 @@
 #include "pto/runtime/PipelineModel.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -191,7 +192,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   for (size_t i = 0; i < info.tiles.size(); ++i) tiles[i] = {tile_resource(info.tiles[i].first, slots[i]), info.tiles[i].second};
   run(info.pipe, cycles, instr, tiles);
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
-    access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr);
+    access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
   }
 }
 
@@ -211,21 +212,40 @@ void CoreModel::sync(int instr, int64_t event, int64_t slot) {
   }
 }
 
-void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr) {
+bool Touch::overlaps(const Touch& o) const {
+  if (width <= 0 || width != o.width) return lo < o.hi && o.lo < hi;
+  // The same view: compare rows and columns of the two rectangles.
+  auto rect = [w = width](const Touch& t) {
+    const int64_t r0 = t.lo / w, c0 = t.lo % w, r1 = (t.hi - c0 - 1) / w;
+    return std::array<int64_t, 4>{r0, r1 + 1, c0, t.hi - r1 * w};
+  };
+  const auto a = rect(*this), b = rect(o);
+  return a[0] < b[1] && b[0] < a[1] && a[2] < b[3] && b[2] < a[3];
+}
+
+void CoreModel::check_history(const char* kind, int64_t key, const TouchHistory& h, const Touch& t, uint64_t seen, int first_at,
+                              int second_at) {
+  // Newest first: once an access is ordered before this one (epoch <= seen), so are all older ones.
+  for (int i = 0; i < h.count; ++i) {
+    const Touch& old = h.newest(i);
+    if (old.epoch <= seen) return;
+    if (old.overlaps(t)) return report_race(kind, key, old, first_at, second_at, t.instr);
+  }
+}
+
+void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr, int64_t width) {
   // Tiles are this core's own; GM is shared by the cores of the block.
   ResourceState& st = key < 0 ? (*gm_)[key] : resources_[key];
   const Clock& vc = pipes_[q].clock;
   const int self = at(q);
-  for (int p = 0; p < kClockWidth; ++p) {
-    if (p == self) continue;
-    const Touch& w = st.writes[p];
-    if (w.instr != -2 && w.lo < hi && lo < w.hi && vc[p] < w.epoch) report_race(write ? "WAW" : "RAW", key, w, p, self, instr);
-    if (write) {
-      const Touch& r = st.reads[p];
-      if (r.instr != -2 && r.lo < hi && lo < r.hi && vc[p] < r.epoch) report_race("WAR", key, r, p, self, instr);
-    }
+  const Touch t{lo, hi, width, vc[self], instr};
+  for (uint32_t used = st.used & ~(1u << self); used != 0; used &= used - 1) {
+    const int p = std::countr_zero(used);
+    check_history(write ? "WAW" : "RAW", key, st.writes[p], t, vc[p], p, self);
+    if (write) check_history("WAR", key, st.reads[p], t, vc[p], p, self);
   }
-  (write ? st.writes : st.reads)[self] = Touch{lo, hi, vc[self], instr};
+  (write ? st.writes : st.reads)[self].add(t);
+  st.used |= 1u << self;
 }
 
 std::string CoreModel::resource_name(int64_t key) const {

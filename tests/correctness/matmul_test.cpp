@@ -404,22 +404,16 @@ void check_mix(int64_t M, int64_t N, int64_t K, int bd, uint64_t seed) {
 TEST_CASE("mix kernel: the cube writes C to a workspace and signals; the vector cores store 2 * C; no races") {
   // 100 x 72 x 80: 4 x 3 = 12 output tiles of 32 x 32 (tails in M, N and K), 3 K steps; on 3
   // and 5 blocks. On 1 block with a single column of tiles (N = 24): 4 tiles, one per row block.
-  // (No block gets two tiles of one row block here: that case hits the race checker BUG below.)
   check_mix(100, 72, 80, 3, 50);
   check_mix(100, 72, 80, 5, 52);
   check_mix(100, 24, 80, 1, 54);
   check_mix(7, 9, 5, 2, 56);  // one partial tile; block 1 has none; AIV 1 of block 0 gets 3 of 7 rows
 }
 
-// BUG: the race checker reports a false RAW race on the workspace when one AIC stores several
-// C tiles side by side (same row block) ahead of its AIVs: GM accesses are tracked as the 1-D
-// bounding interval [first element, last element + 1) of a 2-D region, so the AIV's load of its
-// half of tile (96.., 0..31), waited for by its own flag, "overlaps" the AIC's later store of tile
-// (96.., 64..71) on the interleaved rows. Expected: no race (every load waits for the flag set
-// after its tile's store); got: "RAW race on GM tensor arg2 (core 0, 2x): #11 store ... [FIX on
-// the AIC] ... and #27 load ... [MTE2 on AIV 0]".
-TEST_CASE("mix kernel on one block with 3 tiles per row block: no race (BUG: false RAW from bounding intervals)" *
-          doctest::skip()) {
+// One AIC stores several C tiles side by side (same row block) ahead of its AIVs: the regions
+// interleave in memory, so the race checker must compare them as rectangles, not as the 1-D
+// intervals they span (once a false RAW race).
+TEST_CASE("mix kernel on one block with 3 tiles per row block: no race") {
   check_mix(100, 72, 80, 1, 58);
 }
 
@@ -479,11 +473,8 @@ TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expres
   });  // float multiply, then add: both rounded once, as the reference
 }
 
-// BUG: a {1, 1} tile does not broadcast like numpy's (1, 1) array: Tile::read() marks every
-// one-column 2-D tile as a row broadcast ({rows, 1}), so beside an 8 x 8 tile it must have 8 valid
-// rows. Expected: z = x + max(s) for every element; got: "an operand's valid extent (1 rows) is
-// smaller than the instruction's (8 rows)" (pipe V, instruction "vec t0[0] = (t0[0] + t2[0].bcast)").
-TEST_CASE("a {1, 1} tile broadcasts to every element of a {rows, cols} expression (BUG: treated as {rows, 1})" * doctest::skip()) {
+// A {1, 1} tile broadcasts like numpy's (1, 1) array, to every element (once treated as {rows, 1}).
+TEST_CASE("a {1, 1} tile broadcasts to every element of a {rows, cols} expression") {
   const auto k = pl::jit({.name = "bcast_1x1"}, [](pl::Tensor<float> x, pl::Tensor<float> s, pl::Tensor<float> z) {
     auto xs = pl::make_tile<float>(pl::Vec, {8, 8});
     auto ss = pl::make_tile<float>(pl::Vec, {1, 8});

@@ -781,13 +781,9 @@ TEST_CASE("cube pipes without auto_mutex or flags race on the Mat, Left, Right a
   }
 }
 
-// BUG: a race is missed when the cube stores another, disjoint region of the same tensor after
-// the racing one: the race checker keeps only the last GM access of each pipe, so when the AIV
-// loads rows 0..15 of the workspace without waiting, the AIC's FIX "last write" is already the
-// store of rows 16..31 and nothing overlaps. Expected: a RAW race on GM tensor arg1 per AIV (as
-// when the second store is left out); got: no race at all.
-TEST_CASE("a racing workspace load is reported even when the cube later stores a disjoint region (BUG: missed race)" *
-          doctest::skip()) {
+// A race is found even when the cube stores another, disjoint region of the same tensor after the
+// racing one: the checker keeps a history of each pipe's GM accesses, not only the last.
+TEST_CASE("a racing workspace load is reported even when the cube later stores a disjoint region") {
   const auto make = [](bool second_store) {
     return pl::jit({.name = second_store ? "ws_two_stores" : "ws_one_store", .auto_mutex = true},
                    [second_store](pl::Tensor<float> a, pl::Tensor<float> ws, pl::Tensor<float> y) {

@@ -46,6 +46,7 @@ struct InstrInfo {
   // Filled at the end of the trace (and by passes that add instructions):
   std::vector<std::pair<int, bool>> tiles;  // (group, write) per tile access, as ir::tile_accesses orders them
   int tensor = -1;                          // GM tensor moved to or from, or -1
+  int64_t gm_view_cols = 0;                 // columns of the row-major view the GM region was cut from
   DType dtype = DType::f32;                 // element type moved or produced
   int vector_ops = 0;                       // element-wise operations of a vector instruction
   bool gm_write = false;                    // a store (writes GM)

@@ -105,16 +105,33 @@ struct RaceReport {
   std::string message() const;
 };
 
-/// The last access of one pipe to a resource: GM element range (tiles: [0, 1)), the pipe's
-/// clock at that instruction, the instruction.
+/// One access of a pipe to a resource: a GM region as the flattened range [lo, hi) of a
+/// row-major view `width` columns wide (compared as a rectangle with regions of the same view;
+/// width 0, or different views: as a 1-D range), or a tile slot ([0, 1)); the pipe's clock at
+/// that instruction; the instruction.
 struct Touch {
-  int64_t lo = 0, hi = 0;
+  int64_t lo = 0, hi = 0, width = 0;
   uint64_t epoch = 0;
   int instr = -2;  // -2: none yet
+  bool overlaps(const Touch& o) const;
 };
-/// Per resource, the last read and write of every pipe of every core of a block.
+/// The last accesses of one pipe to a resource, newest last (epochs increase along the ring).
+struct TouchHistory {
+  static constexpr int kDepth = 32;
+  std::array<Touch, kDepth> ring{};
+  int count = 0, next = 0;
+  void add(const Touch& t) {
+    ring[next] = t;
+    next = (next + 1) % kDepth;
+    count = std::min(count + 1, kDepth);
+  }
+  /// The i-th newest access (0: the newest).
+  const Touch& newest(int i) const { return ring[(next - 1 - i + 2 * kDepth) % kDepth]; }
+};
+/// Per resource, the recent reads and writes of every pipe of every core of a block.
 struct ResourceState {
-  std::array<Touch, kClockWidth> writes{}, reads{};
+  std::array<TouchHistory, kClockWidth> writes{}, reads{};
+  uint32_t used = 0;  // bit i: clock index i has accesses
 };
 /// GM accesses of the cores of one block (shared by their CoreModels; tensor t is key -(t + 1)).
 using GmRaceState = std::map<int64_t, ResourceState>;
@@ -187,7 +204,9 @@ class CoreModel {
   void hold_until(Pipe& p, double t);
   /// Checks an access of `pipe` to resource `key` against the other pipes' last accesses (of
   /// every core of the block for GM), then records it.
-  void access(int64_t key, int pipe, bool write, int64_t lo, int64_t hi, int instr);
+  void access(int64_t key, int pipe, bool write, int64_t lo, int64_t hi, int instr, int64_t width = 0);
+  /// Reports the newest access in `h` that overlaps `t` and is not ordered before clock value `seen`.
+  void check_history(const char* kind, int64_t key, const TouchHistory& h, const Touch& t, uint64_t seen, int first_at, int second_at);
   /// `first_at`, `second_at`: clock indices (slot * kPipeCount + pipe).
   void report_race(const char* kind, int64_t key, const Touch& first, int first_at, int second_at, int second_instr);
   int at(int pipe) const { return slot_ * kPipeCount + pipe; }
