@@ -226,7 +226,7 @@ bool Touch::overlaps(const Touch& o) const {
 void CoreModel::check_history(const char* kind, int64_t key, const TouchHistory& h, const Touch& t, uint64_t seen, int first_at,
                               int second_at) {
   // Newest first: once an access is ordered before this one (epoch <= seen), so are all older ones.
-  for (int i = 0; i < h.count; ++i) {
+  for (int i = 0; i < h.count(); ++i) {
     const Touch& old = h.newest(i);
     if (old.epoch <= seen) return;
     if (old.overlaps(t)) return report_race(kind, key, old, first_at, second_at, t.instr);
@@ -244,7 +244,7 @@ void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, i
     check_history(write ? "WAW" : "RAW", key, st.writes[p], t, vc[p], p, self);
     if (write) check_history("WAR", key, st.reads[p], t, vc[p], p, self);
   }
-  (write ? st.writes : st.reads)[self].add(t);
+  (write ? st.writes : st.reads)[self].add(t, key < 0 ? TouchHistory::kGmDepth : 1);
   st.used |= 1u << self;
 }
 

@@ -115,18 +115,28 @@ struct Touch {
   int instr = -2;  // -2: none yet
   bool overlaps(const Touch& o) const;
 };
-/// The last accesses of one pipe to a resource, newest last (epochs increase along the ring).
+/// The last `depth` accesses of one pipe to a resource (epochs increase from oldest to newest).
+/// GM keeps 32: regions differ, so an older access may overlap where a newer one does not; a tile
+/// slot keeps 1: every access overlaps, and the newest is the last to become ordered.
 struct TouchHistory {
-  static constexpr int kDepth = 32;
-  std::array<Touch, kDepth> ring{};
-  int count = 0, next = 0;
-  void add(const Touch& t) {
-    ring[next] = t;
-    next = (next + 1) % kDepth;
-    count = std::min(count + 1, kDepth);
+  static constexpr int kGmDepth = 32;
+  std::vector<Touch> ring;
+  int next = 0;  // where the next access goes once the ring is full
+  void add(const Touch& t, int depth) {
+    if (static_cast<int>(ring.size()) < depth) {
+      ring.push_back(t);
+      next = static_cast<int>(ring.size()) % depth;
+    } else {
+      ring[next] = t;
+      next = (next + 1) % depth;
+    }
   }
+  int count() const { return static_cast<int>(ring.size()); }
   /// The i-th newest access (0: the newest).
-  const Touch& newest(int i) const { return ring[(next - 1 - i + 2 * kDepth) % kDepth]; }
+  const Touch& newest(int i) const {
+    const int n = count();
+    return ring[((next - 1 - i) % n + n) % n];
+  }
 };
 /// Per resource, the recent reads and writes of every pipe of every core of a block.
 struct ResourceState {
