@@ -45,6 +45,7 @@ class CoreValidator : public ir::Visitor {
   void visit_node(const ir::VecCompute* op) override { instr(op, *op); }
   void visit_node(const ir::RowReduce* op) override { instr(op, *op); }
   void visit_node(const ir::Matmul* op) override { instr(op, *op); }
+  void visit_node(const ir::Debug* op) override { instr(op, *op); }
   void visit_node(const ir::Move* op) override {
     const auto from = k_.groups[op->src.group].space, to = k_.groups[op->dst.group].space;
     const bool acc_to_vec = from == ir::MemSpace::Acc && to == ir::MemSpace::Vec;
@@ -80,6 +81,7 @@ class CoreValidator : public ir::Visitor {
 
   void instr(const ir::StmtNode* node, const ir::Instr& i) {
     const auto& info = k_.instrs[i.id];
+    if (!core_ && info.pipe == ir::Pipe::S && ir::tile_accesses(node).empty()) return;  // printf & co. run on every core
     PTO_USER_CHECK(core_.has_value(), site(i))
         << info.op << " outside a section of a mix kernel: put it in pl::section_cube or pl::section_vector";
     PTO_USER_CHECK(core_has_pipe(*core_, info.pipe), site(i)) << info.op << " runs on pipe " << ir::pipe_name(info.pipe)

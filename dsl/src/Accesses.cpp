@@ -57,9 +57,31 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
       if (op->accumulate) out.push_back({op->dst, false});
       break;
     }
+    case NodeKind::Debug: {
+      const auto* op = static_cast<const Debug*>(s);
+      if (op->tile.group >= 0) out.push_back({op->tile, false});
+      break;
+    }
     default: break;
   }
   return out;
+}
+
+int64_t loop_iteration_cost(const Stmt& body) {
+  struct Counter : Visitor {
+    int64_t n = 1;
+    void visit_node(const For*) override { ++n; }
+    void visit_node(const Load*) override { ++n; }
+    void visit_node(const Store*) override { ++n; }
+    void visit_node(const VecCompute*) override { ++n; }
+    void visit_node(const RowReduce*) override { ++n; }
+    void visit_node(const Move*) override { ++n; }
+    void visit_node(const Matmul*) override { ++n; }
+    void visit_node(const Debug*) override { ++n; }
+    void visit_node(const Sync*) override { ++n; }
+  } c;
+  c.visit(body);
+  return c.n;
 }
 
 int vector_op_count(const Expr& e) {

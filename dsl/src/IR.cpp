@@ -183,6 +183,22 @@ Stmt Section::make(CoreKind core, Stmt body, SourceLoc loc) {
   return std::make_shared<const Section>(core, std::move(body), std::move(loc));
 }
 
+const char* debug_op_name(DebugOp op) {
+  switch (op) {
+    case DebugOp::Printf: return "printf";
+    case DebugOp::Assert: return "pto_assert";
+    case DebugOp::Trap: return "trap";
+    case DebugOp::Dump: return "dump_data";
+  }
+  return "?";
+}
+
+Stmt Debug::make(DebugOp op, std::string format, std::vector<Expr> args, Expr cond, TileRef tile, std::array<Expr, 2> offset,
+                 std::array<Expr, 2> extent, Instr instr) {
+  return std::make_shared<const Debug>(op, std::move(format), std::move(args), std::move(cond), std::move(tile), std::move(offset),
+                                       std::move(extent), std::move(instr));
+}
+
 const char* kernel_mode_name(KernelMode m) {
   switch (m) {
     case KernelMode::Auto: return "auto";

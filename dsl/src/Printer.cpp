@@ -86,6 +86,18 @@ class Printer {
       out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), op->transpose ? " (transposed)" : "");
     } else if (const auto* op = s.as<Matmul>()) {
       out_ += fmt::format("{}#{} matmul {} {} {} x {}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b));
+    } else if (const auto* op = s.as<Debug>()) {
+      std::string args;
+      for (const auto& a : op->args) args += ", " + expr(a);
+      if (op->op == DebugOp::Dump) {
+        args = tile(op->tile);
+        if (op->extent[0]) args += fmt::format(" [{}, {}] +: [{}, {}]", expr(op->offset[0]), expr(op->offset[1]), expr(op->extent[0]), expr(op->extent[1]));
+      } else if (op->op == DebugOp::Assert) {
+        args = expr(op->cond) + ", \"" + op->format + "\"" + args;
+      } else if (op->op == DebugOp::Printf) {
+        args = "\"" + op->format + "\"" + args;
+      }
+      out_ += fmt::format("{}#{} {}({})\n", pad, op->id, debug_op_name(op->op), args);
     } else if (const auto* op = s.as<Section>()) {
       out_ += fmt::format("{}section_{} {{\n", pad, op->core == CoreKind::AIC ? "cube" : "vector");
       stmt(op->body, indent + 1);

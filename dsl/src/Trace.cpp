@@ -109,6 +109,7 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::RowReduce* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
   void visit_node(const ir::Move* op) override { set(*op, op); }
+  void visit_node(const ir::Debug* op) override { set(*op, op); }
   void visit_node(const ir::Matmul* op) override { set(*op, op).dtype = k_.groups[op->a.group].dtype; }
 
  private:

@@ -49,6 +49,13 @@ void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->v
 void Visitor::visit_node(const Move* op) { visit_tile(op->dst); visit_tile(op->src); }
 void Visitor::visit_node(const Matmul* op) { visit_tile(op->dst); visit_tile(op->a); visit_tile(op->b); }
 void Visitor::visit_node(const Section* op) { visit(op->body); }
+void Visitor::visit_node(const Debug* op) {
+  for (const auto& a : op->args) visit(a);
+  visit(op->cond);
+  if (op->tile.group >= 0) visit_tile(op->tile);
+  for (const auto& e : op->offset) visit(e);
+  for (const auto& e : op->extent) visit(e);
+}
 void Visitor::visit_node(const Sync* op) {
   visit(op->event);
   if (op->tile.group >= 0) visit_tile(op->tile);
@@ -187,6 +194,21 @@ Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
 Stmt Mutator::mutate_node(const Section* op, const Stmt& self) {
   Stmt body = mutate(op->body);
   return body.same_as(op->body) ? self : Section::make(op->core, body, op->loc);
+}
+
+Stmt Mutator::mutate_node(const Debug* op, const Stmt& self) {
+  bool changed = false;
+  auto m = [&](const Expr& e) {
+    Expr r = mutate(e);
+    changed |= !r.same_as(e);
+    return r;
+  };
+  std::vector<Expr> args;
+  for (const auto& a : op->args) args.push_back(m(a));
+  Expr cond = m(op->cond);
+  TileRef t = op->tile.group >= 0 ? mutate_tile(op->tile, changed) : op->tile;
+  std::array<Expr, 2> off{m(op->offset[0]), m(op->offset[1])}, ext{m(op->extent[0]), m(op->extent[1])};
+  return changed ? Debug::make(op->op, op->format, std::move(args), cond, t, off, ext, *op) : self;
 }
 
 Stmt Mutator::mutate_node(const Sync* op, const Stmt& self) {

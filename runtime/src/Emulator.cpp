@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <optional>
 #include <memory>
@@ -15,7 +16,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "pto/runtime/DebugOutput.hpp"
 #include "pto/runtime/PipelineModel.hpp"
+#include "pto/support/DebugFormat.hpp"
 #include "pto/runtime/Profiler.hpp"
 
 namespace pto {
@@ -192,6 +195,102 @@ int32_t cross_hook(CoreContext* ctx, int32_t instr, int32_t op, int64_t event) {
   return static_cast<MixBlock*>(ctx->block)->cross(ctx, instr, static_cast<ir::SyncOp>(op), event);
 }
 
+/// The debug output of one launch: messages per core, delivered in simulated-time order at the end.
+class DebugLog {
+ public:
+  DebugLog(const CompiledKernel& k, const CoreLayout& layout, std::vector<CoreStatus>& status)
+      : k_(k), layout_(layout), status_(status), per_core_(status.size()) {}
+
+  int32_t on_debug(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {
+    const int c = static_cast<int>(ctx->status - status_.data());
+    const ir::Debug* d = k_.debugs.at(instr);
+    const auto& info = k_.ir.instrs[instr];
+    DebugMessage m;
+    m.kernel = k_.ir.name;
+    m.block = c / layout_.per_block;
+    m.core_kind = ir::core_kind_name(layout_.kind(c % layout_.per_block));
+    m.core = layout_.number(m.block, c % layout_.per_block);
+    m.instr = instr;
+    m.loc = info.loc;
+    m.kind = info.op;
+    if (ctx->model) m.time_us = static_cast<CoreModel*>(ctx->model)->issue_time() / (k_.chip->clock_ghz * 1e3);
+    const int nargs = static_cast<int>(d->args.size());
+    int32_t stop = 0;
+    switch (d->op) {
+      case ir::DebugOp::Printf: m.text = format_debug(d->format, args, nargs); break;
+      case ir::DebugOp::Assert:
+        m.text = fmt::format("assertion failed at {}: {}", info.loc.str(), format_debug(d->format, args, nargs));
+        if (k_.fatal_assert) stop = fail(ctx, instr, RuntimeCheck::assert_failed);
+        break;
+      case ir::DebugOp::Trap:
+        m.text = fmt::format("trap at {}", info.loc.str());
+        stop = fail(ctx, instr, RuntimeCheck::trap);
+        break;
+      case ir::DebugOp::Dump: m.text = dump(d, data, rows, cols, pitch); break;
+    }
+    per_core_[c].push_back(std::move(m));
+    return stop;
+  }
+
+  /// Delivers every message, ordered by simulated time, then core, then program order.
+  void deliver() {
+    std::vector<std::pair<size_t, size_t>> order;  // (core, index)
+    for (size_t c = 0; c < per_core_.size(); ++c) {
+      for (size_t i = 0; i < per_core_[c].size(); ++i) order.emplace_back(c, i);
+    }
+    if (order.empty()) return;
+    std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+      const double ta = per_core_[a.first][a.second].time_us, tb = per_core_[b.first][b.second].time_us;
+      return ta != tb ? ta < tb : a < b;
+    });
+    for (const auto& [c, i] : order) detail::deliver_debug_message(per_core_[c][i]);
+  }
+
+ private:
+  static int32_t fail(CoreContext* ctx, int32_t instr, RuntimeCheck check) {
+    pto_rt_fail(ctx, instr, static_cast<int32_t>(check), 0, 0, 0, 0);
+    return 1;
+  }
+
+  std::string dump(const ir::Debug* d, const void* data, int64_t rows, int64_t cols, int64_t pitch) const {
+    const auto& g = k_.ir.groups[d->tile.group];
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    const size_t es = dtype_size(g.dtype);
+    std::string out = fmt::format("{} ({} {}x{} of {}x{} {})", g.name, ir::mem_space_name(g.space), rows, cols, g.rows, g.cols,
+                                  dtype_name(g.dtype));
+    for (int64_t r = 0; r < rows; ++r) {
+      out += "\n ";
+      for (int64_t c = 0; c < cols; ++c) out += " " + element(bytes + (r * pitch + c) * es, g.dtype);
+    }
+    return out;
+  }
+
+  static std::string element(const uint8_t* p, DType t) {
+    switch (t) {
+      case DType::f32: { float v; std::memcpy(&v, p, 4); return fmt::format("{:g}", v); }
+      case DType::f16: { half v; std::memcpy(&v, p, 2); return fmt::format("{:g}", static_cast<float>(v)); }
+      case DType::bf16: { bfloat16 v; std::memcpy(&v, p, 2); return fmt::format("{:g}", static_cast<float>(v)); }
+      case DType::i32: { int32_t v; std::memcpy(&v, p, 4); return fmt::format("{}", v); }
+      case DType::i8: return fmt::format("{}", static_cast<int8_t>(*p));
+      default: return "?";
+    }
+  }
+
+  const CompiledKernel& k_;
+  const CoreLayout& layout_;
+  std::vector<CoreStatus>& status_;
+  std::vector<std::vector<DebugMessage>> per_core_;
+};
+
+int32_t debug_hook(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {
+  return static_cast<DebugLog*>(ctx->launch)->on_debug(ctx, instr, args, data, rows, cols, pitch);
+}
+
+std::string tensor_name(const CompiledKernel& k, int instr) {
+  const int t = instr >= 0 ? k.ir.instrs[instr].tensor : -1;
+  return t >= 0 ? k.ir.tensors[t].name : "?";
+}
+
 std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
   const std::string op = s.instr >= 0 ? k.ir.instrs[s.instr].op : "instruction";
   const char* axis = axis_name(s.axis);
@@ -199,7 +298,8 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::region_negative:
       return fmt::format("{} of a negative extent: {} {}", op, s.a, axis);
     case RuntimeCheck::region_out_of_bounds:
-      return fmt::format("{} out of bounds: {} [{}, {}) outside the tensor's {} {}", op, axis, s.a, s.a + s.b, s.c, axis);
+      return fmt::format("{} out of bounds on tensor {}: {} [{}, {}) (offset {}, length {}) outside the tensor's {} {}", op,
+                         tensor_name(k, s.instr), axis, s.a, s.a + s.b, s.a, s.b, s.c, axis);
     case RuntimeCheck::region_over_tile:
       return fmt::format("{} of {} {} into a tile of {} {} (over capacity)", op, s.a, axis, s.b, axis);
     case RuntimeCheck::region_misaligned:
@@ -216,6 +316,13 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
       return fmt::format("matmul of a Left tile with {} valid columns (K) by a Right tile with {} valid rows: K must match", s.a, s.b);
     case RuntimeCheck::cross_event_range:
       return fmt::format("cross-core event id {} is out of range 0..15", s.a);
+    case RuntimeCheck::instruction_budget:
+      return fmt::format("instruction budget exceeded: the core ran more than {} instructions (a runaway loop?); raise "
+                         "JitOptions::instruction_budget if the kernel really needs more", k.instruction_budget);
+    case RuntimeCheck::trap:
+      return "trap: the kernel called pl::trap()";
+    case RuntimeCheck::assert_failed:
+      return "assertion failed (JitOptions::fatal_assert is on); the message was delivered to the debug output";
     case RuntimeCheck::ok:
       break;
   }
@@ -298,6 +405,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   std::vector<std::optional<CoreModel>> models(k.instrumented ? cores : 0);
   std::vector<GmRaceState> gm_state(layout.per_block > 1 && k.instrumented ? block_dim : 0);
   std::vector<std::optional<MixBlock::Deadlock>> deadlocks(layout.per_block > 1 ? block_dim : 0);
+  DebugLog debug_log(k, layout, status);
   const int64_t subblocks = layout.per_block > 1 ? 2 : 1;
   // The context and model of core `slot` of block `b`.
   auto prepare = [&](int b, int slot, CoreContext& ctx, CoreMemory& memory) {
@@ -307,7 +415,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
     memory.fit(chip);
     ctx = CoreContext{tensors, args.scalars.data(), {}, mix_aiv ? 2 * b + slot - 1 : b, mix_aiv ? 2 * block_dim : block_dim,
                       &status[c], nullptr, &exec_hook, &sync_hook, static_cast<int64_t>(kind), mix_aiv ? slot - 1 : 0,
-                      subblocks, nullptr, &cross_hook};
+                      subblocks, nullptr, &cross_hook, k.program, &debug_hook, &debug_log, k.instruction_budget};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
     if (k.instrumented) {
       ctx.model = &models[c].emplace(&k, cost, layout.number(b, slot), k.race_check, slot,
@@ -343,6 +451,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       for (int b = next.fetch_add(1); b < block_dim; b = next.fetch_add(1)) run_block(b);
     });
   }
+  debug_log.deliver();  // before any failure is raised: the output leading up to it is the point
   for (int b = 0; b < block_dim; ++b) {
     for (int slot = 0; slot < layout.per_block; ++slot) {
       const auto& st = status[b * layout.per_block + slot];

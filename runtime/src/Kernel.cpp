@@ -29,6 +29,17 @@ std::vector<SyncInfo> sync_table(const ir::Kernel& k) {
   return out;
 }
 
+std::vector<const ir::Debug*> debug_table(const ir::Kernel& k) {
+  struct Collect : ir::Visitor {
+    std::vector<const ir::Debug*>* out;
+    void visit_node(const ir::Debug* op) override { (*out)[op->id] = op; }
+  } c;
+  std::vector<const ir::Debug*> out(k.instrs.size(), nullptr);
+  c.out = &out;
+  c.visit(k.body);
+  return out;
+}
+
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 std::atomic<uint64_t> next_uid{1};
@@ -85,6 +96,9 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->syncs = sync_table(ck->ir);
     ck->instrumented = st.options.timing;
     ck->race_check = st.options.race_check;
+    ck->fatal_assert = st.options.fatal_assert;
+    ck->instruction_budget = st.options.instruction_budget;
+    ck->debugs = debug_table(ck->ir);
     ck->cold.lower_ms = ms_since(t);
 
     // Packages, then the disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.

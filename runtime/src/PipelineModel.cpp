@@ -170,6 +170,8 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   } else if (info.op == "store") {
     cycles = cost_.store_cycles(groups[info.tiles[0].first].space, a);
     gm_write_ += a;
+  } else if (info.pipe == ir::Pipe::S) {
+    cycles = cost_.issue_cycles();  // printf, pto_assert, dump_data: the scalar unit
   } else if (info.op == "move") {
     cycles = cost_.move_cycles(groups[info.tiles[0].first].space, a);
   } else if (info.op == "matmul") {

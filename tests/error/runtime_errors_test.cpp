@@ -79,17 +79,17 @@ TEST_CASE("an out-of-bounds slice at run time is reported with its range and the
   const auto x0 = copy_of(x), z0 = copy_of(z);
 
   k[{.block_dim = 1}](x, z, int64_t{4064}, int64_t{0});
-  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "load out of bounds: columns [4064, 4128) outside the tensor's 4096 columns",
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "load out of bounds on tensor arg0: columns [4064, 4128) (offset 4064, length 64) outside the tensor's 4096 columns",
             "core: AIV 0", "pipe: MTE2", "instruction: #0 load", PTO_AT(load_line));
   CHECK(same_bits(z, z0));
 
   k[{.block_dim = 1}](x, z, int64_t{0}, int64_t{4064});
-  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "store out of bounds: columns [4064, 4128) outside the tensor's 4096 columns",
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "store out of bounds on tensor arg1: columns [4064, 4128) (offset 4064, length 64) outside the tensor's 4096 columns",
             "pipe: MTE3", "instruction: #1 store arg1[0 +: 1, arg3 +: 64] <- t0[0]", PTO_AT(store_line));
   CHECK(same_bits(z, z0));  // nothing of the failed store reached GM
 
   k[{.block_dim = 1}](x, z, int64_t{-64}, int64_t{0});
-  CHECK_HAS(user_error([] { pto::synchronize(); }), "load out of bounds: columns [-64, 0) outside the tensor's 4096 columns");
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "load out of bounds on tensor arg0: columns [-64, 0) (offset -64, length 64)");
   CHECK(same_bits(x, x0));
   CHECK(same_bits(z, z0));
 
@@ -109,7 +109,7 @@ TEST_CASE("a 2-D row range out of bounds at run time names the rows") {
   auto x = pto::Tensor<float>::random({10, 16}, 4);
   auto z = pto::Tensor<float>::zeros({4, 16});
   k[{}](x, z, int64_t{8});
-  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob_rows'", "load out of bounds: rows [8, 12) outside the tensor's 10 rows",
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob_rows'", "load out of bounds on tensor arg0: rows [8, 12) (offset 8, length 4) outside the tensor's 10 rows",
             PTO_AT(load_line));
   check_runtime_usable();
 }

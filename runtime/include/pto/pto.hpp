@@ -7,6 +7,7 @@
 #include "pto/runtime/Advisor.hpp"
 #include "pto/runtime/Bench.hpp"
 #include "pto/runtime/CompileCache.hpp"
+#include "pto/runtime/DebugOutput.hpp"
 #include "pto/runtime/DiskCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Kernel.hpp"

@@ -21,6 +21,9 @@ enum class RuntimeCheck : int32_t {
   range_step,          // a = step
   matmul_k_mismatch,   // a = Left valid columns (K), b = Right valid rows
   cross_event_range,   // a = event id
+  instruction_budget,  // a = the budget (instructions per core)
+  trap,                // pl::trap()
+  assert_failed,       // a fatal pl::pto_assert
 };
 
 struct CoreStatus {
@@ -40,6 +43,11 @@ using ExecHook = void (*)(void* model, int32_t instr, int64_t amount, const int6
 using SyncHook = void (*)(void* model, int32_t instr, int64_t event, int64_t slot);
 
 struct CoreContext;
+/// A debugging aid (ir::Debug) at instruction `instr`: `args` its scalar arguments; for dump_data
+/// the window's first element, its rows and columns and the tile's row pitch in elements; for a
+/// failed assertion `rows` is 1. Returns nonzero when the core must stop (trap, fatal assertion).
+using DebugHook = int32_t (*)(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols,
+                              int64_t pitch);
 /// A cross-core flag (`op` is ir::SyncOp::CrossSet or CrossWait) of a mix kernel, always called
 /// (functional co-scheduling needs it, timed or not). Returns nonzero when the core must stop at
 /// once (a deadlock was found; the emulator reports it).
@@ -60,6 +68,10 @@ struct CoreContext {
   int64_t subblock_num;    // 2 in mix kernels, else 1
   void* block;             // the emulator's state of this core's block (mix kernels)
   CrossHook cross;
+  const void* program;     // the reference interpreter's kernel (pto_interpret), else unused
+  DebugHook debug;
+  void* launch;            // the emulator's state of the launch (debug output)
+  int64_t budget;          // instructions this core may still run (loops charge their bodies per iteration)
 };
 
 namespace abi {
@@ -75,6 +87,9 @@ inline constexpr size_t kCoreKind = offsetof(CoreContext, core_kind);
 inline constexpr size_t kSubblockIdx = offsetof(CoreContext, subblock_idx);
 inline constexpr size_t kSubblockNum = offsetof(CoreContext, subblock_num);
 inline constexpr size_t kCross = offsetof(CoreContext, cross);
+inline constexpr size_t kProgram = offsetof(CoreContext, program);
+inline constexpr size_t kDebug = offsetof(CoreContext, debug);
+inline constexpr size_t kBudget = offsetof(CoreContext, budget);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);

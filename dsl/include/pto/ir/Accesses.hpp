@@ -18,4 +18,9 @@ std::vector<TileAccess> tile_accesses(const StmtNode* instr);
 /// Number of element-wise operations in a tile expression (1 for a plain copy).
 int vector_op_count(const Expr& e);
 
+/// The instructions one iteration of a loop with this body runs outside its nested loops (each
+/// nested loop counts 1; its own body is charged by that loop): what an iteration costs of a
+/// core's instruction budget, with 1 for the loop itself.
+int64_t loop_iteration_cost(const Stmt& body);
+
 }  // namespace pto::ir

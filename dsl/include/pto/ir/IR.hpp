@@ -39,6 +39,7 @@ namespace pto::ir {
   X(Move)                       \
   X(Matmul)                     \
   X(Section)                    \
+  X(Debug)                      \
   X(Sync)
 
 enum class NodeKind : uint8_t {
@@ -327,6 +328,28 @@ struct Matmul : StmtNode, Instr {
   Matmul(TileRef d, TileRef x, TileRef y, bool acc, Instr i)
       : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), a(std::move(x)), b(std::move(y)), accumulate(acc) {}
   static Stmt make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr);
+};
+
+enum class DebugOp : uint8_t { Printf, Assert, Trap, Dump };
+const char* debug_op_name(DebugOp op);
+
+/// A debugging aid on the scalar pipe. Printf: prints `format` with `args` (i64 scalars).
+/// Assert: when `cond` is false, prints `format` (fatal when the kernel's options say so).
+/// Trap: stops the launch with an error. Dump: prints the elements of `tile` — its valid region,
+/// or the window at `offset` of `extent` when given.
+struct Debug : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::Debug;
+  DebugOp op;
+  std::string format;
+  std::vector<Expr> args;
+  Expr cond;                     // Assert
+  TileRef tile;                  // Dump (group -1 otherwise)
+  std::array<Expr, 2> offset, extent;  // Dump window (empty: the valid region)
+  Debug(DebugOp o, std::string f, std::vector<Expr> a, Expr c, TileRef t, std::array<Expr, 2> off, std::array<Expr, 2> ext, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), op(o), format(std::move(f)), args(std::move(a)), cond(std::move(c)), tile(std::move(t)),
+        offset(std::move(off)), extent(std::move(ext)) {}
+  static Stmt make(DebugOp op, std::string format, std::vector<Expr> args, Expr cond, TileRef tile, std::array<Expr, 2> offset,
+                   std::array<Expr, 2> extent, Instr instr);
 };
 
 /// Code that runs only on one kind of core of a mix kernel (pl::section_cube / section_vector).

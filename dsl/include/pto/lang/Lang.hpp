@@ -2,6 +2,7 @@
 // The PTO kernel language, namespace `pto::lang` (alias it: `namespace pl = pto::lang;`).
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Cube.hpp"
+#include "pto/lang/Debug.hpp"
 #include "pto/lang/Ops.hpp"
 #include "pto/lang/Scalar.hpp"
 #include "pto/lang/Sync.hpp"

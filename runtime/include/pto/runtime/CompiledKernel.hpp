@@ -38,8 +38,12 @@ struct CompiledKernel {
   std::string symbol;           // its function's name in the object
   std::string object;           // the object file (kept for packages)
   bool race_check = true;
+  bool fatal_assert = false;
+  int64_t instruction_budget = 0;
+  std::vector<const ir::Debug*> debugs;  // by instruction id: the debugging aids (nodes of `ir`), else null
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;
+  const void* program = nullptr;  // CoreContext::program: the interpreter's kernel when fn interprets
   ColdTimings cold;
   std::string llvm_ir;          // when kept
   size_t object_bytes = 0;

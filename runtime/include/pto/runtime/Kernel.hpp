@@ -35,6 +35,8 @@ struct JitOptions {
   bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
   bool race_check = true;    // happens-before race checking (needs timing)
   ir::KernelMode mode = ir::KernelMode::Auto;  // Auto: deduced from the kernel's sections and tiles
+  bool fatal_assert = false;                   // a failed pl::pto_assert stops the launch (else it only logs)
+  int64_t instruction_budget = 100'000'000;    // per core; a kernel running longer stops with an error
 };
 
 struct LaunchConfig {

@@ -176,6 +176,8 @@ class CoreModel {
   void lock(int64_t mutex, ir::Pipe pipe, int instr = -1);
   void unlock(int64_t mutex, ir::Pipe pipe, int instr = -1);
   double pipe_free(ir::Pipe p) const { return pipes_[static_cast<int>(p)].free_at; }
+  /// When the scalar unit issues the next instruction (cycles from the core's start).
+  double issue_time() const { return issue_at_; }
   /// set_cross_core on `pipe`: the flag carries the pipe's finish time and clock.
   CrossFlag cross_set(ir::Pipe pipe, int instr = -1) const;
   /// wait_cross_core on `pipe`: holds it until every flag in `flags` has arrived.

@@ -1,0 +1,580 @@
+// The reference interpreter (Interpreter.hpp): statements, scalars, data movement, the cube and
+// the hooks, each step mirroring the code CodeGenLLVM.cpp emits for it — the same runtime checks
+// in the same order with the same operands, the same valid extents, the same hook calls.
+#include "pto/backend/Interpreter.hpp"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "InterpreterImpl.hpp"
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Accesses.hpp"
+#include "pto/support/Error.hpp"
+
+namespace pto::backend {
+namespace interp {
+
+/// One statement of the prepared program.
+struct Op {
+  const ir::StmtNode* node = nullptr;
+  std::vector<int> children;    // Seq: its body; For/Section: {body}; IfThenElse: {then, else} (-1: none)
+  int expr = -1;                // VecCompute / RowReduce: index into Program::exprs
+  std::vector<ir::Expr> slots;  // the slot of each tile access, in ir::tile_accesses order
+  int64_t loop_cost = 0;        // For: ir::loop_iteration_cost(body)
+};
+
+struct Program {
+  const ir::Kernel* k = nullptr;
+  bool instrument = false;
+  int64_t align[6] = {};              // gm_move_alignment per space
+  std::vector<int64_t> valid_base;    // per group: index of slot 0's rows in Frame::valid
+  size_t valid_size = 0;
+  size_t slots_size = 1;
+  std::vector<Op> ops;
+  std::vector<CompiledExpr> exprs;
+  int root = -1;
+
+  int build(const ir::Stmt& s) {
+    if (!s) return -1;
+    Op op;
+    op.node = s.get();
+    for (const auto& a : ir::tile_accesses(s.get())) op.slots.push_back(a.tile.slot);
+    slots_size = std::max(slots_size, op.slots.size());
+    switch (s->kind) {
+      case ir::NodeKind::Seq:
+        for (const auto& b : s.as<ir::Seq>()->body) op.children.push_back(build(b));
+        break;
+      case ir::NodeKind::For:
+        op.children.push_back(build(s.as<ir::For>()->body));
+        op.loop_cost = ir::loop_iteration_cost(s.as<ir::For>()->body);
+        break;
+      case ir::NodeKind::IfThenElse:
+        op.children.push_back(build(s.as<ir::IfThenElse>()->then_case));
+        op.children.push_back(build(s.as<ir::IfThenElse>()->else_case));
+        break;
+      case ir::NodeKind::Section:
+        op.children.push_back(build(s.as<ir::Section>()->body));
+        break;
+      case ir::NodeKind::VecCompute:
+        exprs.push_back(compile_tile_expr(s.as<ir::VecCompute>()->value, *k));
+        op.expr = static_cast<int>(exprs.size()) - 1;
+        break;
+      case ir::NodeKind::RowReduce:
+        exprs.push_back(compile_tile_expr(s.as<ir::RowReduce>()->value, *k));
+        op.expr = static_cast<int>(exprs.size()) - 1;
+        break;
+      default:
+        break;
+    }
+    ops.push_back(std::move(op));
+    return static_cast<int>(ops.size()) - 1;
+  }
+};
+
+int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
+  switch (e->kind) {
+    case ir::NodeKind::IntImm: {
+      const auto* op = static_cast<const ir::IntImm*>(e);
+      return op->type.dtype == DType::boolean ? (op->value != 0 ? 1 : 0) : op->value;
+    }
+    case ir::NodeKind::Var: {
+      const auto* op = static_cast<const ir::Var*>(e);
+      switch (op->var_kind) {
+        case ir::VarKind::BlockIdx: return f.block_idx;
+        case ir::VarKind::BlockNum: return f.block_num;
+        case ir::VarKind::SubblockIdx: return f.subblock_idx;
+        case ir::VarKind::SubblockNum: return f.subblock_num;
+        default: return f.vars[static_cast<size_t>(op->id)];
+      }
+    }
+    case ir::NodeKind::Binary: {
+      const auto* op = static_cast<const ir::Binary*>(e);
+      int64_t a = eval_scalar(op->a.get(), f);
+      int64_t c = eval_scalar(op->b.get(), f);
+      const auto ua = static_cast<uint64_t>(a), uc = static_cast<uint64_t>(c);
+      if (op->a->type.dtype == DType::boolean && op->op != ir::BinaryOp::And && op->op != ir::BinaryOp::Or) {
+        a = -a;  // i1 operands compare as signed 1-bit values (true is -1)
+        c = -c;
+      }
+      switch (op->op) {
+        case ir::BinaryOp::Add: return static_cast<int64_t>(ua + uc);
+        case ir::BinaryOp::Sub: return static_cast<int64_t>(ua - uc);
+        case ir::BinaryOp::Mul: return static_cast<int64_t>(ua * uc);
+        case ir::BinaryOp::Div:  // x / 0 = 0, INT64_MIN / -1 = INT64_MIN (wraps)
+          if (c == 0) return 0;
+          if (c == -1) return static_cast<int64_t>(0 - ua);
+          return a / c;
+        case ir::BinaryOp::Mod:
+          if (c == 0 || c == -1) return 0;
+          return a % c;
+        case ir::BinaryOp::Min: return a < c ? a : c;
+        case ir::BinaryOp::Max: return a > c ? a : c;
+        case ir::BinaryOp::LT: return a < c;
+        case ir::BinaryOp::LE: return a <= c;
+        case ir::BinaryOp::GT: return a > c;
+        case ir::BinaryOp::GE: return a >= c;
+        case ir::BinaryOp::EQ: return a == c;
+        case ir::BinaryOp::NE: return a != c;
+        case ir::BinaryOp::And: return a & c;
+        case ir::BinaryOp::Or: return a | c;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  PTO_INTERNAL_CHECK(false) << "unexpected scalar expression";
+  return 0;
+}
+
+namespace {
+
+struct Region {
+  int64_t off[2];
+  int64_t ext[2];
+};
+
+int64_t wadd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t wsub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t wmul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+/// Runs the program on one core. Every statement returns false when the core must stop (a
+/// failed check, a deadlock answer of the cross hook, a trap): the generated code's `ret`.
+class Runner {
+ public:
+  Runner(const Program& p, Frame& f) : p_(p), k_(*p.k), f_(f) {}
+
+  bool stmt(int index) {
+    if (index < 0) return true;
+    const Op& op = p_.ops[static_cast<size_t>(index)];
+    const ir::StmtNode* s = op.node;
+    switch (s->kind) {
+      case ir::NodeKind::Seq:
+        for (int c : op.children) {
+          if (!stmt(c)) return false;
+        }
+        return true;
+      case ir::NodeKind::For: return for_loop(op, static_cast<const ir::For*>(s));
+      case ir::NodeKind::IfThenElse:
+        return stmt(eval(static_cast<const ir::IfThenElse*>(s)->cond) != 0 ? op.children[0] : op.children[1]);
+      case ir::NodeKind::Assign: {
+        const auto* a = static_cast<const ir::Assign*>(s);
+        f_.vars[static_cast<size_t>(a->var.as<ir::Var>()->id)] = eval(a->value);
+        return true;
+      }
+      case ir::NodeKind::Load: return load(op, static_cast<const ir::Load*>(s));
+      case ir::NodeKind::Store: return store(op, static_cast<const ir::Store*>(s));
+      case ir::NodeKind::VecCompute: return vec_compute(op, static_cast<const ir::VecCompute*>(s));
+      case ir::NodeKind::RowReduce: return row_reduce(op, static_cast<const ir::RowReduce*>(s));
+      case ir::NodeKind::Move: return move(op, static_cast<const ir::Move*>(s));
+      case ir::NodeKind::Matmul: return matmul(op, static_cast<const ir::Matmul*>(s));
+      case ir::NodeKind::Section:
+        if (f_.core_kind == static_cast<int64_t>(static_cast<const ir::Section*>(s)->core)) return stmt(op.children[0]);
+        return true;
+      case ir::NodeKind::Sync: return sync(static_cast<const ir::Sync*>(s));
+      case ir::NodeKind::Debug: return debug(op, static_cast<const ir::Debug*>(s));
+      default: break;
+    }
+    PTO_INTERNAL_CHECK(false) << "unexpected statement";
+    return false;
+  }
+
+ private:
+  int64_t eval(const ir::Expr& e) const { return eval_scalar(e.get(), f_); }
+
+  /// Continues when `ok`; otherwise reports `check` (the generated code's `check`).
+  bool check(bool ok, int instr, RuntimeCheck chk, int axis, int64_t a, int64_t b, int64_t c = 0) {
+    if (ok) return true;
+    pto_rt_fail(f_.ctx, instr, static_cast<int32_t>(chk), axis, a, b, c);
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------- tiles
+  const ir::TileGroup& group(const ir::TileRef& t) const { return k_.groups[static_cast<size_t>(t.group)]; }
+  int64_t slot(const ir::TileRef& t) const {
+    const int64_t s = eval(t.slot);
+    PTO_INTERNAL_CHECK(s >= 0 && s < group(t).depth) << "slot " << s << " of tile group " << group(t).name << " (depth "
+                                                     << group(t).depth << ") is out of range";
+    return s;
+  }
+  uint8_t* tile_base(const ir::TileRef& t) const {
+    const auto& g = group(t);
+    return f_.arena[static_cast<size_t>(g.space)] + g.offset + slot(t) * g.slot_bytes;
+  }
+  int64_t& valid(const ir::TileRef& t, int axis) const {
+    return f_.valid[static_cast<size_t>(p_.valid_base[static_cast<size_t>(t.group)] + slot(t) * 2 + axis)];
+  }
+  void set_valid(const ir::TileRef& t, int64_t rows, int64_t cols) const {
+    valid(t, 0) = rows;
+    valid(t, 1) = cols;
+  }
+
+  /// The exec hook of instrumented code (CodeGen::report).
+  void report(const Op& op, int instr, int64_t amount, int64_t gm_lo = 0, int64_t gm_hi = 0) {
+    if (!p_.instrument) return;
+    for (size_t i = 0; i < op.slots.size(); ++i) f_.slots[i] = eval(op.slots[i]);
+    f_.exec(f_.model, instr, amount, f_.slots.data(), gm_lo, gm_hi);
+  }
+
+  // ---------------------------------------------------------------------------- control flow
+  bool for_loop(const Op& op, const ir::For* s) {
+    const int64_t begin = eval(s->begin), end = eval(s->end), step = eval(s->step);
+    if (!check(step > 0, s->instr, RuntimeCheck::range_step, 0, step, 0)) return false;
+    int64_t& var = f_.vars[static_cast<size_t>(s->var.as<ir::Var>()->id)];
+    var = begin;
+    while (var < end) {
+      // Each iteration is charged to the core's instruction budget (read and written in ctx).
+      const int64_t left = wsub(f_.ctx->budget, op.loop_cost);
+      f_.ctx->budget = left;
+      if (!check(left >= 0, s->instr, RuntimeCheck::instruction_budget, 0, 0, 0)) return false;
+      if (!stmt(op.children[0])) return false;
+      var = wadd(var, step);
+    }
+    return true;
+  }
+
+  bool sync(const ir::Sync* s) {
+    if (s->op == ir::SyncOp::CrossSet || s->op == ir::SyncOp::CrossWait) {
+      const int64_t event = eval(s->event);
+      return f_.ctx->cross(f_.ctx, s->id, static_cast<int32_t>(s->op), event) == 0;
+    }
+    if (!p_.instrument) return true;
+    const int64_t sl = s->tile.group >= 0 ? eval(s->tile.slot) : -1;
+    f_.sync(f_.model, s->id, eval(s->event), sl);
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------- data movement
+  bool region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr, Region& out) {
+    const auto& g = group(t);
+    for (int d = 0; d < 2; ++d) {
+      out.off[d] = eval(r.offset[d]);
+      out.ext[d] = eval(r.extent[d]);
+    }
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      if (!check(out.ext[d] >= 0, instr, RuntimeCheck::region_negative, d, out.ext[d], 0)) return false;
+      const bool in_bounds = out.off[d] >= 0 && wadd(out.off[d], out.ext[d]) <= r.view[d];
+      if (!check(in_bounds, instr, RuntimeCheck::region_out_of_bounds, d, out.off[d], out.ext[d], r.view[d])) return false;
+      if (!check(out.ext[d] <= cap[d], instr, RuntimeCheck::region_over_tile, d, out.ext[d], cap[d])) return false;
+    }
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    const int64_t align = p_.align[static_cast<size_t>(g.space)];
+    const int64_t byte_off = wmul(out.off[1], es);
+    return check(byte_off % align == 0, instr, RuntimeCheck::region_misaligned, 1, byte_off, align);
+  }
+
+  /// [lo, hi) of the GM elements a region touches, flattened over its view (CodeGen::gm_interval).
+  static std::pair<int64_t, int64_t> gm_interval(const ir::GMRegion& r, const Region& reg) {
+    const int64_t lo = wadd(wmul(reg.off[0], r.view[1]), reg.off[1]);
+    const int64_t last_row = wadd(reg.off[0], wsub(reg.ext[0], 1));
+    const int64_t hi = wadd(wadd(wmul(last_row, r.view[1]), reg.off[1]), reg.ext[1]);
+    const bool empty = reg.ext[0] == 0 || reg.ext[1] == 0;
+    return {lo, empty ? lo : hi};
+  }
+
+  uint8_t* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) const {
+    const int64_t elem = wadd(wmul(reg.off[0], r.view[1]), reg.off[1]);
+    return static_cast<uint8_t*>(f_.tensors[r.tensor]) + elem * es;
+  }
+
+  bool load(const Op& op, const ir::Load* s) {
+    const auto& g = group(s->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    Region reg;
+    if (!region_checked(s->src, s->dst, s->id, reg)) return false;
+    const uint8_t* gm = gm_address(s->src, reg, es);
+    uint8_t* tile = tile_base(s->dst);
+    for (int64_t r = 0; r < reg.ext[0]; ++r) {
+      std::memcpy(tile + r * g.cols * es, gm + r * s->src.view[1] * es, static_cast<size_t>(reg.ext[1] * es));
+    }
+    set_valid(s->dst, reg.ext[0], reg.ext[1]);
+    if (p_.instrument) {
+      auto [lo, hi] = gm_interval(s->src, reg);
+      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), es), lo, hi);
+    }
+    return true;
+  }
+
+  bool store(const Op& op, const ir::Store* s) {
+    const auto& g = group(s->src);
+    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+    Region reg;
+    if (!region_checked(s->dst, s->src, s->id, reg)) return false;
+    for (int d = 0; d < 2; ++d) {
+      const int64_t v = valid(s->src, d);
+      if (!check(reg.ext[d] <= v, s->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v)) return false;
+    }
+    const DType to = k_.tensors[static_cast<size_t>(s->dst.tensor)].dtype;
+    const int64_t tes = static_cast<int64_t>(dtype_size(to));
+    const uint8_t* tile = tile_base(s->src);
+    if (to == g.dtype) {
+      uint8_t* gm = gm_address(s->dst, reg, es);
+      for (int64_t r = 0; r < reg.ext[0]; ++r) {
+        std::memcpy(gm + r * s->dst.view[1] * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
+      }
+    } else {  // FIX's conversion on the way out of Acc (CodeGen::convert_rows)
+      uint8_t* gm = gm_address(s->dst, reg, tes);
+      for (int64_t r = 0; r < reg.ext[0]; ++r) {
+        for (int64_t c = 0; c < reg.ext[1]; ++c) {
+          const Val v = convert(widen(tile + (r * g.cols + c) * es, g.dtype), g.dtype, to);
+          narrow(v, to, gm + (r * s->dst.view[1] + c) * tes);
+        }
+      }
+    }
+    if (p_.instrument) {
+      auto [lo, hi] = gm_interval(s->dst, reg);
+      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), tes), lo, hi);
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------- vector
+  /// CodeGen::expr_extent: the lead's valid extent; every other operand must cover it.
+  bool expr_extent(const CompiledExpr& x, const ir::TileRef& dst, int instr, int64_t& rows, int64_t& cols) {
+    if (x.lead >= 0) {
+      const ir::TileRef& t = x.leaves[static_cast<size_t>(x.lead)].read->tile;
+      rows = valid(t, 0);
+      cols = valid(t, 1);
+    } else if (!x.visits.empty()) {
+      rows = valid(x.leaves[static_cast<size_t>(x.visits[0])].read->tile, 0);
+      cols = 1;
+    } else {
+      rows = group(dst).rows;
+      cols = group(dst).cols;
+    }
+    for (int v : x.visits) {
+      if (v == x.lead) continue;
+      const LeafInfo& l = x.leaves[static_cast<size_t>(v)];
+      if (!l.col_broadcast) {
+        const int64_t vr = valid(l.read->tile, 0);
+        if (!check(vr >= rows, instr, RuntimeCheck::operand_smaller, 0, rows, vr)) return false;
+      }
+      if (!l.read->row_broadcast) {
+        const int64_t vc = valid(l.read->tile, 1);
+        if (!check(vc >= cols, instr, RuntimeCheck::operand_smaller, 1, cols, vc)) return false;
+      }
+    }
+    return true;
+  }
+
+  /// Scratch buffers and leaf bases for evaluating `x` over rows of `n` elements.
+  Val* prepare(const CompiledExpr& x, int64_t n) {
+    const size_t need = x.nodes.size() * static_cast<size_t>(std::max<int64_t>(n, 1));
+    if (f_.scratch.size() < need) f_.scratch.resize(need);
+    f_.leaf_base.resize(x.leaves.size());
+    f_.leaf_row.resize(x.leaves.size());
+    for (size_t l = 0; l < x.leaves.size(); ++l) f_.leaf_base[l] = tile_base(x.leaves[l].read->tile);
+    fill_scalars(x, f_, f_.scratch.data(), n);
+    return f_.scratch.data();
+  }
+  void set_leaf_rows(const CompiledExpr& x, int64_t r) {
+    for (size_t l = 0; l < x.leaves.size(); ++l) {
+      const LeafInfo& leaf = x.leaves[l];
+      const auto& g = k_.groups[static_cast<size_t>(leaf.group)];
+      f_.leaf_row[l] = leaf.col_broadcast ? f_.leaf_base[l]
+                                          : f_.leaf_base[l] + r * g.cols * static_cast<int64_t>(dtype_size(leaf.read->type.dtype));
+    }
+  }
+
+  bool vec_compute(const Op& op, const ir::VecCompute* s) {
+    const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
+    const auto& dg = group(s->dst);
+    int64_t rows = 0, cols = 0;
+    if (!expr_extent(x, s->dst, s->id, rows, cols)) return false;
+    if (!check(rows <= dg.rows, s->id, RuntimeCheck::result_over_tile, 0, rows, dg.rows)) return false;
+    if (!check(cols <= dg.cols, s->id, RuntimeCheck::result_over_tile, 1, cols, dg.cols)) return false;
+    PTO_INTERNAL_CHECK(compute_cls(dg.dtype) == x.cls) << "a " << dtype_name(x.dtype) << " value written to a "
+                                                       << dtype_name(dg.dtype) << " tile";
+    Val* scratch = prepare(x, cols);
+    uint8_t* dst = tile_base(s->dst);
+    const int64_t des = static_cast<int64_t>(dtype_size(dg.dtype));
+    for (int64_t r = 0; r < rows; ++r) {
+      set_leaf_rows(x, r);
+      const Val* v = eval_row(x, f_, scratch, cols);
+      uint8_t* drow = dst + r * dg.cols * des;
+      for (int64_t c = 0; c < cols; ++c) narrow(v[c], dg.dtype, drow + c * des);
+    }
+    set_valid(s->dst, rows, cols);
+    report(op, s->id, wmul(rows, cols));
+    return true;
+  }
+
+  bool row_reduce(const Op& op, const ir::RowReduce* s) {
+    const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
+    const auto& dg = group(s->dst);
+    int64_t rows = 0, cols = 0;
+    if (!expr_extent(x, s->dst, s->id, rows, cols)) return false;
+    if (!check(rows <= dg.rows, s->id, RuntimeCheck::result_over_tile, 0, rows, dg.rows)) return false;
+    Val* scratch = prepare(x, cols);
+    uint8_t* dst = tile_base(s->dst);
+    const int64_t des = static_cast<int64_t>(dtype_size(dg.dtype));
+    for (int64_t r = 0; r < rows; ++r) {
+      set_leaf_rows(x, r);
+      Val acc = reduce_init(x.cls, s->op);
+      if (cols > 0) {
+        const Val* v = eval_row(x, f_, scratch, cols);
+        for (int64_t c = 0; c < cols; ++c) acc = reduce_step(x, s->op, acc, v[c]);
+      }
+      // The destination is the source's dtype or float (a wider accumulator).
+      narrow(convert(acc, x.dtype, dg.dtype), dg.dtype, dst + r * dg.cols * des);
+    }
+    set_valid(s->dst, rows, 1);
+    report(op, s->id, wmul(rows, cols));
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------- cube
+  bool check_fits(const ir::TileRef& t, int64_t rows, int64_t cols, int instr) {
+    const auto& g = group(t);
+    return check(rows <= g.rows, instr, RuntimeCheck::result_over_tile, 0, rows, g.rows) &&
+           check(cols <= g.cols, instr, RuntimeCheck::result_over_tile, 1, cols, g.cols);
+  }
+
+  bool move(const Op& op, const ir::Move* s) {
+    const auto& sg = group(s->src);
+    const auto& dg = group(s->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    const int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
+    const int64_t out_rows = s->transpose ? cols : rows;
+    const int64_t out_cols = s->transpose ? rows : cols;
+    if (!check_fits(s->dst, out_rows, out_cols, s->id)) return false;
+    const uint8_t* src = tile_base(s->src);
+    uint8_t* dst = tile_base(s->dst);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (!s->transpose) {
+        std::memcpy(dst + r * dg.cols * es, src + r * sg.cols * es, static_cast<size_t>(cols * es));
+      } else {
+        for (int64_t c = 0; c < cols; ++c) std::memcpy(dst + (c * dg.cols + r) * es, src + (r * sg.cols + c) * es, static_cast<size_t>(es));
+      }
+    }
+    set_valid(s->dst, out_rows, out_cols);
+    report(op, s->id, wmul(wmul(rows, cols), es));
+    return true;
+  }
+
+  bool matmul(const Op& op, const ir::Matmul* s) {
+    const auto& ag = group(s->a);
+    const auto& bg = group(s->b);
+    const auto& cg = group(s->dst);
+    const int64_t m = valid(s->a, 0), kk = valid(s->a, 1), kb = valid(s->b, 0), n = valid(s->b, 1);
+    if (!check(kk == kb, s->id, RuntimeCheck::matmul_k_mismatch, 1, kk, kb)) return false;
+    if (!check_fits(s->dst, m, n, s->id)) return false;
+    if (s->accumulate) {
+      const int64_t vr = valid(s->dst, 0), vc = valid(s->dst, 1);
+      if (!check(vr >= m, s->id, RuntimeCheck::operand_smaller, 0, m, vr)) return false;
+      if (!check(vc >= n, s->id, RuntimeCheck::operand_smaller, 1, n, vc)) return false;
+    }
+    pto_rt_matmul(tile_base(s->dst), tile_base(s->a), tile_base(s->b), m, n, kk, ag.cols, bg.cols, cg.cols,
+                  static_cast<int32_t>(ag.dtype), s->accumulate ? 1 : 0);
+    set_valid(s->dst, m, n);
+    report(op, s->id, wmul(wmul(m, n), kk));
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------- debugging aids
+  int32_t call_debug(const ir::Debug* s, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {
+    return f_.ctx->debug(f_.ctx, s->id, args, data, rows, cols, pitch);
+  }
+
+  bool debug(const Op& op, const ir::Debug* s) {
+    std::vector<int64_t> args;
+    auto eval_args = [&]() -> const int64_t* {
+      if (s->args.empty()) return nullptr;
+      args.clear();
+      for (const auto& a : s->args) args.push_back(eval(a));  // booleans zero-extended: 0 or 1
+      return args.data();
+    };
+    switch (s->op) {
+      case ir::DebugOp::Printf:
+        call_debug(s, eval_args(), nullptr, 0, 0, 0);
+        break;
+      case ir::DebugOp::Assert:
+        if (eval(s->cond) == 0) {
+          if (call_debug(s, eval_args(), nullptr, 1, 0, 0) != 0) return false;
+        }
+        break;
+      case ir::DebugOp::Trap:
+        call_debug(s, nullptr, nullptr, 0, 0, 0);
+        return false;
+      case ir::DebugOp::Dump: {
+        const auto& g = group(s->tile);
+        const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+        const int64_t r0 = s->offset[0] ? eval(s->offset[0]) : 0;
+        const int64_t c0 = s->offset[1] ? eval(s->offset[1]) : 0;
+        const int64_t rows = s->extent[0] ? eval(s->extent[0]) : valid(s->tile, 0);
+        const int64_t cols = s->extent[1] ? eval(s->extent[1]) : valid(s->tile, 1);
+        const int64_t cap[2] = {g.rows, g.cols};
+        const int64_t off[2] = {r0, c0};
+        const int64_t ext[2] = {rows, cols};
+        for (int d = 0; d < 2; ++d) {
+          const bool ok = off[d] >= 0 && ext[d] >= 0 && wadd(off[d], ext[d]) <= cap[d];
+          if (!check(ok, s->id, RuntimeCheck::region_over_tile, d, wadd(off[d], ext[d]), cap[d])) return false;
+        }
+        const uint8_t* first = tile_base(s->tile) + wmul(wadd(wmul(r0, g.cols), c0), es);
+        call_debug(s, nullptr, first, rows, cols, g.cols);
+        break;
+      }
+    }
+    report(op, s->id, 1);
+    return true;
+  }
+
+  const Program& p_;
+  const ir::Kernel& k_;
+  Frame& f_;
+};
+
+}  // namespace
+}  // namespace interp
+
+InterpretedKernel::InterpretedKernel(ir::Kernel kernel, const ChipProfile& chip, bool instrument)
+    : kernel_(std::move(kernel)), instrument_(instrument) {
+  auto p = std::make_unique<interp::Program>();
+  p->k = &kernel_;
+  p->instrument = instrument;
+  for (size_t s = 1; s < 6; ++s) p->align[s] = gm_move_alignment(chip, static_cast<ir::MemSpace>(s));
+  for (const auto& g : kernel_.groups) {
+    PTO_INTERNAL_CHECK(g.offset >= 0) << "tile group " << g.name << " has no memory: interpret a lowered kernel";
+    p->valid_base.push_back(static_cast<int64_t>(p->valid_size));
+    p->valid_size += static_cast<size_t>(2 * g.depth);
+  }
+  for (const auto& info : kernel_.instrs) p->slots_size = std::max(p->slots_size, info.tiles.size());
+  p->root = p->build(kernel_.body);
+  program_ = std::move(p);
+}
+
+InterpretedKernel::~InterpretedKernel() = default;
+
+void InterpretedKernel::run(CoreContext* ctx) const {
+  const interp::Program& p = *program_;
+  interp::Frame f;
+  f.ctx = ctx;
+  // What the generated code loads once on entry.
+  f.tensors = ctx->tensors;
+  for (size_t s = 1; s < 6; ++s) f.arena[s] = ctx->arena[s];
+  f.block_idx = ctx->block_idx;
+  f.block_num = ctx->block_num;
+  f.core_kind = ctx->core_kind;
+  f.subblock_idx = ctx->subblock_idx;
+  f.subblock_num = ctx->subblock_num;
+  if (p.instrument) {
+    f.model = ctx->model;
+    f.exec = ctx->exec;
+    f.sync = ctx->sync;
+  }
+  f.vars.assign(static_cast<size_t>(kernel_.num_vars), 0);  // mutable variables start at 0
+  for (const auto& s : kernel_.scalars) {
+    const auto* var = s.var.as<ir::Var>();
+    f.vars[static_cast<size_t>(var->id)] = ctx->scalars[var->param_index];
+  }
+  f.valid.assign(p.valid_size, 0);
+  f.slots.assign(p.slots_size, 0);
+  interp::Runner(p, f).stmt(p.root);
+}
+
+}  // namespace pto::backend
+
+extern "C" void pto_interpret(pto::CoreContext* ctx) {
+  static_cast<const pto::backend::InterpretedKernel*>(ctx->program)->run(ctx);
+}
