@@ -3,8 +3,15 @@
 
 #include <cstdlib>
 
+#include <pto/runtime/Emulator.hpp>
+
 namespace {
 // Tests compile what they run: the persistent disk cache stays off unless the environment
 // (ctest, for the disk cache tests) names a directory.
 const bool disk_cache_off = [] { return setenv("PTO_CACHE_DIR", "off", /*overwrite=*/0) == 0; }();
+// PTO_HOST_THREADS=N runs a suite on N host threads (the parameterised correctness runs).
+const bool host_threads = [] {
+  if (const char* v = std::getenv("PTO_HOST_THREADS")) pto::set_host_threads(std::atoi(v));
+  return true;
+}();
 }  // namespace

@@ -1,6 +1,6 @@
-// The reference interpreter's tile expressions: element conversions and the element-wise
-// operations of CodeGenLLVM.cpp (element, binary, unary, convert, broadcast_scalar), evaluated
-// one row at a time into per-node buffers.
+// The reference interpreter's tile expressions, evaluated: element conversions and the
+// element-wise operations of CodeGenLLVM.cpp (element, binary, unary, convert, broadcast_scalar),
+// one row at a time into per-node buffers (compiled by InterpretCompile.cpp).
 //
 // Row-at-a-time evaluation gives the results of the generated element-by-element loop: within
 // an instruction, the only tile that is both written and read is the destination, and every
@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 
 #include "InterpreterImpl.hpp"
 #include "pto/support/Error.hpp"
@@ -60,6 +59,34 @@ float fmin_known(float x, float known) { return x < known ? x : known; }
 float fmax_generic(float op0, float op1) { return std::isnan(op0) ? op1 : (op1 > op0 ? op1 : op0); }
 float fmin_generic(float op0, float op1) { return std::isnan(op0) ? op1 : (op1 < op0 ? op1 : op0); }
 
+/// The host libm's fmaxf/fminf, which the generated code calls for a half maxnum/minnum (called
+/// through pointers: the compiler must not expand them with its own choice for ties).
+float (*volatile libm_fmaxf)(float, float) = ::fmaxf;
+float (*volatile libm_fminf)(float, float) = ::fminf;
+
+/// A float Max/Min node as finalize_minmax decided LLVM computes it.
+void eval_minmax(const XNode& nd, const Val* x, const Val* y, const Val* known, Val* o, int64_t n) {
+  switch (nd.mm) {
+    case XNode::MinMax::Fabs:
+      for (int64_t c = 0; c < n; ++c) o[c].f = clear_sign(x[c].f);
+      break;
+    case XNode::MinMax::Libm:  // the libm call a half maxnum/minnum becomes (with the same NaN and zero rules)
+      for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? libm_fmaxf(x[c].f, y[c].f) : libm_fminf(x[c].f, y[c].f);
+      break;
+    case XNode::MinMax::X86:
+      if (known) {
+        const Val* other = known == y ? x : y;
+        for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? fmax_known(other[c].f, known[c].f) : fmin_known(other[c].f, known[c].f);
+      } else {
+        for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? fmax_generic(x[c].f, y[c].f) : fmin_generic(x[c].f, y[c].f);
+      }
+      break;
+  }
+  if (nd.mm_negate) {
+    for (int64_t c = 0; c < n; ++c) o[c].f = flip_sign(o[c].f);
+  }
+}
+
 /// An i1 as the signed value LLVM's integer instructions see (true is -1).
 int32_t sext_bool(int32_t v) { return -(v & 1); }
 
@@ -99,175 +126,6 @@ int32_t int_unary(ir::UnaryOp op, int32_t a) {
   PTO_INTERNAL_CHECK(false) << "unsupported integer tile operator " << ir::unary_op_name(op);
   return 0;
 }
-
-bool float_binary_supported(ir::BinaryOp op) {
-  return op != ir::BinaryOp::Mod && op != ir::BinaryOp::And && op != ir::BinaryOp::Or;
-}
-
-// ------------------------------------------------------------------------------ compilation
-class Compiler {
- public:
-  explicit Compiler(const ir::Kernel& k) : k_(k) {}
-
-  CompiledExpr run(const ir::Expr& e) {
-    out_.dtype = e->type.dtype;
-    out_.cls = compute_cls(e->type.dtype);
-    compile(e, out_.cls);
-    decide_lead();
-    return std::move(out_);
-  }
-
- private:
-  const XNode& node(int i) const { return out_.nodes[static_cast<size_t>(i)]; }
-  int add(const XNode& n) {
-    out_.nodes.push_back(n);
-    return static_cast<int>(out_.nodes.size()) - 1;
-  }
-
-  /// CodeGen::broadcast_scalar: a scalar converted to compute class `to`.
-  int scalar(const ir::Expr& e, Cls to) {
-    XNode n;
-    n.cls = to;
-    n.kind = XNode::Kind::Const;
-    if (const auto* f = e.as<ir::FloatImm>()) {
-      PTO_INTERNAL_CHECK(to != Cls::B) << "a float constant used as a condition";
-      if (to == Cls::F) n.value.f = static_cast<float>(f->value);
-      else n.value.i = static_cast<int32_t>(f->value);
-    } else if (const auto* i = e.as<ir::IntImm>()) {
-      // Constants fold: an i32 immediate directly, others through scalar() and sitofp/trunc.
-      const bool is_bool = i->type.dtype == DType::boolean;
-      if (i->type.dtype == DType::i32) {
-        PTO_INTERNAL_CHECK(to != Cls::B) << "an i32 constant used as a condition";
-        if (to == Cls::F) n.value.f = static_cast<float>(static_cast<double>(i->value));
-        else n.value.i = static_cast<int32_t>(i->value);
-      } else if (is_bool) {
-        PTO_INTERNAL_CHECK(to != Cls::I) << "a boolean scalar used as an integer tile operand";
-        if (to == Cls::F) n.value.f = i->value != 0 ? -1.0f : 0.0f;  // sitofp i1
-        else n.value.i = i->value != 0 ? 1 : 0;
-      } else {
-        if (to == Cls::F) n.value.f = static_cast<float>(i->value);
-        else if (to == Cls::I) n.value.i = wrap32(i->value);
-        else n.value.i = static_cast<int32_t>(i->value & 1);
-      }
-    } else {
-      n.kind = XNode::Kind::Scalar;
-      n.scalar = e.get();
-      n.scalar_bool = e->type.dtype == DType::boolean;
-      PTO_INTERNAL_CHECK(!(n.scalar_bool && to == Cls::I)) << "a boolean scalar used as an integer tile operand";
-    }
-    // A constant is never NaN to the SelectionDAG; a runtime scalar's sitofp is hoisted out of
-    // the element loop (another basic block), where the DAG cannot see it.
-    n.never_nan = n.kind == XNode::Kind::Const && to == Cls::F && !std::isnan(n.value.f);
-    return add(n);
-  }
-
-  int compile(const ir::Expr& e, Cls ctx) {
-    if (!e->type.tile) return scalar(e, ctx);
-    XNode n;
-    if (const auto* op = e.as<ir::TileRead>()) {
-      auto [it, fresh] = leaf_index_.try_emplace(op, static_cast<int>(out_.leaves.size()));
-      if (fresh) out_.leaves.push_back({op, op->tile.group, false});
-      out_.visits.push_back(it->second);
-      const DType t = op->type.dtype;
-      PTO_INTERNAL_CHECK(t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::i32 || t == DType::i8)
-          << "tile read of unsupported dtype " << dtype_name(t);
-      n.kind = XNode::Kind::Leaf;
-      n.cls = compute_cls(t);
-      n.from = t;
-      n.leaf = it->second;
-      return add(n);
-    }
-    if (const auto* op = e.as<ir::Binary>()) {
-      const ir::Expr& tile_side = op->a->type.tile ? op->a : op->b;
-      const Cls ct = compute_cls(tile_side->type.dtype);
-      int a = compile(op->a, ct);
-      int b = compile(op->b, ct);
-      PTO_INTERNAL_CHECK(ct != Cls::F ? op->op != ir::BinaryOp::Mod : float_binary_supported(op->op))
-          << "unsupported tile operator " << ir::binary_op_name(op->op);
-      n.kind = XNode::Kind::Binary;
-      n.bop = op->op;
-      n.cls = ir::is_comparison(op->op) ? Cls::B : ct;
-      if (ct == Cls::F && (op->op == ir::BinaryOp::Max || op->op == ir::BinaryOp::Min)) {
-        // InstCombine moves a constant first operand of a commutative intrinsic second.
-        if (node(a).kind == XNode::Kind::Const && node(b).kind != XNode::Kind::Const) std::swap(a, b);
-        n.known = node(b).never_nan ? b : (node(a).never_nan ? a : -1);
-        n.never_nan = node(a).never_nan || node(b).never_nan;
-      }
-      n.a = a;
-      n.b = b;
-      return add(n);
-    }
-    if (const auto* op = e.as<ir::Unary>()) {
-      const Cls ct = compute_cls(op->type.dtype);
-      n.a = compile(op->a, ct);
-      n.kind = XNode::Kind::Unary;
-      n.uop = op->op;
-      n.cls = ct;
-      const bool float_only = op->op == ir::UnaryOp::Exp || op->op == ir::UnaryOp::Log || op->op == ir::UnaryOp::Sqrt ||
-                              op->op == ir::UnaryOp::Rsqrt;
-      PTO_INTERNAL_CHECK(ct == Cls::F || !float_only) << "unsupported integer tile operator " << ir::unary_op_name(op->op);
-      if (ct == Cls::F) {
-        switch (op->op) {
-          case ir::UnaryOp::Neg: case ir::UnaryOp::Abs: case ir::UnaryOp::Exp: n.never_nan = node(n.a).never_nan; break;
-          case ir::UnaryOp::Relu: n.never_nan = true; break;
-          default: n.never_nan = false; break;
-        }
-      }
-      return add(n);
-    }
-    if (const auto* op = e.as<ir::Cast>()) {
-      const DType from = op->a->type.dtype, to = op->type.dtype;
-      n.a = compile(op->a, compute_cls(from));
-      n.kind = XNode::Kind::Cast;
-      n.from = from;
-      n.to = to;
-      n.cls = compute_cls(to);
-      if (n.cls == Cls::F) {
-        const bool src_nn = is_floating(from) ? node(n.a).never_nan : true;  // sitofp is never NaN
-        n.never_nan = to == DType::bf16 && from != to ? false : src_nn;      // bf16 rounds through integer bits
-      }
-      return add(n);
-    }
-    if (const auto* op = e.as<ir::Select>()) {
-      const Cls ct = compute_cls(op->type.dtype);
-      n.c = compile(op->cond, Cls::B);
-      n.a = compile(op->a, ct);
-      n.b = compile(op->b, ct);
-      n.kind = XNode::Kind::Select;
-      n.cls = ct;
-      n.never_nan = node(n.a).never_nan && node(n.b).never_nan;
-      return add(n);
-    }
-    PTO_INTERNAL_CHECK(false) << "unexpected tile expression";
-    return -1;
-  }
-
-  /// CodeGen::expr_extent's static part: the lead and the column-broadcast operands.
-  void decide_lead() {
-    auto one_row = [&](int leaf) {
-      const auto& g = k_.groups[static_cast<size_t>(out_.leaves[static_cast<size_t>(leaf)].group)];
-      return g.rank == 2 && g.rows == 1;
-    };
-    auto row_bcast = [&](int leaf) { return out_.leaves[static_cast<size_t>(leaf)].read->row_broadcast; };
-    for (int v : out_.visits) {
-      if (!row_bcast(v) && !one_row(v)) { out_.lead = v; break; }
-    }
-    if (out_.lead < 0) {
-      for (int v : out_.visits) {
-        if (!row_bcast(v)) { out_.lead = v; break; }
-      }
-    }
-    if (out_.lead >= 0 && !one_row(out_.lead)) {
-      for (size_t l = 0; l < out_.leaves.size(); ++l) {
-        if (static_cast<int>(l) != out_.lead && one_row(static_cast<int>(l))) out_.leaves[l].col_broadcast = true;
-      }
-    }
-  }
-
-  const ir::Kernel& k_;
-  CompiledExpr out_;
-  std::unordered_map<const ir::TileRead*, int> leaf_index_;
-};
 
 }  // namespace
 
@@ -325,8 +183,6 @@ Val convert(Val v, DType from, DType to) {
   return v;
 }
 
-CompiledExpr compile_tile_expr(const ir::Expr& e, const ir::Kernel& k) { return Compiler(k).run(e); }
-
 void fill_scalars(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n) {
   for (size_t i = 0; i < x.nodes.size(); ++i) {
     const XNode& nd = x.nodes[i];
@@ -377,17 +233,9 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::BinaryOp::Mul: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f * b[c].f; break;
             case ir::BinaryOp::Div: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f / b[c].f; break;
             case ir::BinaryOp::Max:
-            case ir::BinaryOp::Min: {
-              const bool max = nd.bop == ir::BinaryOp::Max;
-              if (nd.known >= 0) {
-                const Val* k = buf(nd.known);
-                const Val* other = nd.known == nd.b ? a : b;
-                for (int64_t c = 0; c < n; ++c) o[c].f = max ? fmax_known(other[c].f, k[c].f) : fmin_known(other[c].f, k[c].f);
-              } else {
-                for (int64_t c = 0; c < n; ++c) o[c].f = max ? fmax_generic(a[c].f, b[c].f) : fmin_generic(a[c].f, b[c].f);
-              }
+            case ir::BinaryOp::Min:
+              eval_minmax(nd, buf(nd.mm_x), nd.mm_y >= 0 ? buf(nd.mm_y) : nullptr, nd.known >= 0 ? buf(nd.known) : nullptr, o, n);
               break;
-            }
             case ir::BinaryOp::LT: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f < b[c].f; break;
             case ir::BinaryOp::LE: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f <= b[c].f; break;
             case ir::BinaryOp::GT: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f > b[c].f; break;

@@ -1,6 +1,6 @@
 #pragma once
 // Internals of the reference interpreter: the prepared program (Interpreter.cpp) and compiled
-// tile expressions (InterpretTileExpr.cpp).
+// tile expressions (compiled in InterpretCompile.cpp, evaluated in InterpretTileExpr.cpp).
 #include <cstdint>
 #include <vector>
 
@@ -39,9 +39,15 @@ struct XNode {
   Val value{};                // Const
   const ir::ExprNode* scalar = nullptr;  // Scalar: an i64 (or bool) scalar expression, broadcast
   bool scalar_bool = false;   // Scalar: the expression is boolean (an i1 in generated code)
-  bool never_nan = false;     // F results: what LLVM's SelectionDAG proves never NaN (see minmax)
-  int known = -1;             // Binary Max/Min on floats: the operand (a or b) the x86 lowering
-                              // treats as never NaN, or -1 (generic lowering)
+  // Binary Max/Min on floats: how the optimised code computes llvm.maxnum/minnum, after
+  // InstCombine's rewrites (see Compiler::finalize_minmax in InterpretCompile.cpp).
+  enum class MinMax : uint8_t { X86, Libm, Fabs };
+  MinMax mm = MinMax::X86;
+  bool mm_max = true;         // computes max (else min) of mm_x and mm_y
+  bool mm_negate = false;     // then negates the result
+  int mm_x = -1, mm_y = -1;   // operand nodes (Fabs: mm_x only)
+  int known = -1;             // X86: mm_x or mm_y when the lowering may assume it is never NaN
+  bool never_nan = false;     // F results: what LLVM's SelectionDAG proves is never NaN
 };
 
 struct LeafInfo {

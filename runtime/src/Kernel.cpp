@@ -1,5 +1,9 @@
 #include "pto/runtime/Kernel.hpp"
 
+#include <cstdlib>
+
+#include "pto/backend/Interpreter.hpp"
+
 #include <atomic>
 #include <chrono>
 
@@ -13,6 +17,15 @@
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Profiler.hpp"
+
+namespace pto {
+JitOptions apply_environment(JitOptions options) {
+  if (const char* v = std::getenv("PTO_INTERPRET"); v && std::string(v) == "1") options.interpret = true;
+  if (const char* v = std::getenv("PTO_OPT_LEVEL"); v && *v) options.opt_level = std::atoi(v);
+  return options;
+}
+
+}  // namespace pto
 
 namespace pto::detail {
 namespace {
@@ -52,7 +65,8 @@ struct KernelBase::State {
   SourceLoc defined_at;
 };
 
-KernelBase::KernelBase(JitOptions options, std::source_location defined_at) {
+KernelBase::KernelBase(JitOptions given, std::source_location defined_at) {
+  JitOptions options = pto::apply_environment(std::move(given));
   PTO_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3, (ErrorSite{.kernel = options.name, .loc = SourceLoc::from(defined_at)}))
       << "opt_level must be 0..3, got " << options.opt_level;
   const ChipProfile* chip = &ChipProfile::get(options.chip);
@@ -100,6 +114,14 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->instruction_budget = st.options.instruction_budget;
     ck->debugs = debug_table(ck->ir);
     ck->cold.lower_ms = ms_since(t);
+    if (st.options.interpret) {  // the reference interpreter: no LLVM, no caches
+      auto program = std::make_shared<const backend::InterpretedKernel>(ck->ir, *st.chip, st.options.timing);
+      ck->program = program.get();
+      ck->program_owner = std::move(program);
+      ck->fn = &pto_interpret;
+      count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
+      return ck;
+    }
 
     // Packages, then the disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.
     ck->object_key = fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck->ir),

@@ -44,5 +44,6 @@ int report_command(const std::string& dir);
 int cache_command(const std::string& action, bool json);
 int aot_command(const std::string& out, std::vector<std::string> specs);
 int demo_command();
+int fuzz_command(int cases, uint64_t seed, bool json);
 
 }  // namespace pto::cli

@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
   aot_cmd->add_option("--out", aot_out, "package directory")->required();
   aot_cmd->add_option("--spec", aot_specs, "SAMPLE:SHAPE:DTYPE[:BLOCK_DIM] (repeatable; default: a set of samples)");
 
+  int fuzz_cases = 2000;
+  uint64_t fuzz_seed = 1;
+  bool fuzz_json = false;
+  auto* fuzz_cmd = app.add_subcommand("fuzz", "differential fuzzing: random kernels on the JIT and the reference interpreter");
+  fuzz_cmd->add_option("--cases", fuzz_cases, "number of random kernels (expression cases)")->check(CLI::PositiveNumber);
+  fuzz_cmd->add_option("--seed", fuzz_seed, "random seed (the same seed gives the same cases)");
+  fuzz_cmd->add_flag("--json", fuzz_json, "print {cases, mismatches, seconds, failures} as JSON");
+
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   CLI11_PARSE(app, argc, argv);
@@ -80,6 +88,7 @@ int main(int argc, char** argv) {
     if (aot_cmd->parsed()) return pto::cli::aot_command(aot_out, aot_specs);
     if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
+    if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz_cases, fuzz_seed, fuzz_json);
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;

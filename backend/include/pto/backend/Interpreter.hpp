@@ -4,15 +4,20 @@
 // runtime checks in the same order (pto_rt_fail), the same hook calls (exec/sync/cross/debug) —
 // so that it can serve as the oracle of differential tests of the code generator.
 //
-// Known, documented differences from generated code:
+// What cannot be replicated exactly, and what the interpreter does instead:
 //  * a float row_sum is summed sequentially in column order; the generated code sums with
-//    `reassoc` and LLVM vectorises it (partial sums), so float row sums may differ in the last
-//    bits (integer sums, max and min are exact);
-//  * NaN payloads: LLVM may commute the operands of commutative float operations, so which
-//    NaN payload propagates can differ (NaN-ness never does);
-//  * the sign of a zero chosen by float max/min between +0 and -0 follows the x86 lowering of
-//    llvm.maxnum/minnum, which depends on what LLVM can prove is never NaN; the interpreter
-//    models that proof for the common cases (constants, int->float casts, relu).
+//    `reassoc nsz` and LLVM vectorises it (partial sums, a tree at the end), so float row sums
+//    may differ in the last bits, and in the sign of a NaN or zero result: compare them with a
+//    tolerance. Integer row sums and every row max/min are exact.
+//  * llvm.maxnum/minnum may return either operand when +0 and -0 compare equal. The interpreter
+//    models what LLVM 16 makes of the generated code on x86 (InterpretCompile.cpp): the x86
+//    lowering's choice from what the SelectionDAG proves never NaN, InstCombine's rewrites
+//    (half operands -> a libm fmaxf/fminf call, min(-x, -y) -> -max(x, y), max(x, -x) -> fabs x,
+//    constants second). Not modelled: max/min of selects of half values, nested max/min with two
+//    constants, and other LLVM versions or targets; these can differ only in the sign of a zero.
+//  * NaN payloads follow x86 (quiet bit set, payload kept through f16 conversions); the tests
+//    find them bit-identical, but LLVM may commute the operands of a commutative float operation.
+//  * exp and log call the host libm's expf/logf, as the generated code does.
 // Prefetches and streaming (non-temporal) copies are plain copies here: they move the same bytes.
 #include <memory>
 

@@ -44,6 +44,7 @@ struct CompiledKernel {
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;
   const void* program = nullptr;  // CoreContext::program: the interpreter's kernel when fn interprets
+  std::shared_ptr<const void> program_owner;
   ColdTimings cold;
   std::string llvm_ir;          // when kept
   size_t object_bytes = 0;

@@ -37,7 +37,13 @@ struct JitOptions {
   ir::KernelMode mode = ir::KernelMode::Auto;  // Auto: deduced from the kernel's sections and tiles
   bool fatal_assert = false;                   // a failed pl::pto_assert stops the launch (else it only logs)
   int64_t instruction_budget = 100'000'000;    // per core; a kernel running longer stops with an error
+  bool interpret = false;    // run the reference interpreter instead of LLVM code (the oracle of differential tests)
 };
+
+/// The options a kernel is made with, after the environment's test overrides: PTO_INTERPRET=1
+/// forces the interpreter, PTO_OPT_LEVEL=N the optimisation level (the parameterised correctness
+/// runs use them; unset, `options` is returned as given).
+JitOptions apply_environment(JitOptions options);
 
 struct LaunchConfig {
   int block_dim = 1;

@@ -1,0 +1,471 @@
+#include "Fuzz.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include <pto/pto.hpp>
+
+namespace pto::fuzz {
+namespace {
+
+namespace pl = pto::lang;
+
+// ------------------------------------------------------------------------------- the case model
+
+enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, CastVia, Select };
+
+struct Node {
+  Op op = Op::X;
+  double value = 0;     // Const
+  DType via = DType::f32;  // CastVia: the dtype the value passes through
+  int cmp = 0;          // Select: 0 <, 1 <=, 2 >, 3 >=, 4 ==, 5 !=
+  std::vector<int> kids;
+};
+
+/// One expression (with an optional row reduction whose result is broadcast back).
+struct Expr {
+  std::vector<Node> nodes;
+  int root = 0;
+  int reduce = -1;  // -1: none; else ir::ReduceOp; the output is root - reduce(root) (broadcast per row)
+};
+
+/// A batch of expressions sharing one kernel: dtype, shapes, tiles, depth, block_dim, data.
+struct Batch {
+  DType dtype = DType::f32;
+  int64_t rows = 1, cols = 1, tile_rows = 1, tile_cols = 8;
+  int depth = 1, block_dim = 1;
+  int64_t param = 3;
+  uint64_t data_seed = 1;
+  std::vector<Expr> exprs;
+};
+
+bool floating(DType t) { return is_floating(t); }
+
+// ------------------------------------------------------------------------------- generation
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  Batch batch(int n) {
+    Batch b;
+    static constexpr DType kTypes[] = {DType::f32, DType::f16, DType::bf16, DType::i32, DType::i8};
+    b.dtype = kTypes[pick(5)];
+    const int64_t per_block = 32 / static_cast<int64_t>(dtype_size(b.dtype));
+    b.rows = 1 + pick(24);
+    b.cols = 1 + pick(200);
+    b.tile_rows = 1 + pick(6);
+    b.tile_cols = per_block * (1 + pick(static_cast<int>(128 / per_block)));
+    b.depth = 1 + pick(3);
+    b.block_dim = 1 + pick(6);
+    b.param = static_cast<int64_t>(pick(9)) - 4;
+    b.data_seed = rng_();
+    for (int i = 0; i < n; ++i) b.exprs.push_back(expr(b.dtype));
+    return b;
+  }
+
+ private:
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+
+  Expr expr(DType t) {
+    Expr e;
+    e.root = node(e, t, 0);
+    if (pick(4) == 0) {
+      // Float sums are reassociated by the JIT (documented); max/min are exact everywhere.
+      e.reduce = floating(t) ? 1 + pick(2) : pick(3);
+    }
+    return e;
+  }
+
+  int add(Expr& e, Node n) {
+    e.nodes.push_back(std::move(n));
+    return static_cast<int>(e.nodes.size()) - 1;
+  }
+
+  int node(Expr& e, DType t, int depth) {
+    if (depth >= 4 || pick(3) == 0) {
+      const int k = pick(6);
+      if (k < 2) return add(e, {Op::X});
+      if (k < 4) return add(e, {Op::Y});
+      if (k == 4) return add(e, {Op::Param});
+      Node c{Op::Const};
+      c.value = floating(t) ? std::round((static_cast<double>(pick(2001)) - 1000) / 125.0 * 8) / 8 : static_cast<double>(pick(21) - 10);
+      return add(e, c);
+    }
+    const int k = pick(floating(t) ? 17 : 13);
+    static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Neg, Op::Abs, Op::Relu,
+                                  Op::CastVia, Op::Select, Op::Add, Op::Mul, Op::Exp, Op::Log, Op::Sqrt, Op::Rsqrt};
+    Node n{kOps[k]};
+    switch (n.op) {
+      case Op::Neg: case Op::Abs: case Op::Relu: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
+        n.kids = {node(e, t, depth + 1)};
+        break;
+      case Op::CastVia: {
+        static constexpr DType kVia[] = {DType::f32, DType::f16, DType::bf16, DType::i32, DType::i8};
+        n.via = kVia[pick(5)];
+        n.kids = {node(e, t, depth + 1)};
+        break;
+      }
+      case Op::Select:
+        n.cmp = pick(6);
+        n.kids = {node(e, t, depth + 1), node(e, t, depth + 1), node(e, t, depth + 1), node(e, t, depth + 1)};
+        break;
+      default:
+        n.kids = {node(e, t, depth + 1), node(e, t, depth + 1)};
+    }
+    return add(e, n);
+  }
+
+  std::mt19937_64 rng_;
+};
+
+// ------------------------------------------------------------------------------- tracing a batch
+
+template <class T>
+struct Build {
+  const Expr& e;
+  const pl::Tile<T>& x;
+  const pl::Tile<T>& y;
+  const pl::Int& n;
+
+  pl::TExpr<T> operator()(int i) const {
+    const Node& d = e.nodes[i];
+    auto kid = [&](int k) { return (*this)(d.kids[k]); };
+    switch (d.op) {
+      case Op::X: return x * 1;  // a copy of the tile as an expression (x * 1 is exact in every dtype)
+      case Op::Y: return y * 1;
+      case Op::Param: return x * 0 + n;
+      case Op::Const:
+        if constexpr (is_floating(dtype_of<T>)) {
+          return x * 0 + d.value;
+        } else {
+          return x * 0 + static_cast<int64_t>(d.value);
+        }
+      case Op::Add: return kid(0) + kid(1);
+      case Op::Sub: return kid(0) - kid(1);
+      case Op::Mul: return kid(0) * kid(1);
+      case Op::Div: return kid(0) / kid(1);
+      case Op::Max: return pl::max(kid(0), kid(1));
+      case Op::Min: return pl::min(kid(0), kid(1));
+      case Op::Neg: return -kid(0);
+      case Op::Abs: return pl::abs(kid(0));
+      case Op::Relu: return pl::relu(kid(0));
+      case Op::CastVia: return via(kid(0), d.via);
+      case Op::Select: {
+        auto a = kid(0), b = kid(1);
+        pl::Mask m = d.cmp == 0 ? a < b : d.cmp == 1 ? a <= b : d.cmp == 2 ? a > b : d.cmp == 3 ? a >= b : d.cmp == 4 ? a == b : a != b;
+        return pl::select(m, kid(2), kid(3));
+      }
+      default: break;
+    }
+    if constexpr (is_floating(dtype_of<T>)) {
+      switch (d.op) {
+        case Op::Exp: return pl::exp(kid(0));
+        case Op::Log: return pl::log(kid(0));
+        case Op::Sqrt: return pl::sqrt(kid(0));
+        case Op::Rsqrt: return pl::rsqrt(kid(0));
+        default: break;
+      }
+    }
+    return x * 1;
+  }
+
+  static pl::TExpr<T> via(const pl::TExpr<T>& v, DType u) {
+    switch (u) {
+      case DType::f32: return pl::cast<T>(pl::cast<float>(v));
+      case DType::f16: return pl::cast<T>(pl::cast<half>(v));
+      case DType::bf16: return pl::cast<T>(pl::cast<bfloat16>(v));
+      case DType::i32: return pl::cast<T>(pl::cast<int32_t>(v));
+      default: return pl::cast<T>(pl::cast<int8_t>(v));
+    }
+  }
+};
+
+template <class T>
+auto make_kernel(const Batch& b, bool interpret) {
+  return pl::jit({.name = interpret ? "fuzz_interp" : "fuzz_jit", .auto_mutex = true, .interpret = interpret},
+                 [b](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z, pl::Int n) {
+    std::vector<int> slots(b.depth);
+    for (int s = 0; s < b.depth; ++s) slots[s] = s;
+    auto xs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
+    auto ys = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
+    auto zs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
+    auto red = pl::make_tile<T>(pl::Vec, {b.tile_rows, 1});
+    const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
+    const int64_t tiles = (b.rows + b.tile_rows - 1) / b.tile_rows * col_tiles;
+    for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
+      auto r0 = t / col_tiles * b.tile_rows, c0 = t % col_tiles * b.tile_cols;
+      auto nr = pl::min(b.tile_rows, b.rows - r0), nc = pl::min(b.tile_cols, b.cols - c0);
+      pl::load(xs.current(), x.slice(r0, nr, c0, nc));
+      pl::load(ys.current(), y.slice(r0, nr, c0, nc));
+      for (size_t i = 0; i < b.exprs.size(); ++i) {
+        const Expr& e = b.exprs[i];
+        auto value = Build<T>{e, xs.current(), ys.current(), n}(e.root);
+        if (e.reduce < 0) {
+          zs.current() = value;
+        } else {
+          if (e.reduce == 0) pl::row_sum(red, value);
+          if (e.reduce == 1) pl::row_max(red, value);
+          if (e.reduce == 2) pl::row_min(red, value);
+          zs.current() = value - red;
+        }
+        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), zs.current());
+        zs.next();
+      }
+      xs.next();
+      ys.next();
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------- running and comparing
+
+template <class T>
+Tensor<T> input(const Batch& b, uint64_t salt) {
+  auto t = Tensor<T>::random({b.rows, b.cols}, b.data_seed ^ salt, -6.0, 6.0);
+  // Special values at a few places: zeros of both signs, large values, and for floats inf and NaN.
+  std::mt19937_64 rng(b.data_seed + salt);
+  for (int k = 0; k < 1 + static_cast<int>(t.numel() / 16); ++k) {
+    const int64_t i = static_cast<int64_t>(rng() % static_cast<uint64_t>(t.numel()));
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+      static constexpr float kSpecial[] = {0.0f, -0.0f, 1e4f, -1e4f, std::numeric_limits<float>::infinity(),
+                                           -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 0.5f};
+      t[i] = T(kSpecial[rng() % 8]);
+    } else {
+      static constexpr int64_t kSpecial[] = {0, -1, 1, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
+      t[i] = static_cast<T>(kSpecial[rng() % 5]);
+    }
+  }
+  return t;
+}
+
+template <class T>
+bool same_value(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return a == b;
+  } else {
+    const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+    return (std::isnan(fa) && std::isnan(fb)) || fa == fb;  // +0 == -0: the sign of a zero from max/min may differ (documented)
+  }
+}
+
+/// Runs a batch on both engines; returns a description of the first difference of expression
+/// `only` (all when -1), or "" when they agree.
+template <class T>
+std::string compare(const Batch& b, int only = -1) {
+  const auto x = input<T>(b, 1), y = input<T>(b, 2);
+  const int64_t out_rows = static_cast<int64_t>(b.exprs.size()) * b.rows;
+  auto z_jit = Tensor<T>::zeros({out_rows, b.cols}), z_ref = Tensor<T>::zeros({out_rows, b.cols});
+  const auto jit = make_kernel<T>(b, false);
+  const auto ref = make_kernel<T>(b, true);
+  const LaunchProfile pj = jit[{.block_dim = b.block_dim}].run_sync(x, y, z_jit, b.param);
+  const LaunchProfile pr = ref[{.block_dim = b.block_dim}].run_sync(x, y, z_ref, b.param);
+  for (int64_t i = 0; i < z_jit.numel(); ++i) {
+    const int e = static_cast<int>(i / (b.rows * b.cols));
+    if (only >= 0 && e != only) continue;
+    if (!same_value(z_jit[i], z_ref[i])) {
+      const int64_t r = (i / b.cols) % b.rows, c = i % b.cols;
+      return fmt::format("expression {} element ({}, {}): JIT {} vs interpreter {}", e, r, c, static_cast<double>(static_cast<float>(z_jit[i])),
+                         static_cast<double>(static_cast<float>(z_ref[i])));
+    }
+  }
+  if (pj.device_us != pr.device_us) return fmt::format("simulated time: JIT {} us vs interpreter {} us", pj.device_us, pr.device_us);
+  return "";
+}
+
+std::string compare_batch(const Batch& b, int only = -1) {
+  switch (b.dtype) {
+    case DType::f32: return compare<float>(b, only);
+    case DType::f16: return compare<half>(b, only);
+    case DType::bf16: return compare<bfloat16>(b, only);
+    case DType::i32: return compare<int32_t>(b, only);
+    default: return compare<int8_t>(b, only);
+  }
+}
+
+/// A failure as a string that cannot throw past the fuzzer: a UserError in one engine only is a mismatch too.
+std::string safe_compare(const Batch& b, int only = -1) {
+  try {
+    return compare_batch(b, only);
+  } catch (const std::exception& e) {
+    return std::string("exception: ") + e.what();
+  }
+}
+
+// ------------------------------------------------------------------------------- shrinking and printing
+
+/// The expressions reachable from `root`, renumbered (drops dead nodes).
+Expr compact(const Expr& e, int root) {
+  Expr out;
+  out.reduce = e.reduce;
+  std::function<int(int)> copy = [&](int i) {
+    Node n = e.nodes[i];
+    for (auto& k : n.kids) k = copy(k);
+    out.nodes.push_back(n);
+    return static_cast<int>(out.nodes.size()) - 1;
+  };
+  out.root = copy(root);
+  return out;
+}
+
+Batch single(const Batch& b, int e) {
+  Batch s = b;
+  s.exprs = {b.exprs[e]};
+  return s;
+}
+
+/// Greedy shrinking: smaller trees, shapes, tiles, depth, block_dim, no reduction — while it still fails.
+Batch shrink(Batch b) {
+  auto fails = [](const Batch& c) { return !safe_compare(c).empty(); };
+  bool progress = true;
+  for (int round = 0; progress && round < 64; ++round) {
+    progress = false;
+    std::vector<Batch> candidates;
+    const Expr& e = b.exprs[0];
+    for (size_t i = 0; i < e.nodes.size(); ++i) {
+      for (int k : e.nodes[i].kids) {
+        Expr smaller = e;
+        smaller.nodes[i] = e.nodes[k];  // replace node i by its child k
+        Batch c = b;
+        c.exprs[0] = compact(smaller, smaller.root);
+        candidates.push_back(c);
+      }
+    }
+    if (e.reduce >= 0) {
+      Batch c = b;
+      c.exprs[0].reduce = -1;
+      candidates.push_back(c);
+    }
+    auto variant = [&](auto change) {
+      Batch c = b;
+      change(c);
+      candidates.push_back(c);
+    };
+    if (b.rows > 1) variant([](Batch& c) { c.rows = (c.rows + 1) / 2; });
+    if (b.cols > 1) variant([](Batch& c) { c.cols = (c.cols + 1) / 2; });
+    if (b.block_dim > 1) variant([](Batch& c) { c.block_dim = 1; });
+    if (b.depth > 1) variant([](Batch& c) { c.depth = 1; });
+    if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
+    for (const auto& c : candidates) {
+      if (fails(c)) {
+        b = c;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return b;
+}
+
+std::string type_name(DType t) {
+  switch (t) {
+    case DType::f32: return "float";
+    case DType::f16: return "pto::half";
+    case DType::bf16: return "pto::bfloat16";
+    case DType::i32: return "int32_t";
+    default: return "int8_t";
+  }
+}
+
+std::string cpp_expr(const Expr& e, int i, DType t) {
+  const Node& d = e.nodes[i];
+  auto k = [&](int j) { return cpp_expr(e, d.kids[j], t); };
+  switch (d.op) {
+    case Op::X: return "xs.current()";
+    case Op::Y: return "ys.current()";
+    case Op::Param: return "(xs.current() * 0 + n)";
+    case Op::Const: return floating(t) ? fmt::format("(xs.current() * 0 + {})", d.value) : fmt::format("(xs.current() * 0 + {})", static_cast<int64_t>(d.value));
+    case Op::Add: return "(" + k(0) + " + " + k(1) + ")";
+    case Op::Sub: return "(" + k(0) + " - " + k(1) + ")";
+    case Op::Mul: return "(" + k(0) + " * " + k(1) + ")";
+    case Op::Div: return "(" + k(0) + " / " + k(1) + ")";
+    case Op::Max: return "pl::max(" + k(0) + ", " + k(1) + ")";
+    case Op::Min: return "pl::min(" + k(0) + ", " + k(1) + ")";
+    case Op::Neg: return "-" + k(0);
+    case Op::Abs: return "pl::abs(" + k(0) + ")";
+    case Op::Relu: return "pl::relu(" + k(0) + ")";
+    case Op::Exp: return "pl::exp(" + k(0) + ")";
+    case Op::Log: return "pl::log(" + k(0) + ")";
+    case Op::Sqrt: return "pl::sqrt(" + k(0) + ")";
+    case Op::Rsqrt: return "pl::rsqrt(" + k(0) + ")";
+    case Op::CastVia: return fmt::format("pl::cast<{}>(pl::cast<{}>({}))", type_name(t), type_name(d.via), k(0));
+    case Op::Select: {
+      static constexpr const char* kCmp[] = {"<", "<=", ">", ">=", "==", "!="};
+      return fmt::format("pl::select({} {} {}, {}, {})", k(0), kCmp[d.cmp], k(1), k(2), k(3));
+    }
+  }
+  return "?";
+}
+
+std::string cpp(const Batch& b) {
+  const std::string T = type_name(b.dtype);
+  const Expr& e = b.exprs[0];
+  std::string body = e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
+                                  : fmt::format("    pl::{}(red, {});\n    zs.current() = {} - red;\n",
+                                                e.reduce == 0 ? "row_sum" : e.reduce == 1 ? "row_max" : "row_min",
+                                                cpp_expr(e, e.root, b.dtype), cpp_expr(e, e.root, b.dtype));
+  return fmt::format(
+      "// x, y: {T} [{R} x {C}] (data seed {seed}), n = {n}, block_dim = {bd}\n"
+      "auto k = pl::jit({{.name = \"repro\", .auto_mutex = true}}, [](pl::Tensor<{T}> x, pl::Tensor<{T}> y, pl::Tensor<{T}> z, pl::Int n) {{\n"
+      "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots});\n"
+      "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
+      "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
+      "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}});\n"
+      "  const int64_t col_tiles = {ct};\n"
+      "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
+      "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"
+      "    auto nr = pl::min({tr}, {R} - r0), nc = pl::min({tc}, {C} - c0);\n"
+      "    pl::load(xs.current(), x.slice(r0, nr, c0, nc));\n"
+      "    pl::load(ys.current(), y.slice(r0, nr, c0, nc));\n"
+      "{body}"
+      "    pl::store(z.slice(r0, nr, c0, nc), zs.current());\n"
+      "    xs.next(); ys.next(); zs.next();\n"
+      "  }}\n"
+      "}});\n",
+      fmt::arg("T", T), fmt::arg("R", b.rows), fmt::arg("C", b.cols), fmt::arg("seed", b.data_seed), fmt::arg("n", b.param),
+      fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
+      fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
+      fmt::arg("ct", (b.cols + b.tile_cols - 1) / b.tile_cols),
+      fmt::arg("tiles", (b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols)), fmt::arg("body", body));
+}
+
+}  // namespace
+
+Result run(const Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Result result;
+  Generator gen(o.seed);
+  const int batch = std::max(1, o.batch);
+  while (result.cases < o.cases) {
+    const int n = std::min(batch, o.cases - result.cases);
+    const Batch b = gen.batch(n);
+    result.cases += n;
+    const std::string diff = safe_compare(b);
+    if (diff.empty()) continue;
+    // Find the failing expressions of the batch, then shrink each.
+    for (int e = 0; e < n; ++e) {
+      Batch s = single(b, e);
+      std::string what = safe_compare(s);
+      if (what.empty()) continue;
+      ++result.mismatches;
+      if (o.shrink) {
+        s = shrink(s);
+        what = safe_compare(s);
+      }
+      result.failures.push_back({what, cpp(s)});
+      if (o.log) o.log(fmt::format("MISMATCH: {}\n{}", what, cpp(s)));
+    }
+    if (o.log && result.cases % 400 < n) o.log(fmt::format("{} cases, {} mismatches", result.cases, result.mismatches));
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace pto::fuzz

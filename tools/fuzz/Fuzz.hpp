@@ -1,0 +1,35 @@
+#pragma once
+// The differential fuzzer: random kernels — expression trees over every tile operation and dtype,
+// random shapes with tails, tile sizes, group depths and block_dims — run on the JIT (O2) and on
+// the reference interpreter, and compared element by element (and by simulated cycles). A
+// mismatch is shrunk to a minimal kernel and printed as C++.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pto::fuzz {
+
+struct Options {
+  int cases = 2000;
+  uint64_t seed = 1;
+  int batch = 16;       // cases traced into one kernel (one compile) — each has its own output rows
+  bool shrink = true;   // shrink each failing case to a minimal one
+  std::function<void(const std::string&)> log;  // progress and failures (may be empty)
+};
+
+struct Failure {
+  std::string what;  // the first differing element, or the cycle counts
+  std::string cpp;   // the minimal kernel, as C++
+};
+
+struct Result {
+  int cases = 0;
+  int mismatches = 0;
+  double seconds = 0;
+  std::vector<Failure> failures;
+};
+
+Result run(const Options& options);
+
+}  // namespace pto::fuzz

@@ -1,0 +1,24 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "Commands.hpp"
+#include "Fuzz.hpp"
+
+namespace pto::cli {
+
+int fuzz_command(int cases, uint64_t seed, bool json) {
+  fuzz::Options options{.cases = cases, .seed = seed};
+  if (!json) options.log = [](const std::string& line) { fmt::print("{}\n", line); };
+  const fuzz::Result r = fuzz::run(options);
+  if (json) {
+    nlohmann::json failures = nlohmann::json::array();
+    for (const auto& f : r.failures) failures.push_back({{"what", f.what}, {"cpp", f.cpp}});
+    fmt::print("{}\n", nlohmann::json{{"cases", r.cases}, {"mismatches", r.mismatches}, {"seconds", r.seconds}, {"seed", seed},
+                                      {"failures", failures}}.dump());
+  } else {
+    fmt::print("cases       {}\nmismatches  {}\nseconds     {:.1f}\n", r.cases, r.mismatches, r.seconds);
+  }
+  return r.mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace pto::cli
