@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 
 #include "01_vector_add/vector_add.hpp"
@@ -18,7 +19,9 @@ TEST_CASE("eight_threads_launching_shared_kernels_get_right_results") {
   static const auto soft = sm::make_kernel<float>({});
   pto::Stream shared;
   std::atomic<int> wrong{0}, done{0};
-  constexpr int kThreads = 8, kLaunches = 60;
+  // 8 threads x 1,000 launches (PTO_STRESS_LAUNCHES overrides the count, e.g. for slower sanitizer builds).
+  constexpr int kThreads = 8;
+  const int kLaunches = std::getenv("PTO_STRESS_LAUNCHES") ? std::atoi(std::getenv("PTO_STRESS_LAUNCHES")) : 1000;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
