@@ -90,31 +90,6 @@ void eval_minmax(const XNode& nd, const Val* x, const Val* y, const Val* known, 
 /// An i1 as the signed value LLVM's integer instructions see (true is -1).
 int32_t sext_bool(int32_t v) { return -(v & 1); }
 
-int32_t int_binary(ir::BinaryOp op, int32_t a, int32_t c) {
-  const auto ua = static_cast<uint32_t>(a), uc = static_cast<uint32_t>(c);
-  switch (op) {
-    case ir::BinaryOp::Add: return static_cast<int32_t>(ua + uc);
-    case ir::BinaryOp::Sub: return static_cast<int32_t>(ua - uc);
-    case ir::BinaryOp::Mul: return static_cast<int32_t>(ua * uc);
-    case ir::BinaryOp::Div:  // x / 0 = 0 and INT_MIN / -1 = INT_MIN: defined results instead of a trap
-      if (c == 0) return 0;
-      if (c == -1) return static_cast<int32_t>(0u - ua);
-      return a / c;
-    case ir::BinaryOp::Max: return a > c ? a : c;
-    case ir::BinaryOp::Min: return a < c ? a : c;
-    case ir::BinaryOp::LT: return a < c;
-    case ir::BinaryOp::LE: return a <= c;
-    case ir::BinaryOp::GT: return a > c;
-    case ir::BinaryOp::GE: return a >= c;
-    case ir::BinaryOp::EQ: return a == c;
-    case ir::BinaryOp::NE: return a != c;
-    case ir::BinaryOp::And: return a & c;
-    case ir::BinaryOp::Or: return a | c;
-    case ir::BinaryOp::Mod: break;
-  }
-  PTO_INTERNAL_CHECK(false) << "unsupported tile operator " << ir::binary_op_name(op);
-  return 0;
-}
 
 int32_t int_unary(ir::UnaryOp op, int32_t a) {
   switch (op) {
@@ -245,11 +220,11 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             default: PTO_INTERNAL_CHECK(false) << "unsupported tile operator " << ir::binary_op_name(nd.bop);
           }
         } else if (ct == Cls::I) {
-          for (int64_t c = 0; c < n; ++c) o[c].i = int_binary(nd.bop, a[c].i, b[c].i);
+          for (int64_t c = 0; c < n; ++c) o[c].i = wrapping_binary<int32_t>(nd.bop, a[c].i, b[c].i);
         } else {  // i1 operands: LLVM's integer instructions on 1-bit values
           const bool cmp = ir::is_comparison(nd.bop);
           for (int64_t c = 0; c < n; ++c) {
-            const int32_t r = int_binary(nd.bop, sext_bool(a[c].i), sext_bool(b[c].i));
+            const int32_t r = wrapping_binary<int32_t>(nd.bop, sext_bool(a[c].i), sext_bool(b[c].i));
             o[c].i = cmp ? r : (r & 1);
           }
         }

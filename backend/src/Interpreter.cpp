@@ -91,34 +91,11 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
       const auto* op = static_cast<const ir::Binary*>(e);
       int64_t a = eval_scalar(op->a.get(), f);
       int64_t c = eval_scalar(op->b.get(), f);
-      const auto ua = static_cast<uint64_t>(a), uc = static_cast<uint64_t>(c);
       if (op->a->type.dtype == DType::boolean && op->op != ir::BinaryOp::And && op->op != ir::BinaryOp::Or) {
         a = -a;  // i1 operands compare as signed 1-bit values (true is -1)
         c = -c;
       }
-      switch (op->op) {
-        case ir::BinaryOp::Add: return static_cast<int64_t>(ua + uc);
-        case ir::BinaryOp::Sub: return static_cast<int64_t>(ua - uc);
-        case ir::BinaryOp::Mul: return static_cast<int64_t>(ua * uc);
-        case ir::BinaryOp::Div:  // x / 0 = 0, INT64_MIN / -1 = INT64_MIN (wraps)
-          if (c == 0) return 0;
-          if (c == -1) return static_cast<int64_t>(0 - ua);
-          return a / c;
-        case ir::BinaryOp::Mod:
-          if (c == 0 || c == -1) return 0;
-          return a % c;
-        case ir::BinaryOp::Min: return a < c ? a : c;
-        case ir::BinaryOp::Max: return a > c ? a : c;
-        case ir::BinaryOp::LT: return a < c;
-        case ir::BinaryOp::LE: return a <= c;
-        case ir::BinaryOp::GT: return a > c;
-        case ir::BinaryOp::GE: return a >= c;
-        case ir::BinaryOp::EQ: return a == c;
-        case ir::BinaryOp::NE: return a != c;
-        case ir::BinaryOp::And: return a & c;
-        case ir::BinaryOp::Or: return a | c;
-      }
-      break;
+      return wrapping_binary<int64_t>(op->op, a, c);
     }
     default:
       break;

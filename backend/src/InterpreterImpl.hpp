@@ -1,4 +1,5 @@
 #pragma once
+#include <type_traits>
 // Internals of the reference interpreter: the prepared program (Interpreter.cpp) and compiled
 // tile expressions (compiled in InterpretCompile.cpp, evaluated in InterpretTileExpr.cpp).
 #include <cstdint>
@@ -98,5 +99,36 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
 Val reduce_step(const CompiledExpr& x, ir::ReduceOp op, Val acc, Val v);
 /// The initial value of a row reduction.
 Val reduce_init(Cls cls, ir::ReduceOp op);
+
+/// Integer `a op c` as the generated code computes it, for i64 scalars and i32 tile elements:
+/// wrapping arithmetic, x / 0 = x % 0 = 0, MIN / -1 = MIN (wraps), x % -1 = 0; comparisons give 0/1.
+template <class I>
+I wrapping_binary(ir::BinaryOp op, I a, I c) {
+  using U = std::make_unsigned_t<I>;
+  const U ua = static_cast<U>(a), uc = static_cast<U>(c);
+  switch (op) {
+    case ir::BinaryOp::Add: return static_cast<I>(ua + uc);
+    case ir::BinaryOp::Sub: return static_cast<I>(ua - uc);
+    case ir::BinaryOp::Mul: return static_cast<I>(ua * uc);
+    case ir::BinaryOp::Div:
+      if (c == 0) return 0;
+      if (c == -1) return static_cast<I>(U{0} - ua);
+      return a / c;
+    case ir::BinaryOp::Mod:
+      if (c == 0 || c == -1) return 0;
+      return a % c;
+    case ir::BinaryOp::Min: return a < c ? a : c;
+    case ir::BinaryOp::Max: return a > c ? a : c;
+    case ir::BinaryOp::LT: return a < c;
+    case ir::BinaryOp::LE: return a <= c;
+    case ir::BinaryOp::GT: return a > c;
+    case ir::BinaryOp::GE: return a >= c;
+    case ir::BinaryOp::EQ: return a == c;
+    case ir::BinaryOp::NE: return a != c;
+    case ir::BinaryOp::And: return a & c;
+    case ir::BinaryOp::Or: return a | c;
+  }
+  return 0;
+}
 
 }  // namespace pto::backend::interp
