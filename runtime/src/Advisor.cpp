@@ -29,18 +29,24 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
   a.device_us = p.device_us;
   PTO_USER_CHECK(p.timed, ErrorSite{.kernel = p.kernel}) << "the launch was not timed (JitOptions{.timing = false}); nothing to advise";
 
-  // Roofline: GM bytes at the launch's achievable bandwidth, FLOPs at the vector peak.
+  // Roofline: GM bytes at the launch's achievable bandwidth, vector FLOPs at the vector peak of
+  // the AIVs, cube MACs at the cube peak of the AICs (the two units work side by side).
+  const int aivs = p.mode == "mix" ? 2 * p.block_dim : (p.mode == "cube" ? 0 : p.block_dim);
   const double per_core_gbps = std::max(chip.gm_to_vec_gibps, chip.vec_to_gm_gibps) * 1073741824.0 / 1e9;
   const double bandwidth_gbps = std::min(chip.hbm_gbps, per_core_gbps * p.block_dim * std::max(1, p.gm_pipes));
-  const double peak_gflops = chip.vector_bytes_per_cycle / 4.0 * chip.clock_ghz * p.block_dim;  // f32 lanes
+  const double peak_gflops = chip.vector_bytes_per_cycle / 4.0 * chip.clock_ghz * std::max(1, aivs);  // f32 lanes
   const double memory_us = p.gm_bytes / (bandwidth_gbps * 1e3);
-  const double compute_us = p.flops / (peak_gflops * 1e3);
-  a.bound_us = p.launch_overhead_us + std::max(memory_us, compute_us);
+  const double vector_flops = std::max(0.0, p.flops - 2 * p.macs);
+  const double vector_us = vector_flops / (peak_gflops * 1e3);
+  const double cube_us = p.mac_util * (p.device_us - p.launch_overhead_us);  // MACs at the cube's peak
+  a.bound_us = p.launch_overhead_us + std::max({memory_us, vector_us, cube_us});
   a.achieved_over_bound = a.bound_us > 0 ? p.device_us / a.bound_us : 0;
   a.evidence.push_back(fmt::format("device {:.2f} us vs roofline bound {:.2f} us ({:.2f}x): {:.0f} B at {:.0f} GB/s = {:.2f} us, "
-                                   "{:.0f} FLOP at {:.0f} GFLOP/s = {:.2f} us, launch {:.1f} us",
-                                   p.device_us, a.bound_us, a.achieved_over_bound, p.gm_bytes, bandwidth_gbps, memory_us, p.flops,
-                                   peak_gflops, compute_us, p.launch_overhead_us));
+                                   "{:.0f} vector FLOP at {:.0f} GFLOP/s = {:.2f} us, {}launch {:.1f} us",
+                                   p.device_us, a.bound_us, a.achieved_over_bound, p.gm_bytes, bandwidth_gbps, memory_us, vector_flops,
+                                   peak_gflops, vector_us,
+                                   p.macs > 0 ? fmt::format("{:.0f} cube MACs at peak = {:.2f} us, ", p.macs, cube_us) : std::string(),
+                                   p.launch_overhead_us));
 
   const double span_us = p.device_us - p.launch_overhead_us;
   std::vector<PipeView> pipes;
