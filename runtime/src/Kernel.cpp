@@ -1,14 +1,12 @@
 #include "pto/runtime/Kernel.hpp"
 
-#include <cstdlib>
-
-#include "pto/backend/Interpreter.hpp"
-
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "pto/backend/Interpreter.hpp"
 #include "pto/backend/Passes.hpp"
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
@@ -19,6 +17,7 @@
 #include "pto/runtime/Profiler.hpp"
 
 namespace pto {
+
 JitOptions apply_environment(JitOptions options) {
   if (const char* v = std::getenv("PTO_INTERPRET"); v && std::string(v) == "1") options.interpret = true;
   if (const char* v = std::getenv("PTO_OPT_LEVEL"); v && *v) options.opt_level = std::atoi(v);
