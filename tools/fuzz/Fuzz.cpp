@@ -1,5 +1,7 @@
 #include "Fuzz.hpp"
 
+#include "FuzzCube.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -443,7 +445,20 @@ Result run(const Options& o) {
   Result result;
   Generator gen(o.seed);
   const int batch = std::max(1, o.batch);
+  uint64_t round = 0;
   while (result.cases < o.cases) {
+    // Every fourth round is one random cube kernel (matmul with tails, K steps, transposed B).
+    if (++round % 4 == 0) {
+      std::string description;
+      const std::string what = detail::run_cube_case(o.seed * 1000003 + round, &description);
+      result.cases += 1;
+      if (!what.empty()) {
+        ++result.mismatches;
+        result.failures.push_back({what, "// " + description});
+        if (o.log) o.log(fmt::format("MISMATCH: {}\n// {}", what, description));
+      }
+      continue;
+    }
     const int n = std::min(batch, o.cases - result.cases);
     const Batch b = gen.batch(n);
     result.cases += n;

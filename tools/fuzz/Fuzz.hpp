@@ -1,8 +1,9 @@
 #pragma once
 // The differential fuzzer: random kernels — expression trees over every tile operation and dtype,
-// random shapes with tails, tile sizes, group depths and block_dims — run on the JIT (O2) and on
-// the reference interpreter, and compared element by element (and by simulated cycles). A
-// mismatch is shrunk to a minimal kernel and printed as C++.
+// random shapes with tails, tile sizes, group depths and block_dims, and (one round in four) cube
+// kernels: matmul with tails, K steps, transposed B, L1/L0 depths — run on the JIT (O2) and on the
+// reference interpreter, and compared element by element (and by simulated cycles). A vector
+// mismatch is shrunk to a minimal kernel and printed as C++; a cube one is printed as its parameters.
 #include <cstdint>
 #include <functional>
 #include <string>
