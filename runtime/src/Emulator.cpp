@@ -211,7 +211,7 @@ int32_t cross_hook(CoreContext* ctx, int32_t instr, int32_t op, int64_t event) {
 class DebugLog {
  public:
   DebugLog(const CompiledKernel& k, const CoreLayout& layout, std::vector<CoreStatus>& status)
-      : k_(k), layout_(layout), status_(status), per_core_(status.size()) {}
+      : k_(k), layout_(layout), status_(status), per_core_(k.has_debug ? status.size() : 0) {}  // nothing to allocate without debug ops
 
   int32_t on_debug(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {
     const int c = static_cast<int>(ctx->status - status_.data());

@@ -1,5 +1,6 @@
 #include "pto/runtime/Kernel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -112,6 +113,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     ck->fatal_assert = st.options.fatal_assert;
     ck->instruction_budget = st.options.instruction_budget;
     ck->debugs = debug_table(ck->ir);
+    ck->has_debug = std::any_of(ck->debugs.begin(), ck->debugs.end(), [](const ir::Debug* d) { return d != nullptr; });
     ck->cold.lower_ms = ms_since(t);
     if (st.options.interpret) {  // the reference interpreter: no LLVM, no caches
       auto program = std::make_shared<const backend::InterpretedKernel>(ck->ir, *st.chip, st.options.timing);

@@ -41,6 +41,7 @@ struct CompiledKernel {
   bool fatal_assert = false;
   int64_t instruction_budget = 0;
   std::vector<const ir::Debug*> debugs;  // by instruction id: the debugging aids (nodes of `ir`), else null
+  bool has_debug = false;                // any debugging aid: launches collect debug output
   const ChipProfile* chip = nullptr;
   KernelFn fn = nullptr;
   const void* program = nullptr;  // CoreContext::program: the interpreter's kernel when fn interprets

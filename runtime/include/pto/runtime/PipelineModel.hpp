@@ -120,22 +120,28 @@ struct Touch {
 /// slot keeps 1: every access overlaps, and the newest is the last to become ordered.
 struct TouchHistory {
   static constexpr int kGmDepth = 32;
-  std::vector<Touch> ring;
-  int next = 0;  // where the next access goes once the ring is full
+  Touch last{};              // the newest access (instr -2: none); inline, so a tile slot allocates nothing
+  std::vector<Touch> older;  // GM only: up to depth - 1 older accesses, a ring
+  int next = 0;              // where the next older access goes once the ring is full
   void add(const Touch& t, int depth) {
-    if (static_cast<int>(ring.size()) < depth) {
-      ring.push_back(t);
-      next = static_cast<int>(ring.size()) % depth;
-    } else {
-      ring[next] = t;
-      next = (next + 1) % depth;
+    if (last.instr != -2 && depth > 1) {
+      const int cap = depth - 1;
+      if (static_cast<int>(older.size()) < cap) {
+        older.push_back(last);
+        next = static_cast<int>(older.size()) % cap;
+      } else {
+        older[next] = last;
+        next = (next + 1) % cap;
+      }
     }
+    last = t;
   }
-  int count() const { return static_cast<int>(ring.size()); }
+  int count() const { return (last.instr != -2 ? 1 : 0) + static_cast<int>(older.size()); }
   /// The i-th newest access (0: the newest).
   const Touch& newest(int i) const {
-    const int n = count();
-    return ring[((next - 1 - i) % n + n) % n];
+    if (i == 0) return last;
+    const int n = static_cast<int>(older.size());
+    return older[((next - i) % n + n) % n];
   }
 };
 /// Per resource, the recent reads and writes of every pipe of every core of a block.
