@@ -74,7 +74,7 @@ void tuning_walkthrough(bool& all_ok) {
 
 }  // namespace
 
-// The main job of `make demo`: both samples on a few shapes, first call (trace + JIT compile)
+// The main job of `make demo`: the vector, cube and mix samples on a few shapes, first call (trace + JIT compile)
 // versus steady state (cache hit), every result verified against plain C++; then the tuning
 // workflow on softmax: baseline, profile, advice, a better variant, re-verification.
 int demo_command() {
@@ -87,10 +87,14 @@ int demo_command() {
   const Case cases[] = {
       {"vector_add", "1048576", "f32", 8},  {"vector_add", "100003", "f32", 48}, {"vector_add", "65536", "f16", 4},
       {"softmax", "1024x1024", "f32", 8},   {"softmax", "333x1000", "f16", 16},  {"softmax", "256x4096", "bf16", 24},
+      {"matmul", "1024x1024x1024", "f32", 24},        {"matmul", "300x200x100", "f16", 6},
+      {"matmul_bias_relu", "512x512x256", "f16", 8},  {"matmul_softmax", "1024x256x256", "f32", 8},
+      {"flash_attention", "1024x128", "f16", 8},
   };
-  fmt::print("PTO-JIT demo: kernels traced from C++ lambdas, JIT-compiled with LLVM ORC, run on emulated AI Vector cores\n\n");
-  fmt::print("{:<11} {:<10} {:<5} {:>9} {:>14} {:>15} {:>9} {:>7}\n", "sample", "shape", "dtype", "block_dim", "first call ms",
-             "steady state us", "speed-up", "check");
+  fmt::print("PTO-JIT demo: kernels traced from C++ lambdas, JIT-compiled with LLVM ORC, run on emulated AI Cores "
+             "(vector, cube and mix kernels)\n\n");
+  fmt::print("{:<16} {:<14} {:<5} {:>9} {:>6} {:>14} {:>15} {:>9} {:>8} {:>7}\n", "sample", "shape", "dtype", "block_dim", "mode",
+             "first call ms", "steady state us", "speed-up", "mac_util", "check");
   bool all_ok = true;
   for (const auto& c : cases) {
     RunOptions o{.sample = c.sample, .shape = c.shape, .dtype = c.dtype, .block_dim = c.block_dim};
@@ -99,8 +103,10 @@ int demo_command() {
     const TimeStats warm = time_calls_for(launch_and_sync(run), 2, 10, 0.1);
     const auto v = run.verify();
     all_ok &= v.ok;
-    fmt::print("{:<11} {:<10} {:<5} {:>9} {:>14.2f} {:>15.1f} {:>8.0f}x {:>7}\n", c.sample, c.shape, c.dtype, c.block_dim, cold_ms,
-               warm.median_us, cold_ms * 1000.0 / warm.median_us, v.ok ? "ok" : "FAILED");
+    const auto profile = pto::last_launch();
+    fmt::print("{:<16} {:<14} {:<5} {:>9} {:>6} {:>14.2f} {:>15.1f} {:>8.0f}x {:>7.1f}% {:>7}\n", c.sample, c.shape, c.dtype,
+               c.block_dim, profile->mode, cold_ms, warm.median_us, cold_ms * 1000.0 / warm.median_us, 100 * profile->mac_util,
+               v.ok ? "ok" : "FAILED");
   }
   tuning_walkthrough(all_ok);
   const auto stats = CompileCache::global().stats();
