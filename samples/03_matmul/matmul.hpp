@@ -25,9 +25,11 @@ namespace pl = pto::lang;
 
 struct Params {
   int64_t tm = 128, tn = 128, tk = 64;  // output tile and K step (elements)
-  int buffers = 2;                      // slots of the L1 and L0 tile groups
+  int buffers = 2;                      // slots of the L1 (and, unless l0_buffers is set, L0) tile groups
   std::string chip = "a2";
   bool timing = true;
+  bool transpose_b = false;             // B is given as N x K and moved into L0B transposed
+  int l0_buffers = 0;                   // slots of the L0 tile groups (0: `buffers`)
 };
 
 /// The output element type of a multiply of `T` inputs: T itself for floats, int32 for int8.
@@ -40,14 +42,19 @@ template <class T, class Store>
 void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& p, const pl::Int& first, const pl::Int& step,
                   Store&& store_tile) {
   using Acc = pl::accumulator_t<T>;
-  const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
-  pl::require(b.dim(0) == K, "A is M x K and B must be K x N");
-  std::vector<int> slots(p.buffers);
-  std::iota(slots.begin(), slots.end(), 0);
-  auto a_l1 = pl::make_tile_group<T>(pl::Mat, {p.tm, p.tk}, slots);
-  auto b_l1 = pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, slots);
-  auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, p.tk}, slots);
-  auto b_l0 = pl::make_tile_group<T>(pl::Right, {p.tk, p.tn}, slots);
+  const int64_t M = a.dim(0), K = a.dim(1), N = p.transpose_b ? b.dim(0) : b.dim(1);
+  pl::require((p.transpose_b ? b.dim(1) : b.dim(0)) == K,
+              p.transpose_b ? "A is M x K and B (transposed) must be N x K" : "A is M x K and B must be K x N");
+  auto slots = [](int depth) {
+    std::vector<int> s(static_cast<size_t>(depth));
+    std::iota(s.begin(), s.end(), 0);
+    return s;
+  };
+  const auto l1 = slots(p.buffers), l0 = slots(p.l0_buffers > 0 ? p.l0_buffers : p.buffers);
+  auto a_l1 = pl::make_tile_group<T>(pl::Mat, {p.tm, p.tk}, l1);
+  auto b_l1 = p.transpose_b ? pl::make_tile_group<T>(pl::Mat, {p.tn, p.tk}, l1) : pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, l1);
+  auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, p.tk}, l0);
+  auto b_l0 = pl::make_tile_group<T>(pl::Right, {p.tk, p.tn}, l0);
   auto acc = pl::make_tile_group<Acc>(pl::Acc, {p.tm, p.tn}, {0, 1});
   const int64_t n_tiles = (N + p.tn - 1) / p.tn;
   const int64_t tiles = (M + p.tm - 1) / p.tm * n_tiles;
@@ -58,9 +65,13 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
     auto k_step = [&](const pl::Int& k0, bool accumulate) {
       auto klen = pl::min(p.tk, K - k0);
       pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
-      pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
+      if (p.transpose_b) {
+        pl::load(b_l1.current(), b.slice(n0, nlen, k0, klen));
+      } else {
+        pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
+      }
       pl::move(a_l0.current(), a_l1.current());
-      pl::move(b_l0.current(), b_l1.current());
+      pl::move(b_l0.current(), b_l1.current(), {.transpose = p.transpose_b});
       pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
       a_l1.next();
       b_l1.next();

@@ -7,6 +7,8 @@
 // Also: numpy broadcasting of a {1, cols} tile in a vector tile expression.
 #include "common.hpp"
 
+#include "03_matmul/matmul.hpp"
+
 namespace pto::correctness {
 namespace {
 
@@ -26,48 +28,13 @@ struct DPair {
 template <class T>
 using acc_t = pl::accumulator_t<T>;
 
-/// The C tile loop of sample 03 with double-buffered L1/L0 groups (auto_mutex orders the slots):
-/// output tile t goes to core t % block_dim, K is walked in steps of tk, the first step
-/// overwrites the accumulator and later ones accumulate; every extent may be a tail.
+/// Sample 03's C tile loop (double-buffered L1/L0 groups ordered by auto_mutex, strided output
+/// tiles, K steps accumulating in Acc, tails everywhere), optionally with B given transposed.
 template <class T, class O>
 void matmul_body(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const MmCfg& cfg, const pl::Int& first, const pl::Int& step,
                  const std::function<void(const pl::Tile<acc_t<T>>&, const pl::Int&, const pl::Int&, const pl::Int&, const pl::Int&)>& store_tile) {
-  const int64_t M = a.dim(0), K = a.dim(1);
-  const int64_t N = cfg.transpose_b ? b.dim(0) : b.dim(1);
-  pl::require((cfg.transpose_b ? b.dim(1) : b.dim(0)) == K, "B must be K x N (or N x K when transposed)");
-  auto a_l1 = pl::make_tile_group<T>(pl::Mat, {cfg.tm, cfg.tk}, {0, 1});
-  auto b_l1 = cfg.transpose_b ? pl::make_tile_group<T>(pl::Mat, {cfg.tn, cfg.tk}, {2, 3})
-                              : pl::make_tile_group<T>(pl::Mat, {cfg.tk, cfg.tn}, {2, 3});
-  auto a_l0 = pl::make_tile_group<T>(pl::Left, {cfg.tm, cfg.tk}, {4, 5});
-  auto b_l0 = pl::make_tile_group<T>(pl::Right, {cfg.tk, cfg.tn}, {6, 7});
-  auto acc = pl::make_tile_group<acc_t<T>>(pl::Acc, {cfg.tm, cfg.tn}, {8, 9});
-  const int64_t n_tiles = (N + cfg.tn - 1) / cfg.tn;
-  const int64_t tiles = (M + cfg.tm - 1) / cfg.tm * n_tiles;
-  const int64_t k_steps = (K + cfg.tk - 1) / cfg.tk;
-  for (auto t : pl::range(first, tiles, step)) {
-    auto m0 = t / n_tiles * cfg.tm, n0 = t % n_tiles * cfg.tn;
-    auto mlen = pl::min(cfg.tm, M - m0), nlen = pl::min(cfg.tn, N - n0);
-    auto k_step = [&](const pl::Int& k0, bool accumulate) {
-      auto klen = pl::min(cfg.tk, K - k0);
-      pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
-      if (cfg.transpose_b) {
-        pl::load(b_l1.current(), b.slice(n0, nlen, k0, klen));
-      } else {
-        pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
-      }
-      pl::move(a_l0.current(), a_l1.current());
-      pl::move(b_l0.current(), b_l1.current(), {.transpose = cfg.transpose_b});
-      pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
-      a_l1.next();
-      b_l1.next();
-      a_l0.next();
-      b_l0.next();
-    };
-    k_step(0, false);
-    for (auto kk : pl::range(1, k_steps)) k_step(kk * cfg.tk, true);
-    store_tile(acc.current(), m0, mlen, n0, nlen);
-    acc.next();
-  }
+  pto::samples::matmul::matmul_tiles<T>(a, b, {.tm = cfg.tm, .tn = cfg.tn, .tk = cfg.tk, .buffers = 2, .transpose_b = cfg.transpose_b},
+                                        first, step, store_tile);
 }
 
 template <class T, class O>

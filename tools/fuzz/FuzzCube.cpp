@@ -1,5 +1,5 @@
-// Random cube kernels for the differential fuzzer: matmul over random M, N, K with tails, K steps
-// accumulating in Acc, transposed B, L1/L0 group depths and block_dims, per dtype pair.
+// Random cube kernels for the differential fuzzer: sample 03's matmul over random M, N, K with
+// tails, K steps accumulating in Acc, transposed B, L1/L0 group depths and block_dims, per dtype.
 #include "FuzzCube.hpp"
 
 #include <random>
@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <pto/pto.hpp>
+
+#include "03_matmul/matmul.hpp"
 
 namespace pto::fuzz::detail {
 namespace {
@@ -45,49 +47,17 @@ CubeCase random_case(uint64_t seed) {
   return c;
 }
 
-std::vector<int> slots(int depth) {
-  std::vector<int> s(static_cast<size_t>(depth));
-  for (int i = 0; i < depth; ++i) s[static_cast<size_t>(i)] = i;
-  return s;
-}
-
 template <class T>
 auto make_kernel(const CubeCase& c, bool interpret) {
   using Acc = pl::accumulator_t<T>;
+  const samples::matmul::Params p{.tm = c.tm, .tn = c.tn, .tk = c.tk, .buffers = c.l1_depth, .transpose_b = c.transpose_b,
+                                  .l0_buffers = c.l0_depth};
   return pl::jit({.name = interpret ? "fuzz_cube_interp" : "fuzz_cube_jit", .auto_mutex = true, .interpret = interpret},
-                 [c](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Acc> out) {
-    auto a_l1 = pl::make_tile_group<T>(pl::Mat, {c.tm, c.tk}, slots(c.l1_depth));
-    auto b_l1 = c.transpose_b ? pl::make_tile_group<T>(pl::Mat, {c.tn, c.tk}, slots(c.l1_depth))
-                              : pl::make_tile_group<T>(pl::Mat, {c.tk, c.tn}, slots(c.l1_depth));
-    auto a_l0 = pl::make_tile_group<T>(pl::Left, {c.tm, c.tk}, slots(c.l0_depth));
-    auto b_l0 = pl::make_tile_group<T>(pl::Right, {c.tk, c.tn}, slots(c.l0_depth));
-    auto acc = pl::make_tile_group<Acc>(pl::Acc, {c.tm, c.tn}, {0, 1});
-    const int64_t n_tiles = (c.n + c.tn - 1) / c.tn, tiles = (c.m + c.tm - 1) / c.tm * n_tiles;
-    const int64_t k_steps = (c.k + c.tk - 1) / c.tk;
-    for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
-      auto m0 = t / n_tiles * c.tm, n0 = t % n_tiles * c.tn;
-      auto mlen = pl::min(c.tm, c.m - m0), nlen = pl::min(c.tn, c.n - n0);
-      auto step = [&](const pl::Int& k0, bool accumulate) {
-        auto klen = pl::min(c.tk, c.k - k0);
-        pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
-        if (c.transpose_b) {
-          pl::load(b_l1.current(), b.slice(n0, nlen, k0, klen));  // B given as N x K
-        } else {
-          pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
-        }
-        pl::move(a_l0.current(), a_l1.current());
-        pl::move(b_l0.current(), b_l1.current(), {.transpose = c.transpose_b});
-        pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
-        a_l1.next();
-        b_l1.next();
-        a_l0.next();
-        b_l0.next();
-      };
-      step(0, false);
-      for (auto kk : pl::range(1, k_steps)) step(kk * c.tk, true);
-      pl::store(out.slice(m0, mlen, n0, nlen), acc.current());
-      acc.next();
-    }
+                 [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Acc> out) {
+    samples::matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
+                                     [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
+                                       pl::store(out.slice(m0, mlen, n0, nlen), acc);
+                                     });
   });
 }
 
