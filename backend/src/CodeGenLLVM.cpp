@@ -1,6 +1,8 @@
 #include "CodeGenLLVM.hpp"
 
+#include <array>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -227,11 +229,14 @@ class CodeGen {
   // ------------------------------------------------------------------------------ tiles
   const ir::TileGroup& group(const ir::TileRef& t) const { return k_.groups[t.group]; }
 
-  Value* tile_base(const ir::TileRef& t) {
+  Value* tile_base(const ir::TileRef& t) { return tile_base_in(arena_[static_cast<size_t>(group(t).space)], t); }
+  /// The tile's slot in `arena`: this core's memory of its space, or a peer core's (cross-core moves).
+  Value* tile_base_in(Value* arena, const ir::TileRef& t) {
     const auto& g = group(t);
     Value* off = b_.CreateAdd(b_.getInt64(g.offset), b_.CreateMul(scalar(t.slot), b_.getInt64(g.slot_bytes)));
-    return b_.CreateInBoundsGEP(b_.getInt8Ty(), arena_[static_cast<size_t>(g.space)], off);
+    return b_.CreateInBoundsGEP(b_.getInt8Ty(), arena, off);
   }
+  Value* peer_arena(int i) { return b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kPeer + i * sizeof(void*)), "peer"); }
   Value* valid_ptr(const ir::TileRef& t, int axis) {
     Value* idx = b_.CreateAdd(b_.CreateMul(scalar(t.slot), b_.getInt64(2)), b_.getInt64(axis));
     return b_.CreateInBoundsGEP(b_.getInt64Ty(), valid_[t.group], idx);
@@ -725,22 +730,20 @@ class CodeGen {
   }
 
   void move(const ir::Move* op) {
+    if (op->attrs.cross_core) return group(op->src).space == ir::MemSpace::Acc ? move_acc_to_vec(op) : move_vec_to_mat(op);
     const auto& sg = group(op->src);
     const auto& dg = group(op->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    const bool transpose = op->attrs.transpose;
     Value* rows = valid(op->src, 0);
     Value* cols = valid(op->src, 1);
-    Value* out_rows = op->transpose ? cols : rows;
-    Value* out_cols = op->transpose ? rows : cols;
+    Value* out_rows = transpose ? cols : rows;
+    Value* out_cols = transpose ? rows : cols;
     check_fits(op->dst, out_rows, out_cols, op->id);
     Value* src = tile_base(op->src);
     Value* dst = tile_base(op->dst);
-    if (!op->transpose) {
-      counted_loop(rows, [&](Value* r) {
-        Value* s = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(r, b_.getInt64(sg.cols * es)));
-        Value* d = b_.CreateInBoundsGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, b_.getInt64(dg.cols * es)));
-        b_.CreateMemCpy(d, llvm::MaybeAlign(es), s, llvm::MaybeAlign(es), b_.CreateMul(cols, b_.getInt64(es)));
-      }, "mvrow");
+    if (!transpose) {
+      copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
     } else {
       llvm::Type* st = storage_type(sg.dtype);
       counted_loop(rows, [&](Value* r) {
@@ -753,6 +756,95 @@ class CodeGen {
     }
     set_valid(op->dst, out_rows, out_cols);
     report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
+  }
+
+  /// Acc -> Vec on the AIC: each receiving AIV's part of the accumulator (ir::AccToVec), converted
+  /// to the Vec tile's dtype, lands at row 0, column 0 of that AIV's tile slot.
+  void move_acc_to_vec(const ir::Move* op) {
+    const auto& sg = group(op->src);
+    const auto& dg = group(op->dst);
+    Value* rows = valid(op->src, 0);
+    Value* cols = valid(op->src, 1);
+    Value* zero = b_.getInt64(0);
+    struct Part {
+      Value *r0, *rows, *c0, *cols;
+    };
+    std::array<std::optional<Part>, 2> parts;
+    switch (op->attrs.split) {
+      case ir::AccToVec::SingleModeVec0: parts[0] = Part{zero, rows, zero, cols}; break;
+      case ir::AccToVec::SingleModeVec1: parts[1] = Part{zero, rows, zero, cols}; break;
+      case ir::AccToVec::DualModeSplitM: {
+        Value* h = b_.CreateSDiv(b_.CreateAdd(rows, b_.getInt64(1)), b_.getInt64(2));
+        parts[0] = Part{zero, h, zero, cols};
+        parts[1] = Part{h, b_.CreateSub(rows, h), zero, cols};
+        break;
+      }
+      case ir::AccToVec::DualModeSplitN: {
+        Value* half = b_.CreateMul(b_.CreateSDiv(b_.CreateAdd(cols, b_.getInt64(31)), b_.getInt64(32)), b_.getInt64(16));
+        half = b_.CreateSelect(b_.CreateICmpSLT(cols, half), cols, half);
+        parts[0] = Part{zero, rows, zero, half};
+        parts[1] = Part{zero, rows, half, b_.CreateSub(cols, half)};
+        break;
+      }
+    }
+    const int64_t ses = static_cast<int64_t>(dtype_size(sg.dtype));
+    for (int s = 0; s < 2; ++s) {
+      if (!parts[s]) continue;
+      const Part& p = *parts[s];
+      check_fits(op->dst, p.rows, p.cols, op->id);
+      Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base(op->src),
+                                        b_.CreateMul(b_.CreateAdd(b_.CreateMul(p.r0, b_.getInt64(sg.cols)), p.c0), b_.getInt64(ses)));
+      convert_rows(tile_base_in(peer_arena(s), op->dst), dg.cols, dg.dtype, src, sg.cols, sg.dtype, p.rows, p.cols);
+    }
+    report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(static_cast<int64_t>(dtype_size(dg.dtype)))));
+  }
+
+  /// Vec -> Mat on an AIV: the source's valid region lands at `offset` in its AIC's tile slot.
+  void move_vec_to_mat(const ir::Move* op) {
+    const auto& sg = group(op->src);
+    const auto& dg = group(op->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    Value* ext[2] = {valid(op->src, 0), valid(op->src, 1)};
+    Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
+    const int64_t cap[2] = {dg.rows, dg.cols};
+    for (int d = 0; d < 2; ++d) {
+      check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
+      Value* end = b_.CreateAdd(off[d], ext[d]);
+      check(b_.CreateICmpSLE(end, b_.getInt64(cap[d])), op->id, RuntimeCheck::result_over_tile, d, end, b_.getInt64(cap[d]));
+    }
+    Value* src = tile_base(op->src);
+    Value* dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base_in(peer_arena(0), op->dst),
+                                      b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(dg.cols)), off[1]), b_.getInt64(es)));
+    copy_tile_rows(dst, dg.cols, src, sg.cols, ext[0], ext[1], es);
+    // The race checker gets the rectangle written, flattened over the destination tile's rows
+    // (the two AIVs of a block fill disjoint parts of one slot).
+    Value* lo = b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(dg.cols)), off[1]);
+    Value* last_row = b_.CreateSub(b_.CreateAdd(off[0], ext[0]), b_.getInt64(1));
+    Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, b_.getInt64(dg.cols)), off[1]), ext[1]);
+    Value* empty = b_.CreateOr(b_.CreateICmpEQ(ext[0], b_.getInt64(0)), b_.CreateICmpEQ(ext[1], b_.getInt64(0)));
+    report(op, op->id, b_.CreateMul(b_.CreateMul(ext[0], ext[1]), b_.getInt64(es)), lo, b_.CreateSelect(empty, lo, hi));
+  }
+
+  /// rows x cols elements of `es` bytes between two tiles of row pitches `dst_pitch` and `src_pitch` elements.
+  void copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es) {
+    counted_loop(rows, [&](Value* r) {
+      Value* s = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(r, b_.getInt64(src_pitch * es)));
+      Value* d = b_.CreateInBoundsGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, b_.getInt64(dst_pitch * es)));
+      b_.CreateMemCpy(d, llvm::MaybeAlign(es), s, llvm::MaybeAlign(es), b_.CreateMul(cols, b_.getInt64(es)));
+    }, "mvrow");
+  }
+
+  /// pl::set_validshape: the extent must be non-negative and within the tile.
+  void set_valid_shape(const ir::SetValid* op) {
+    const auto& g = group(op->tile);
+    Value* ext[2] = {scalar(op->rows), scalar(op->cols)};
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      check(b_.CreateICmpSGE(ext[d], b_.getInt64(0)), op->id, RuntimeCheck::region_negative, d, ext[d], b_.getInt64(0));
+      check(b_.CreateICmpSLE(ext[d], b_.getInt64(cap[d])), op->id, RuntimeCheck::region_over_tile, d, ext[d], b_.getInt64(cap[d]));
+    }
+    set_valid(op->tile, ext[0], ext[1]);
+    report(op, op->id, b_.getInt64(1));
   }
 
   void matmul(const ir::Matmul* op) {
@@ -904,6 +996,8 @@ class CodeGen {
       move(op);
     } else if (const auto* op = s.as<ir::Matmul>()) {
       matmul(op);
+    } else if (const auto* op = s.as<ir::SetValid>()) {
+      set_valid_shape(op);
     } else if (const auto* op = s.as<ir::Section>()) {
       section(op);
     } else if (const auto* op = s.as<ir::Debug>()) {

@@ -36,6 +36,7 @@ class AutoMutex : public ir::Mutator {
   ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
     std::vector<ir::TileRef> tiles;
     for (const auto& a : ir::tile_accesses(node)) {
+      if (a.remote) continue;  // another core's tile: ordered by cross-core flags, not this core's mutexes
       bool seen = false;
       for (const auto& t : tiles) seen |= t.group == a.tile.group && t.slot.same_as(a.tile.slot);
       if (!seen) tiles.push_back(a.tile);

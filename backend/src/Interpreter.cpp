@@ -3,7 +3,9 @@
 // in the same order with the same operands, the same valid extents, the same hook calls.
 #include "pto/backend/Interpreter.hpp"
 
+#include <array>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "InterpreterImpl.hpp"
@@ -145,6 +147,7 @@ class Runner {
       case ir::NodeKind::RowReduce: return row_reduce(op, static_cast<const ir::RowReduce*>(s));
       case ir::NodeKind::Move: return move(op, static_cast<const ir::Move*>(s));
       case ir::NodeKind::Matmul: return matmul(op, static_cast<const ir::Matmul*>(s));
+      case ir::NodeKind::SetValid: return set_valid_shape(op, static_cast<const ir::SetValid*>(s));
       case ir::NodeKind::Section:
         if (f_.core_kind == static_cast<int64_t>(static_cast<const ir::Section*>(s)->core)) return stmt(op.children[0]);
         return true;
@@ -174,9 +177,11 @@ class Runner {
                                                      << group(t).depth << ") is out of range";
     return s;
   }
-  uint8_t* tile_base(const ir::TileRef& t) const {
+  uint8_t* tile_base(const ir::TileRef& t) const { return tile_base_in(f_.arena[static_cast<size_t>(group(t).space)], t); }
+  /// The tile's slot in `arena`: this core's memory of its space, or a peer core's (cross-core moves).
+  uint8_t* tile_base_in(uint8_t* arena, const ir::TileRef& t) const {
     const auto& g = group(t);
-    return f_.arena[static_cast<size_t>(g.space)] + g.offset + slot(t) * g.slot_bytes;
+    return arena + g.offset + slot(t) * g.slot_bytes;
   }
   int64_t& valid(const ir::TileRef& t, int axis) const {
     return f_.valid[static_cast<size_t>(p_.valid_base[static_cast<size_t>(t.group)] + slot(t) * 2 + axis)];
@@ -409,24 +414,108 @@ class Runner {
   }
 
   bool move(const Op& op, const ir::Move* s) {
+    if (s->attrs.cross_core) return group(s->src).space == ir::MemSpace::Acc ? move_acc_to_vec(op, s) : move_vec_to_mat(op, s);
     const auto& sg = group(s->src);
     const auto& dg = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    const bool transpose = s->attrs.transpose;
     const int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
-    const int64_t out_rows = s->transpose ? cols : rows;
-    const int64_t out_cols = s->transpose ? rows : cols;
+    const int64_t out_rows = transpose ? cols : rows;
+    const int64_t out_cols = transpose ? rows : cols;
     if (!check_fits(s->dst, out_rows, out_cols, s->id)) return false;
     const uint8_t* src = tile_base(s->src);
     uint8_t* dst = tile_base(s->dst);
-    for (int64_t r = 0; r < rows; ++r) {
-      if (!s->transpose) {
-        std::memcpy(dst + r * dg.cols * es, src + r * sg.cols * es, static_cast<size_t>(cols * es));
-      } else {
+    if (!transpose) {
+      copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) std::memcpy(dst + (c * dg.cols + r) * es, src + (r * sg.cols + c) * es, static_cast<size_t>(es));
       }
     }
     set_valid(s->dst, out_rows, out_cols);
     report(op, s->id, wmul(wmul(rows, cols), es));
+    return true;
+  }
+
+  static void copy_tile_rows(uint8_t* dst, int64_t dst_pitch, const uint8_t* src, int64_t src_pitch, int64_t rows, int64_t cols,
+                             int64_t es) {
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * dst_pitch * es, src + r * src_pitch * es, static_cast<size_t>(cols * es));
+  }
+
+  /// CodeGen::move_acc_to_vec: each receiving AIV's part, converted, at row 0, column 0 of its slot.
+  bool move_acc_to_vec(const Op& op, const ir::Move* s) {
+    const auto& sg = group(s->src);
+    const auto& dg = group(s->dst);
+    const int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
+    struct Part {
+      int64_t r0, rows, c0, cols;
+    };
+    std::array<std::optional<Part>, 2> parts;
+    switch (s->attrs.split) {
+      case ir::AccToVec::SingleModeVec0: parts[0] = Part{0, rows, 0, cols}; break;
+      case ir::AccToVec::SingleModeVec1: parts[1] = Part{0, rows, 0, cols}; break;
+      case ir::AccToVec::DualModeSplitM: {
+        const int64_t h = wadd(rows, 1) / 2;
+        parts[0] = Part{0, h, 0, cols};
+        parts[1] = Part{h, wsub(rows, h), 0, cols};
+        break;
+      }
+      case ir::AccToVec::DualModeSplitN: {
+        const int64_t half = std::min(cols, wadd(cols, 31) / 32 * 16);
+        parts[0] = Part{0, rows, 0, half};
+        parts[1] = Part{0, rows, half, wsub(cols, half)};
+        break;
+      }
+    }
+    const int64_t ses = static_cast<int64_t>(dtype_size(sg.dtype)), des = static_cast<int64_t>(dtype_size(dg.dtype));
+    for (int v = 0; v < 2; ++v) {
+      if (!parts[v]) continue;
+      const Part& p = *parts[v];
+      if (!check_fits(s->dst, p.rows, p.cols, s->id)) return false;
+      const uint8_t* src = tile_base(s->src) + (p.r0 * sg.cols + p.c0) * ses;
+      uint8_t* dst = tile_base_in(f_.ctx->peer[v], s->dst);
+      for (int64_t r = 0; r < p.rows; ++r) {
+        for (int64_t c = 0; c < p.cols; ++c) {
+          narrow(convert(widen(src + (r * sg.cols + c) * ses, sg.dtype), sg.dtype, dg.dtype), dg.dtype, dst + (r * dg.cols + c) * des);
+        }
+      }
+    }
+    report(op, s->id, wmul(wmul(rows, cols), des));
+    return true;
+  }
+
+  /// CodeGen::move_vec_to_mat: the source's valid region at `offset` in the AIC's slot.
+  bool move_vec_to_mat(const Op& op, const ir::Move* s) {
+    const auto& sg = group(s->src);
+    const auto& dg = group(s->dst);
+    const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+    const int64_t ext[2] = {valid(s->src, 0), valid(s->src, 1)};
+    const int64_t off[2] = {eval(s->attrs.offset[0]), eval(s->attrs.offset[1])};
+    const int64_t cap[2] = {dg.rows, dg.cols};
+    for (int d = 0; d < 2; ++d) {
+      if (!check(off[d] >= 0, s->id, RuntimeCheck::offset_negative, d, off[d], 0)) return false;
+      const int64_t end = wadd(off[d], ext[d]);
+      if (!check(end <= cap[d], s->id, RuntimeCheck::result_over_tile, d, end, cap[d])) return false;
+    }
+    copy_tile_rows(tile_base_in(f_.ctx->peer[0], s->dst) + (off[0] * dg.cols + off[1]) * es, dg.cols, tile_base(s->src), sg.cols,
+                   ext[0], ext[1], es);
+    const int64_t lo = wadd(wmul(off[0], dg.cols), off[1]);
+    const int64_t hi = wadd(wadd(wmul(wsub(wadd(off[0], ext[0]), 1), dg.cols), off[1]), ext[1]);
+    report(op, s->id, wmul(wmul(ext[0], ext[1]), es), lo, ext[0] == 0 || ext[1] == 0 ? lo : hi);
+    return true;
+  }
+
+  /// CodeGen::set_valid_shape.
+  bool set_valid_shape(const Op& op, const ir::SetValid* s) {
+    const auto& g = group(s->tile);
+    const int64_t ext[2] = {eval(s->rows), eval(s->cols)};
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      if (!check(ext[d] >= 0, s->id, RuntimeCheck::region_negative, d, ext[d], 0)) return false;
+      if (!check(ext[d] <= cap[d], s->id, RuntimeCheck::region_over_tile, d, ext[d], cap[d])) return false;
+    }
+    set_valid(s->tile, ext[0], ext[1]);
+    report(op, s->id, 1);
     return true;
   }
 

@@ -46,16 +46,22 @@ class CoreValidator : public ir::Visitor {
   void visit_node(const ir::RowReduce* op) override { instr(op, *op); }
   void visit_node(const ir::Matmul* op) override { instr(op, *op); }
   void visit_node(const ir::Debug* op) override { instr(op, *op); }
+  void visit_node(const ir::SetValid* op) override {
+    const auto& g = k_.groups[op->tile.group];
+    PTO_USER_CHECK(!core_ || core_has_space(*core_, g.space), site(*op))
+        << "set_validshape of tile " << g.name << " in " << ir::mem_space_name(g.space) << ", which the "
+        << ir::core_kind_name(*core_) << " does not have";
+  }
   void visit_node(const ir::Move* op) override {
+    if (!op->attrs.cross_core) return instr(op, *op);
     const auto from = k_.groups[op->src.group].space, to = k_.groups[op->dst.group].space;
-    const bool acc_to_vec = from == ir::MemSpace::Acc && to == ir::MemSpace::Vec;
-    const bool vec_to_mat = from == ir::MemSpace::Vec && to == ir::MemSpace::Mat;
-    if (!acc_to_vec && !vec_to_mat) return instr(op, *op);
-    const double gibps = acc_to_vec ? chip_.acc_to_vec_gibps : chip_.vec_to_mat_gibps;
+    const double gibps = from == ir::MemSpace::Acc ? chip_.acc_to_vec_gibps : chip_.vec_to_mat_gibps;
     PTO_USER_CHECK(gibps > 0, site(*op)) << "the '" << chip_.name << "' chip profile has no " << ir::mem_space_name(from) << " -> "
                                          << ir::mem_space_name(to) << " path; pass the data through a GM workspace";
-    PTO_USER_CHECK(false, site(*op)) << "moves between the AIC and AIV local memories (" << ir::mem_space_name(from) << " -> "
-                                     << ir::mem_space_name(to) << ") are not emulated yet; pass the data through a GM workspace";
+    PTO_USER_CHECK(k_.mode == ir::KernelMode::Mix, site(*op))
+        << "a " << ir::mem_space_name(from) << " -> " << ir::mem_space_name(to) << " move in a " << ir::kernel_mode_name(k_.mode)
+        << " kernel: it connects the AIC and the AIVs of a mix kernel's block (put it in a section of a kernel with both)";
+    instr(op, *op);
   }
   void visit_node(const ir::Sync* op) override {
     const bool cross = op->op == ir::SyncOp::CrossSet || op->op == ir::SyncOp::CrossWait;
@@ -87,6 +93,7 @@ class CoreValidator : public ir::Visitor {
     PTO_USER_CHECK(core_has_pipe(*core_, info.pipe), site(i)) << info.op << " runs on pipe " << ir::pipe_name(info.pipe)
                                                              << ", which the " << ir::core_kind_name(*core_) << " does not have";
     for (const auto& a : ir::tile_accesses(node)) {
+      if (a.remote) continue;  // the other kind of core's memory, reached by a cross-core path
       const auto& g = k_.groups[a.tile.group];
       PTO_USER_CHECK(core_has_space(*core_, g.space), site(i))
           << info.op << " uses tile " << g.name << " in " << ir::mem_space_name(g.space) << ", which the "

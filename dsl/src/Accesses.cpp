@@ -45,7 +45,7 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
     }
     case NodeKind::Move: {
       const auto* op = static_cast<const Move*>(s);
-      out.push_back({op->dst, true});
+      out.push_back({op->dst, true, op->attrs.cross_core});
       out.push_back({op->src, false});
       break;
     }
@@ -76,6 +76,7 @@ int64_t loop_iteration_cost(const Stmt& body) {
     void visit_node(const VecCompute*) override { ++n; }
     void visit_node(const RowReduce*) override { ++n; }
     void visit_node(const Move*) override { ++n; }
+    void visit_node(const SetValid*) override { ++n; }
     void visit_node(const Matmul*) override { ++n; }
     void visit_node(const Debug*) override { ++n; }
     void visit_node(const Sync*) override { ++n; }

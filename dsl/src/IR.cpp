@@ -173,8 +173,20 @@ Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr) {
   return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr));
 }
 
-Stmt Move::make(TileRef dst, TileRef src, bool transpose, Instr instr) {
-  return std::make_shared<const Move>(std::move(dst), std::move(src), transpose, std::move(instr));
+Stmt Move::make(TileRef dst, TileRef src, MoveAttrs attrs, Instr instr) {
+  return std::make_shared<const Move>(std::move(dst), std::move(src), std::move(attrs), std::move(instr));
+}
+Stmt SetValid::make(TileRef tile, Expr rows, Expr cols, Instr instr) {
+  return std::make_shared<const SetValid>(std::move(tile), std::move(rows), std::move(cols), std::move(instr));
+}
+const char* acc_to_vec_name(AccToVec m) {
+  switch (m) {
+    case AccToVec::SingleModeVec0: return "SingleModeVec0";
+    case AccToVec::SingleModeVec1: return "SingleModeVec1";
+    case AccToVec::DualModeSplitM: return "DualModeSplitM";
+    case AccToVec::DualModeSplitN: return "DualModeSplitN";
+  }
+  return "?";
 }
 Stmt Matmul::make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr) {
   return std::make_shared<const Matmul>(std::move(dst), std::move(a), std::move(b), accumulate, std::move(instr));

@@ -83,7 +83,12 @@ class Printer {
       }
       out_ += fmt::format("{}#{} {}({})\n", pad, op->id, sync_op_name(op->op), args);
     } else if (const auto* op = s.as<Move>()) {
-      out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), op->transpose ? " (transposed)" : "");
+      std::string how = op->attrs.transpose ? " (transposed)" : "";
+      if (op->attrs.offset[0]) how += fmt::format(" at [{}, {}]", expr(op->attrs.offset[0]), expr(op->attrs.offset[1]));
+      if (op->attrs.cross_core && !op->attrs.offset[0]) how += fmt::format(" ({})", acc_to_vec_name(op->attrs.split));
+      out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), how);
+    } else if (const auto* op = s.as<SetValid>()) {
+      out_ += fmt::format("{}#{} set_validshape {} = [{}, {}]\n", pad, op->id, tile(op->tile), expr(op->rows), expr(op->cols));
     } else if (const auto* op = s.as<Matmul>()) {
       out_ += fmt::format("{}#{} matmul {} {} {} x {}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b));
     } else if (const auto* op = s.as<Debug>()) {

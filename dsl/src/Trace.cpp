@@ -108,7 +108,20 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::VecCompute* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
   void visit_node(const ir::RowReduce* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
-  void visit_node(const ir::Move* op) override { set(*op, op); }
+  void visit_node(const ir::Move* op) override {
+    auto& info = set(*op, op);
+    if (!op->attrs.cross_core) return;
+    if (k_.groups[op->src.group].space != ir::MemSpace::Acc) {
+      info.peer_slots = 1;  // Vec -> Mat: the AIC's L1
+    } else {
+      switch (op->attrs.split) {
+        case ir::AccToVec::SingleModeVec0: info.peer_slots = 2; break;
+        case ir::AccToVec::SingleModeVec1: info.peer_slots = 4; break;
+        default: info.peer_slots = 6; break;
+      }
+    }
+  }
+  void visit_node(const ir::SetValid* op) override { set(*op, op).dtype = k_.groups[op->tile.group].dtype; }
   void visit_node(const ir::Debug* op) override { set(*op, op); }
   void visit_node(const ir::Matmul* op) override { set(*op, op).dtype = k_.groups[op->a.group].dtype; }
 

@@ -18,17 +18,50 @@ std::optional<Pipe> move_pipe(MemSpace dst, MemSpace src) {
 }  // namespace
 
 void emit_move(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
-               bool transpose, const std::source_location& loc) {
+               const MoveOptions& options, const std::source_location& loc) {
   auto& ctx = TraceContext::get(loc);
   const auto site = ctx.site(SourceLoc::from(loc));
   const auto pipe = move_pipe(dst_shape.space, src_shape.space);
   PTO_USER_CHECK(pipe.has_value(), site) << "move from " << space(src_shape.space) << " to " << space(dst_shape.space)
                                          << " is not a path of the AI Core; moves go Mat -> Left/Right (MTE1), "
                                             "Acc -> Vec (FIX) or Vec -> Mat (MTE3)";
-  PTO_USER_CHECK(!transpose || *pipe == Pipe::MTE1, site) << "only moves from Mat into Left/Right can transpose";
+  PTO_USER_CHECK(!options.transpose || *pipe == Pipe::MTE1, site) << "only moves from Mat into Left/Right can transpose";
   PTO_USER_CHECK(dst_shape.rank == src_shape.rank, site)
       << "move between a " << src_shape.rank << "-D and a " << dst_shape.rank << "-D tile; ranks must match";
-  ctx.emit(ir::Move::make(dst, src, transpose, ctx.new_instr("move", *pipe, loc)));
+  const bool acc_to_vec = src_shape.space == MemSpace::Acc, vec_to_mat = src_shape.space == MemSpace::Vec;
+  PTO_USER_CHECK(acc_to_vec || options.acc_to_vec_mode == AccToVecMode::SingleModeVec0, site)
+      << "acc_to_vec_mode " << ir::acc_to_vec_name(options.acc_to_vec_mode) << " on a move from " << space(src_shape.space)
+      << ": the mode chooses the AIVs that receive an Acc -> Vec move";
+  const auto off_row = options.offset.row.constant(), off_col = options.offset.col.constant();
+  PTO_USER_CHECK(vec_to_mat || (off_row == 0 && off_col == 0), site)
+      << "a move offset on a move from " << space(src_shape.space) << ": only Vec -> Mat moves take an offset (where the "
+      << "AIV's rows land in the AIC's tile)";
+  for (const auto& [what, off, cap] : {std::tuple{"row", off_row, dst_shape.rows}, std::tuple{"column", off_col, dst_shape.cols}}) {
+    PTO_USER_CHECK(!off || (*off >= 0 && *off < cap), site)
+        << "move " << what << " offset " << *off << " is outside the destination tile's " << cap << " " << what << "s";
+  }
+  const DType from = ctx.kernel().groups[src.group].dtype, to = ctx.kernel().groups[dst.group].dtype;
+  PTO_USER_CHECK(from == to || acc_to_vec, site)
+      << "move from a " << dtype_name(from) << " tile to a " << dtype_name(to) << " tile: only Acc -> Vec converts";
+  PTO_USER_CHECK(!acc_to_vec || from == DType::f32 || (from == DType::i32 && to == DType::i32), site)
+      << "Acc -> Vec moves float accumulators (to float, half or bfloat16) or int32 ones (to int32), not " << dtype_name(from)
+      << " to " << dtype_name(to);
+  ir::MoveAttrs attrs;
+  attrs.transpose = options.transpose;
+  attrs.cross_core = acc_to_vec || vec_to_mat;
+  attrs.split = options.acc_to_vec_mode;
+  if (vec_to_mat) attrs.offset = {options.offset.row.expr(), options.offset.col.expr()};
+  ctx.emit(ir::Move::make(dst, src, std::move(attrs), ctx.new_instr("move", *pipe, loc)));
+}
+
+void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& rows, const Int& cols, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  for (const auto& [what, v, cap] : {std::tuple{"rows", rows.constant(), shape.rows}, std::tuple{"columns", cols.constant(), shape.cols}}) {
+    PTO_USER_CHECK(!v || (*v >= 0 && *v <= cap), site)
+        << "set_validshape of " << *v << " " << what << " on a tile of " << cap << " " << what;
+  }
+  ctx.emit(ir::SetValid::make(tile, rows.expr(), cols.expr(), ctx.new_instr("set_validshape", Pipe::S, loc)));
 }
 
 void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,

@@ -46,7 +46,12 @@ void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op-
 void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
 void Visitor::visit_node(const VecCompute* op) { visit_tile(op->dst); visit(op->value); }
 void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->value); }
-void Visitor::visit_node(const Move* op) { visit_tile(op->dst); visit_tile(op->src); }
+void Visitor::visit_node(const Move* op) {
+  visit_tile(op->dst);
+  visit_tile(op->src);
+  for (const auto& e : op->attrs.offset) visit(e);
+}
+void Visitor::visit_node(const SetValid* op) { visit_tile(op->tile); visit(op->rows); visit(op->cols); }
 void Visitor::visit_node(const Matmul* op) { visit_tile(op->dst); visit_tile(op->a); visit_tile(op->b); }
 void Visitor::visit_node(const Section* op) { visit(op->body); }
 void Visitor::visit_node(const Debug* op) {
@@ -184,7 +189,20 @@ Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
 Stmt Mutator::mutate_node(const Move* op, const Stmt& self) {
   bool changed = false;
   TileRef d = mutate_tile(op->dst, changed), src = mutate_tile(op->src, changed);
-  return changed ? Move::make(d, src, op->transpose, *op) : self;
+  ir::MoveAttrs attrs = op->attrs;
+  for (auto& e : attrs.offset) {
+    Expr r = mutate(e);
+    changed |= !r.same_as(e);
+    e = r;
+  }
+  return changed ? Move::make(d, src, std::move(attrs), *op) : self;
+}
+Stmt Mutator::mutate_node(const SetValid* op, const Stmt& self) {
+  bool changed = false;
+  TileRef t = mutate_tile(op->tile, changed);
+  Expr r = mutate(op->rows), c = mutate(op->cols);
+  changed |= !r.same_as(op->rows) || !c.same_as(op->cols);
+  return changed ? SetValid::make(t, r, c, *op) : self;
 }
 Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
   bool changed = false;

@@ -303,6 +303,12 @@ std::string tensor_name(const CompiledKernel& k, int instr) {
   return t >= 0 ? k.ir.tensors[t].name : "?";
 }
 
+/// For a valid extent of 0: the likely cause.
+std::string unwritten_hint(int64_t valid) {
+  return valid != 0 ? "" : " (nothing on this core has written the tile slot; data another core moved in (Acc -> Vec, Vec -> Mat) "
+                           "needs pl::set_validshape on the receiving core)";
+}
+
 std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
   const std::string op = s.instr >= 0 ? k.ir.instrs[s.instr].op : "instruction";
   const char* axis = axis_name(s.axis);
@@ -317,9 +323,12 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::region_misaligned:
       return fmt::format("{} misaligned: the region starts {} B into its row, not a multiple of {} B", op, s.a, s.b);
     case RuntimeCheck::store_beyond_valid:
-      return fmt::format("store of {} {} from a tile whose valid extent is {} {}", s.a, axis, s.b, axis);
+      return fmt::format("store of {} {} from a tile whose valid extent is {} {}{}", s.a, axis, s.b, axis, unwritten_hint(s.b));
     case RuntimeCheck::operand_smaller:
-      return fmt::format("an operand's valid extent ({} {}) is smaller than the instruction's ({} {})", s.b, axis, s.a, axis);
+      return fmt::format("an operand's valid extent ({} {}) is smaller than the instruction's ({} {}){}", s.b, axis, s.a, axis,
+                         unwritten_hint(s.b));
+    case RuntimeCheck::offset_negative:
+      return fmt::format("{} at a negative {} offset {}", op, s.axis == 0 ? "row" : "column", s.a);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:
@@ -446,6 +455,11 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       std::array<CoreContext, kCoresPerBlock> ctx;
       std::array<CoreModel*, kCoresPerBlock> block_models{};
       for (int s = 0; s < kCoresPerBlock; ++s) block_models[s] = prepare(b, s, ctx[s], memory[s]);
+      // The cross-core paths: the AIC reaches its AIVs' UB (Acc -> Vec), each AIV its AIC's L1 (Vec -> Mat).
+      const auto vec = static_cast<size_t>(ir::MemSpace::Vec), mat = static_cast<size_t>(ir::MemSpace::Mat);
+      ctx[0].peer[0] = memory[1].space[vec].get();
+      ctx[0].peer[1] = memory[2].space[vec].get();
+      ctx[1].peer[0] = ctx[2].peer[0] = memory[0].space[mat].get();
       MixBlock block(k, b);
       block.run(ctx, block_models);
       deadlocks[b] = block.deadlock();

@@ -36,7 +36,10 @@ double CostModel::vector_cycles(DType dtype, double elements, int ops) const {
 }
 
 double CostModel::move_cycles(ir::MemSpace dst, double bytes) const {
-  const double gibps = dst == ir::MemSpace::Right ? chip_->mat_to_right_gibps : chip_->mat_to_left_gibps;
+  double gibps = chip_->mat_to_left_gibps;
+  if (dst == ir::MemSpace::Right) gibps = chip_->mat_to_right_gibps;
+  if (dst == ir::MemSpace::Vec) gibps = chip_->acc_to_vec_gibps;
+  if (dst == ir::MemSpace::Mat) gibps = chip_->vec_to_mat_gibps;
   return chip_->issue_cycles + std::ceil(bytes / (gibps * 1073741824.0 / (chip_->clock_ghz * 1e9)));
 }
 
@@ -60,8 +63,21 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
       group_base_.push_back(base);
       base += g.depth;
     }
+    shared_group_.assign(kernel_->ir.groups.size(), false);
+    for (const auto& info : kernel_->ir.instrs) {
+      if (info.peer_slots) shared_group_[info.tiles.at(0).first] = true;
+    }
   }
 }
+
+namespace {
+// Race-state keys: a tile slot of this core (>= 0), GM tensor t (-(t + 1)), or a tile slot that
+// cross-core moves write, kept with GM in the block's shared state, per owning core.
+constexpr int64_t kSharedTileKeys = int64_t{1} << 40;
+constexpr int64_t kSharedTileOwnerStride = int64_t{1} << 32;
+int64_t shared_tile_key(int owner_slot, int64_t tile) { return -(kSharedTileKeys + owner_slot * kSharedTileOwnerStride + tile); }
+bool is_gm_key(int64_t key) { return key < 0 && key > -kSharedTileKeys; }
+}  // namespace
 
 void CoreModel::hold_until(Pipe& p, double t) {
   if (t > p.free_at) {
@@ -81,7 +97,7 @@ double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const A
   const int q = static_cast<int>(pipe);
   p.clock[at(q)] += 1;
   if (race_check_) {
-    for (const auto& a : tiles) access(a.resource, q, a.write, 0, 1, instr);
+    for (const auto& a : tiles) access(a.resource, q, a.write, a.lo, a.hi, instr, a.width);
   }
   return p.free_at;
 }
@@ -182,16 +198,39 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     cycles = cost_.vector_cycles(info.dtype, a, info.vector_ops);
     if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
   }
+  // One access per tile, except a cross-core move's destination: one per core whose memory it writes.
+  const size_t n = info.tiles.size() + (info.peer_slots ? std::popcount(info.peer_slots) - 1u : 0u);
   std::array<Access, 16> small;
   std::vector<Access> large;
   std::span<Access> tiles;
-  if (info.tiles.size() <= small.size()) {
-    tiles = std::span<Access>(small.data(), info.tiles.size());
+  if (n <= small.size()) {
+    tiles = std::span<Access>(small.data(), n);
   } else {
-    large.resize(info.tiles.size());
+    large.resize(n);
     tiles = large;
   }
-  for (size_t i = 0; i < info.tiles.size(); ++i) tiles[i] = {tile_resource(info.tiles[i].first, slots[i]), info.tiles[i].second};
+  // A tile that cross-core moves write is compared as a rectangle of its slot: a Vec -> Mat move
+  // writes the part [gm_lo, gm_hi) (flattened over the tile's rows), everything else the whole slot.
+  size_t k = 0;
+  for (size_t i = 0; i < info.tiles.size(); ++i) {
+    const auto [g, write] = info.tiles[i];
+    const int64_t tile = tile_resource(g, slots[i]);
+    const auto& grp = groups[g];
+    if (i == 0 && info.peer_slots) {
+      const bool part = info.peer_slots == 1;  // Vec -> Mat, at an offset
+      if (part && gm_hi <= gm_lo) continue;    // nothing written
+      for (int s = 0; s < kCoresPerBlock; ++s) {
+        if (info.peer_slots & (1u << s)) {
+          tiles[k++] = {shared_tile_key(s, tile), write, part ? gm_lo : 0, part ? gm_hi : grp.rows * grp.cols, grp.cols};
+        }
+      }
+    } else if (shared_group_[g]) {
+      tiles[k++] = {shared_tile_key(slot_, tile), write, 0, grp.rows * grp.cols, grp.cols};
+    } else {
+      tiles[k++] = {tile, write};
+    }
+  }
+  tiles = tiles.first(k);
   run(info.pipe, cycles, instr, tiles);
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
@@ -236,7 +275,7 @@ void CoreModel::check_history(const char* kind, int64_t key, const TouchHistory&
 }
 
 void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr, int64_t width) {
-  // Tiles are this core's own; GM is shared by the cores of the block.
+  // Tiles are this core's own; GM and the tiles of cross-core moves are shared by the cores of the block.
   ResourceState& st = key < 0 ? (*gm_)[key] : resources_[key];
   const Clock& vc = pipes_[q].clock;
   const int self = at(q);
@@ -246,11 +285,16 @@ void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, i
     check_history(write ? "WAW" : "RAW", key, st.writes[p], t, vc[p], p, self);
     if (write) check_history("WAR", key, st.reads[p], t, vc[p], p, self);
   }
-  (write ? st.writes : st.reads)[self].add(t, key < 0 ? TouchHistory::kGmDepth : 1);
+  (write ? st.writes : st.reads)[self].add(t, is_gm_key(key) ? TouchHistory::kGmDepth : 1);
   st.used |= 1u << self;
 }
 
 std::string CoreModel::resource_name(int64_t key) const {
+  if (key < 0 && !is_gm_key(key)) {
+    static constexpr const char* kOwners[kCoresPerBlock] = {"the AIC", "AIV 0", "AIV 1"};
+    const int64_t rest = -key - kSharedTileKeys;
+    return fmt::format("{} of {}", resource_name(rest % kSharedTileOwnerStride), kOwners[rest / kSharedTileOwnerStride]);
+  }
   if (key < 0) {
     const int t = static_cast<int>(-key - 1);
     return fmt::format("GM tensor {}", kernel_ ? kernel_->ir.tensors[t].name : std::to_string(t));

@@ -3,6 +3,7 @@
 // the message's key phrases and source line.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -79,6 +80,33 @@ inline void check_runtime_usable() {
   int bad = 0;
   for (int64_t i = 0; i < 1000; ++i) bad += z[i] != x[i] + 1.0f;
   CHECK(bad == 0);
+}
+
+/// The AIC's part of the good mix kernels run after an error: acc = A x B over the first
+/// 16 x 16 of each (float).
+inline void product_16x16(const pl::Tile<float>& acc, const pl::Tensor<float>& a, const pl::Tensor<float>& b) {
+  auto am = pl::make_tile<float>(pl::Mat, {16, 16});
+  auto bm = pl::make_tile<float>(pl::Mat, {16, 16});
+  auto l = pl::make_tile<float>(pl::Left, {16, 16});
+  auto r = pl::make_tile<float>(pl::Right, {16, 16});
+  pl::load(am, a.slice(0, 16, 0, 16));
+  pl::load(bm, b.slice(0, 16, 0, 16));
+  pl::move(l, am);
+  pl::move(r, bm);
+  pl::matmul(acc, l, r);
+}
+
+/// Elements of the 16 x 16 `c` further from A x B (summed in double) than 16 float roundings.
+inline int product_16x16_mismatches(const pto::Tensor<float>& c, const pto::Tensor<float>& a, const pto::Tensor<float>& b) {
+  int bad = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t j = 0; j < 16; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < 16; ++k) s += static_cast<double>(a[i * 16 + k]) * static_cast<double>(b[k * 16 + j]);
+      bad += !(std::abs(static_cast<double>(c[i * 16 + j]) - s) <= 16 * 0x1p-22 * 16);
+    }
+  }
+  return bad;
 }
 
 }  // namespace pto::error_test

@@ -24,6 +24,7 @@ enum class RuntimeCheck : int32_t {
   instruction_budget,  // a = the budget (instructions per core)
   trap,                // pl::trap()
   assert_failed,       // a fatal pl::pto_assert
+  offset_negative,     // a = offset; axis (a Vec -> Mat move's offset)
 };
 
 struct CoreStatus {
@@ -36,7 +37,8 @@ struct CoreStatus {
 
 /// Reports one executed instruction to the pipeline model: `amount` is bytes for data movement
 /// and elements for vector instructions; `slots` the runtime slot of each tile access (in
-/// ir::tile_accesses order); [gm_lo, gm_hi) the GM elements touched (empty when lo == hi).
+/// ir::tile_accesses order); [gm_lo, gm_hi) the GM elements touched (empty when lo == hi), or
+/// for a Vec -> Mat move the destination part, flattened over the tile's rows.
 using ExecHook = void (*)(void* model, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
 /// Reports a synchronisation instruction: `event` is the flag event or mutex id, `slot` the tile
 /// slot of an automatic mutex (or -1).
@@ -72,6 +74,8 @@ struct CoreContext {
   DebugHook debug;
   void* launch;            // the emulator's state of the launch (debug output)
   int64_t budget;          // instructions this core may still run (loops charge their bodies per iteration)
+  uint8_t* peer[2];        // mix blocks: on the AIC the Vec arenas of AIV 0 and 1 (Acc -> Vec); on an
+                           // AIV, peer[0] is the Mat arena of its AIC (Vec -> Mat); else null
 };
 
 namespace abi {
@@ -90,6 +94,7 @@ inline constexpr size_t kCross = offsetof(CoreContext, cross);
 inline constexpr size_t kProgram = offsetof(CoreContext, program);
 inline constexpr size_t kDebug = offsetof(CoreContext, debug);
 inline constexpr size_t kBudget = offsetof(CoreContext, budget);
+inline constexpr size_t kPeer = offsetof(CoreContext, peer);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);

@@ -10,6 +10,7 @@ namespace pto::ir {
 struct TileAccess {
   TileRef tile;
   bool write;
+  bool remote = false;  // the tile lives in another core of the block (a cross-core move's destination)
 };
 
 /// Writes first, then reads in expression order. Empty for non-instructions and syncs.

@@ -38,6 +38,7 @@ namespace pto::ir {
   X(RowReduce)                  \
   X(Move)                       \
   X(Matmul)                     \
+  X(SetValid)                   \
   X(Section)                    \
   X(Debug)                      \
   X(Sync)
@@ -307,15 +308,47 @@ struct Sync : StmtNode, Instr {
 enum class CoreKind : uint8_t { AIC, AIV };
 const char* core_kind_name(CoreKind k);
 
-/// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed),
-/// Acc -> Vec on FIX and Vec -> Mat on MTE3 where the chip has the path. Sets the destination's
-/// valid extent to the source's (transposed: swapped).
+/// Acc -> Vec: which AIVs of the block receive an accumulator (PyPTO Pro's AccToVecMode).
+/// SingleModeVec0/1: all of it to AIV 0 / AIV 1. DualModeSplitM: AIV 0 gets the first
+/// ceil(m / 2) rows, AIV 1 the rest. DualModeSplitN: AIV 0 gets the first min(n, ceil32(n) / 2)
+/// columns (all of them when n <= 16), AIV 1 the rest. Each part lands at row 0, column 0 of the
+/// receiving AIV's tile slot.
+enum class AccToVec : uint8_t { SingleModeVec0, SingleModeVec1, DualModeSplitM, DualModeSplitN };
+const char* acc_to_vec_name(AccToVec m);
+
+/// How a Move copies. `cross_core`: the destination tile lives in another core of the block
+/// (Acc -> Vec on the AIC writes its AIVs' UB; Vec -> Mat on an AIV writes its AIC's L1).
+struct MoveAttrs {
+  bool transpose = false;                   // Mat -> Left/Right only
+  bool cross_core = false;
+  AccToVec split = AccToVec::SingleModeVec0;  // Acc -> Vec only
+  std::array<Expr, 2> offset;               // Vec -> Mat: where the source's valid region lands (empty: 0)
+};
+
+/// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed) sets
+/// the destination's valid extent to the source's (transposed: swapped). The cross-core paths,
+/// Acc -> Vec on FIX (converting float to half/bfloat16 on the way) and Vec -> Mat on MTE3,
+/// exist where the chip has them (a5) and write another core's tile: they move data only, and
+/// the receiving core declares the extent it got with SetValid (pl::set_validshape).
 struct Move : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Move;
   TileRef dst, src;
-  bool transpose;
-  Move(TileRef d, TileRef s, bool t, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), transpose(t) {}
-  static Stmt make(TileRef dst, TileRef src, bool transpose, Instr instr);
+  MoveAttrs attrs;
+  Move(TileRef d, TileRef s, MoveAttrs a, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), attrs(std::move(a)) {}
+  static Stmt make(TileRef dst, TileRef src, MoveAttrs attrs, Instr instr);
+};
+
+/// Declares the valid extent of a tile slot (pl::set_validshape) on the scalar pipe: rows x cols,
+/// within the tile's capacity. Needed for data another core moved in, and for reusing a tile
+/// for a shorter region without rewriting it.
+struct SetValid : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::SetValid;
+  TileRef tile;
+  Expr rows, cols;
+  SetValid(TileRef t, Expr r, Expr c, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), tile(std::move(t)), rows(std::move(r)), cols(std::move(c)) {}
+  static Stmt make(TileRef tile, Expr rows, Expr cols, Instr instr);
 };
 
 /// Cube matrix multiply on the M pipe: dst(Acc)[m, n] (+)= sum_k a(Left)[m, k] * b(Right)[k, n],

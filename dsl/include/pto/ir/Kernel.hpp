@@ -50,6 +50,8 @@ struct InstrInfo {
   DType dtype = DType::f32;                 // element type moved or produced
   int vector_ops = 0;                       // element-wise operations of a vector instruction
   bool gm_write = false;                    // a store (writes GM)
+  uint8_t peer_slots = 0;                   // a cross-core move: bit s for each core of the block (0 AIC, 1 and 2
+                                            // AIV 0 and 1) whose memory holds the destination it writes (tiles[0])
   bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user
 };
 

@@ -1,8 +1,12 @@
 #pragma once
 // Cube instructions and the mix-kernel structure (PyPTO Pro names).
 //   load   GM -> Mat                 (MTE2)  as for Vec tiles
-//   move   Mat -> Left / Right       (MTE1)  optionally transposed; Acc -> Vec (FIX) and
-//          Vec -> Mat (MTE3) on chips whose profile has the path (a5)
+//   move   Mat -> Left / Right       (MTE1)  optionally transposed
+//   move   Acc -> Vec                (FIX)   on the AIC, into its AIVs' UB (acc_to_vec_mode),
+//          converting float to half/bfloat16; where the profile has the path (a5), mix kernels
+//   move   Vec -> Mat                (MTE3)  on an AIV, into its AIC's L1 at `offset`; as above
+//   set_validshape(tile, rows, cols) (S)     declares a tile's valid extent: a core that received
+//          data through a cross-core move says how much it got (as in PyPTO Pro)
 //   matmul Left x Right -> Acc       (M)     half/bfloat16/float accumulate in float, int8 in int32
 //   store  Acc -> GM                 (FIX)   with a cast to the tensor's dtype (float -> half, ...)
 //   section_cube(f) / section_vector(f)      code that runs only on the AIC / the AIVs of a block
@@ -16,8 +20,21 @@
 
 namespace pto::lang {
 
+/// Acc -> Vec: which AIVs receive the accumulator. SingleModeVec0/1: all of it to AIV 0/1.
+/// DualModeSplitM: AIV 0 gets the first ceil(m / 2) rows, AIV 1 the other m - ceil(m / 2).
+/// DualModeSplitN: AIV 0 gets the first min(n, ceil32(n) / 2) columns, AIV 1 the rest.
+using AccToVecMode = ir::AccToVec;
+
+/// Where a Vec -> Mat move puts the source's valid region in the destination tile.
+struct Offset {
+  Int row = 0;
+  Int col = 0;
+};
+
 struct MoveOptions {
-  bool transpose = false;
+  bool transpose = false;                                       // Mat -> Left/Right
+  AccToVecMode acc_to_vec_mode = AccToVecMode::SingleModeVec0;  // Acc -> Vec
+  Offset offset{};                                              // Vec -> Mat
 };
 struct MatmulOptions {
   bool accumulate = false;
@@ -25,7 +42,8 @@ struct MatmulOptions {
 
 namespace detail {
 void emit_move(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
-               bool transpose, const std::source_location& loc);
+               const MoveOptions& options, const std::source_location& loc);
+void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& rows, const Int& cols, const std::source_location& loc);
 void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,
                  const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc);
 void emit_section(ir::CoreKind core, const std::function<void()>& body, const std::source_location& loc);
@@ -36,11 +54,19 @@ TileShape shape_of(const Tile<T>& t) {
 }
 }  // namespace detail
 
-/// A local copy between tiles of one dtype (see the table above for the paths).
-template <Element T>
-void move(const Tile<T>& dst, const Tile<T>& src, MoveOptions options = {},
+/// A local copy between tiles (see the table above for the paths). The element types match,
+/// except that Acc -> Vec may convert a float accumulator to half or bfloat16.
+template <Element T, Element U>
+  requires(std::is_same_v<T, U> || (std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)))
+void move(const Tile<T>& dst, const Tile<U>& src, MoveOptions options = {},
           std::source_location loc = std::source_location::current()) {
-  detail::emit_move(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), options.transpose, loc);
+  detail::emit_move(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), options, loc);
+}
+
+/// Declares that `tile` (its current slot) holds valid data in its first rows x cols.
+template <Element T>
+void set_validshape(const Tile<T>& tile, Int rows, Int cols, std::source_location loc = std::source_location::current()) {
+  detail::emit_set_valid(tile.ref(), detail::shape_of(tile), rows, cols, loc);
 }
 
 /// The accumulator type of a cube multiply of `In` elements.

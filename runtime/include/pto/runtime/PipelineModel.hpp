@@ -46,7 +46,7 @@ class CostModel {
   double store_cycles(ir::MemSpace src, double bytes) const;
   /// A vector instruction of `ops` element-wise operations over `elements` of `dtype`.
   double vector_cycles(DType dtype, double elements, int ops) const;
-  /// A local copy of `bytes` into `dst` (MTE1 into Left/Right).
+  /// A local copy of `bytes` into `dst`: MTE1 into Left/Right, FIX Acc -> Vec, MTE3 Vec -> Mat.
   double move_cycles(ir::MemSpace dst, double bytes) const;
   /// A cube multiply of `macs` multiply-accumulates on inputs of `dtype`, at the profile's peak.
   double matmul_cycles(DType dtype, double macs) const;
@@ -173,6 +173,7 @@ class CoreModel {
   struct Access {
     int64_t resource;  // tile slot id, or a GM tensor (see exec)
     bool write;
+    int64_t lo = 0, hi = 1, width = 0;  // the part touched (Touch); a tile slot is [0, 1)
   };
   /// Runs an instruction of `cycles` on `pipe`; returns its end time.
   double run(ir::Pipe pipe, double cycles, int instr = -1, std::span<const Access> tiles = {});
@@ -247,6 +248,7 @@ class CoreModel {
   std::map<int64_t, ResourceState> resources_;  // tile slot ids >= 0, GM tensor t as -(t + 1)
   GmRaceState own_gm_;
   std::vector<int64_t> group_base_;
+  std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by the block)
   std::vector<RaceReport> races_;
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
