@@ -59,7 +59,7 @@ class CoreValidator : public ir::Visitor {
     PTO_USER_CHECK(gibps > 0, site(*op)) << "the '" << chip_.name << "' chip profile has no " << ir::mem_space_name(from) << " -> "
                                          << ir::mem_space_name(to) << " path; pass the data through a GM workspace";
     PTO_USER_CHECK(k_.mode == ir::KernelMode::Mix, site(*op))
-        << "a " << ir::mem_space_name(from) << " -> " << ir::mem_space_name(to) << " move in a " << ir::kernel_mode_name(k_.mode)
+        << "the " << ir::mem_space_name(from) << " -> " << ir::mem_space_name(to) << " move is in a " << ir::kernel_mode_name(k_.mode)
         << " kernel: it connects the AIC and the AIVs of a mix kernel's block (put it in a section of a kernel with both)";
     instr(op, *op);
   }

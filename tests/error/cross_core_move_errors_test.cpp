@@ -54,7 +54,7 @@ TEST_CASE("an Acc -> Vec move in a cube kernel fails at launch: the path joins t
   auto y = pto::Tensor<float>::full({16, 16}, 3.0f);
   const auto y0 = copy_of(y);
   CHECK_HAS(user_error([&] { k[{.block_dim = 1}](a, y); }), "kernel 'acc_to_vec_cube'",
-            "a Acc -> Vec move in a cube kernel: it connects the AIC and the AIVs of a mix kernel's block", "pipe: FIX", PTO_AT(line));
+            "the Acc -> Vec move is in a cube kernel: it connects the AIC and the AIVs of a mix kernel's block", "pipe: FIX", PTO_AT(line));
   CHECK(same_bits(y, y0));
   check_usable_after_move_error();
 }

@@ -2,6 +2,8 @@
 // each test is named after the rule it checks and asserts exact cycles).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <pto/pto.hpp>
 
 namespace {
@@ -156,6 +158,20 @@ TEST_CASE("vector_cost_counts_every_fused_operation") {
   CHECK(cost.vector_cycles(pto::DType::f32, 8192, 1) == chip.issue_cycles + one_op);
   CHECK(cost.vector_cycles(pto::DType::f32, 8192, 3) == chip.issue_cycles + 3 * one_op);
   CHECK(cost.vector_cycles(pto::DType::f16, 8192, 1) == chip.issue_cycles + one_op / 2);
+}
+
+TEST_CASE("local_moves_cost_their_path_bandwidth_acc_to_vec_and_vec_to_mat_on_a5") {
+  const auto& chip = pto::ChipProfile::get("a5");
+  const CostModel cost(chip, 1);
+  const double bytes = 40 * 64 * 2;  // a 40 x 64 half tile
+  auto at = [&](double gibps) { return chip.issue_cycles + std::ceil(bytes / (gibps * 1073741824.0 / (chip.clock_ghz * 1e9))); };
+  CHECK(cost.move_cycles(pto::ir::MemSpace::Left, bytes) == at(chip.mat_to_left_gibps));
+  CHECK(cost.move_cycles(pto::ir::MemSpace::Right, bytes) == at(chip.mat_to_right_gibps));
+  CHECK(cost.move_cycles(pto::ir::MemSpace::Vec, bytes) == at(chip.acc_to_vec_gibps));  // FIX, Acc -> Vec
+  CHECK(cost.move_cycles(pto::ir::MemSpace::Mat, bytes) == at(chip.vec_to_mat_gibps));  // MTE3, Vec -> Mat
+  // Local paths do not share HBM: the same cost with every core of the chip active.
+  const CostModel all(chip, chip.aiv_count);
+  CHECK(all.move_cycles(pto::ir::MemSpace::Vec, bytes) == at(chip.acc_to_vec_gibps));
 }
 
 }  // namespace
