@@ -11,11 +11,13 @@
 //   AIV   O = PV_j + O e^(m - m')
 // and at the end each AIV writes O / l. The workspaces are per block and reused for every j: each
 // flag also tells the producer that its previous contents were consumed, so no extra flags are needed.
+// On a chip with the cross-core paths (a5) the kernel skips the workspaces: flash_attention_fused.hpp.
 #include <cmath>
 
 #include <tbb/parallel_for.h>
 
 #include "../common/Sample.hpp"
+#include "flash_attention_fused.hpp"
 
 namespace pto::samples::flash_attention {
 
@@ -25,6 +27,7 @@ struct Params {
   int64_t tq = 128, tkv = 128;  // query and key/value block rows
   std::string chip = "a2";
   bool timing = true;
+  bool fused = true;  // on chips with the cross-core paths, skip the GM workspaces (false: use them anyway)
 };
 
 /// Cross-core events.
@@ -51,7 +54,10 @@ auto make_kernel(Params p) {
                 "Q, K, V and O are all S x D");
     pl::require(D <= 128, "one head-dim tile: D must be at most 128");
     const int64_t q_blocks = (S + p.tq - 1) / p.tq, kv_blocks = (S + p.tkv - 1) / p.tkv;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    if (p.fused && has_cross_core_paths(p.chip)) {
+      (void)s_ws, (void)p_ws, (void)pv_ws;  // S, P and PV move between the cores' local memories
+      return attention_fused<T>(q, k, v, o, p.tq, p.tkv);
+    }
     using pl::Pipe;
 
     pl::section_cube([&] {
@@ -94,17 +100,8 @@ auto make_kernel(Params p) {
     pl::section_vector([&] {
       const int64_t half = (p.tq + 1) / 2;
       auto s = pl::make_tile<float>(pl::Vec, {half, p.tkv});
-      auto pr = pl::make_tile<float>(pl::Vec, {half, p.tkv});
-      auto pr_t = pl::make_tile<T>(pl::Vec, {half, p.tkv});
       auto pv = pl::make_tile<float>(pl::Vec, {half, D});
-      auto acc = pl::make_tile<float>(pl::Vec, {half, D});
-      auto out = pl::make_tile<T>(pl::Vec, {half, D});
-      auto m = pl::make_tile<float>(pl::Vec, {half, 1});
-      auto m_new = pl::make_tile<float>(pl::Vec, {half, 1});
-      auto row_max = pl::make_tile<float>(pl::Vec, {half, 1});
-      auto alpha = pl::make_tile<float>(pl::Vec, {half, 1});
-      auto l = pl::make_tile<float>(pl::Vec, {half, 1});
-      auto row_sum = pl::make_tile<float>(pl::Vec, {half, 1});
+      OnlineSoftmax<T> sm(half, p.tkv, D);
       auto block = pl::get_block_idx() / pl::get_subblock_num();
       auto blocks = pl::get_block_num() / pl::get_subblock_num();
       for (auto qb : pl::range(block, q_blocks, blocks)) {
@@ -113,31 +110,20 @@ auto make_kernel(Params p) {
         auto first = pl::get_subblock_idx() * ((qlen + 1) / 2);       // this AIV's rows of the block
         auto rows = pl::max(0, pl::min((qlen + 1) / 2, qlen - first));
         auto ws_row = block * p.tq + first;
-        m = -INFINITY;
-        l = 0.0f;
-        acc = 0.0f;
+        sm.start();
         for (auto j : pl::range(kv_blocks)) {
           auto klen = pl::min(p.tkv, S - j * p.tkv);
           pl::wait_cross_core(Pipe::MTE2, kScoresReady);
           pl::load(s, s_ws.slice(ws_row, rows, 0, klen));
-          pl::row_max(row_max, s);
-          // The first operand of each {rows, 1} expression sets its extent: this block's rows
-          // (m, l and acc start filled over the whole tile).
-          m_new = pl::max(row_max * scale, m);
-          pr = pl::exp(s * scale - m_new);
-          alpha = pl::exp(-(m_new - m));
-          pl::row_sum(row_sum, pr);
-          l = row_sum + l * alpha;
-          m = m_new;
-          pr_t = pl::cast<T>(pr);
-          pl::store(p_ws.slice(ws_row, rows, 0, klen), pr_t);
+          sm.scores(s);
+          pl::store(p_ws.slice(ws_row, rows, 0, klen), sm.probs);
           pl::set_cross_core(Pipe::MTE3, kProbsReady);
           pl::wait_cross_core(Pipe::MTE2, kValuesReady);
           pl::load(pv, pv_ws.slice(ws_row, rows, 0, D));
-          acc = pv + acc * alpha;
+          sm.values(pv);
         }
-        out = pl::cast<T>(acc / l);
-        pl::store(o.slice(q0 + first, rows, 0, D), out);
+        sm.finish();
+        pl::store(o.slice(q0 + first, rows, 0, D), sm.out);
       }
     });
   });
@@ -193,6 +179,7 @@ inline SampleInfo sample() {
       Params p = default_params<T>(args.chip);
       p.tq = args.param("tq", p.tq);
       p.tkv = args.param("tkv", p.tkv);
+      p.fused = args.param("fused", 1) != 0;
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto q = Tensor<T>::random({S, D}, 1), k = Tensor<T>::random({S, D}, 2), v = Tensor<T>::random({S, D}, 3);
       auto o = Tensor<T>::zeros({S, D});

@@ -1,0 +1,53 @@
+#pragma once
+// The vector cores' half of flash attention (both kernels of sample 06): the online softmax of
+// one AIV's query rows over the key blocks, carried in {rows, 1} tiles.
+//   start:  m = -inf, l = 0, O = 0
+//   scores: m' = max(m, rowmax(S_j) / sqrt(D)), P_j = exp(S_j / sqrt(D) - m'),
+//           alpha = e^(m - m'), l = l alpha + rowsum(P_j), m = m'; P_j rounded to T in `probs`
+//   values: O = PV_j + O alpha
+//   finish: out = O / l in T
+#include <cmath>
+
+#include <pto/pto.hpp>
+
+namespace pto::samples::flash_attention {
+
+namespace pl = pto::lang;
+
+template <class T>
+struct OnlineSoftmax {
+  pl::Tile<float> pr, acc, m, m_new, row_max, alpha, l, row_sum;
+  pl::Tile<T> probs, out;
+  float scale;
+
+  /// Tiles for `rows` query rows, `tkv` keys and head dimension D.
+  OnlineSoftmax(int64_t rows, int64_t tkv, int64_t D)
+      : pr(pl::make_tile<float>(pl::Vec, {rows, tkv})), acc(pl::make_tile<float>(pl::Vec, {rows, D})),
+        m(pl::make_tile<float>(pl::Vec, {rows, 1})), m_new(pl::make_tile<float>(pl::Vec, {rows, 1})),
+        row_max(pl::make_tile<float>(pl::Vec, {rows, 1})), alpha(pl::make_tile<float>(pl::Vec, {rows, 1})),
+        l(pl::make_tile<float>(pl::Vec, {rows, 1})), row_sum(pl::make_tile<float>(pl::Vec, {rows, 1})),
+        probs(pl::make_tile<T>(pl::Vec, {rows, tkv})), out(pl::make_tile<T>(pl::Vec, {rows, D})),
+        scale(1.0f / std::sqrt(static_cast<float>(D))) {}
+
+  void start() {
+    m = -INFINITY;
+    l = 0.0f;
+    acc = 0.0f;
+  }
+  /// The first operand of each {rows, 1} expression sets its extent: this block's rows (m, l and
+  /// acc start filled over the whole tile).
+  void scores(const pl::Tile<float>& s) {
+    pl::row_max(row_max, s);
+    m_new = pl::max(row_max * scale, m);
+    pr = pl::exp(s * scale - m_new);
+    alpha = pl::exp(-(m_new - m));
+    pl::row_sum(row_sum, pr);
+    l = row_sum + l * alpha;
+    m = m_new;
+    probs = pl::cast<T>(pr);
+  }
+  void values(const pl::Tile<float>& pv) { acc = pv + acc * alpha; }
+  void finish() { out = pl::cast<T>(acc / l); }
+};
+
+}  // namespace pto::samples::flash_attention
