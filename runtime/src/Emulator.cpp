@@ -16,6 +16,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/DebugOutput.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/support/DebugFormat.hpp"
@@ -521,6 +522,15 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       for (const auto& p : t.pipes) prof.instructions += p.instructions;
       prof.cores.push_back(t);
       for (const auto& r : models[b]->races()) prof.races.push_back(r);
+    }
+    if (k.race_check && block_dim > 1) {
+      std::vector<const CoreModel*> all(static_cast<size_t>(cores));
+      for (int c = 0; c < cores; ++c) all[c] = &*models[c];
+      auto between = find_block_races(k, all, layout.per_block, [&](int c) {
+        const int b = c / layout.per_block, slot = c % layout.per_block;
+        return fmt::format("block {}, {} {}", b, ir::core_kind_name(layout.kind(slot)), layout.number(b, slot));
+      });
+      prof.races.insert(prof.races.end(), between.begin(), between.end());
     }
     prof.device_us = prof.launch_overhead_us + slowest;
     prof.mac_util = mac_utilization(k, prof, block_dim);

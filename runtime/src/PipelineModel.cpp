@@ -50,6 +50,11 @@ double CostModel::matmul_cycles(DType dtype, double macs) const {
 // ------------------------------------------------------------------------------------ CoreModel
 
 std::string RaceReport::message() const {
+  if (between_blocks) {
+    return fmt::format("{} race on {} between blocks ({}x): {} and {} touch the same elements, and the blocks of a launch are "
+                       "never ordered; give each block its own region",
+                       kind, resource, count, first, second);
+  }
   return fmt::format("{} race on {} (core {}, {}x): {} and {} are not ordered by any flag, barrier or mutex", kind, resource, core,
                      count, first, second);
 }
@@ -234,6 +239,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   run(info.pipe, cycles, instr, tiles);
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
+    gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
   }
 }
 

@@ -447,10 +447,12 @@ Result run(const Options& o) {
   const int batch = std::max(1, o.batch);
   uint64_t round = 0;
   while (result.cases < o.cases) {
-    // Every fourth round is one random cube kernel (matmul with tails, K steps, transposed B).
+    // Every fourth round is one random cube kernel (matmul with tails, K steps, transposed B),
+    // every other one of those a mix kernel (samples 04 and 06 on a2 and a5).
     if (++round % 4 == 0) {
       std::string description;
-      const std::string what = detail::run_cube_case(o.seed * 1000003 + round, &description);
+      const uint64_t seed = o.seed * 1000003 + round;
+      const std::string what = round % 8 == 0 ? detail::run_mix_case(seed, &description) : detail::run_cube_case(seed, &description);
       result.cases += 1;
       if (!what.empty()) {
         ++result.mismatches;

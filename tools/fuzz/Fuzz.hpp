@@ -1,7 +1,8 @@
 #pragma once
 // The differential fuzzer: random kernels — expression trees over every tile operation and dtype,
 // random shapes with tails, tile sizes, group depths and block_dims, and (one round in four) cube
-// kernels: matmul with tails, K steps, transposed B, L1/L0 depths — run on the JIT (O2) and on the
+// kernels: matmul with tails, K steps, transposed B, L1/L0 depths, and mix kernels (samples 04 and
+// 06 on a2 through GM workspaces and on a5 through the cross-core moves) — run on the JIT (O2) and on the
 // reference interpreter, and compared element by element (and by simulated cycles). A vector
 // mismatch is shrunk to a minimal kernel and printed as C++; a cube one is printed as its parameters.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Random cube kernels for the differential fuzzer (see Fuzz.hpp).
+// Random cube and mix kernels for the differential fuzzer (see Fuzz.hpp).
 #include <cstdint>
 #include <string>
 
@@ -9,5 +9,8 @@ namespace pto::fuzz::detail {
 /// every output element and on the simulated time, else the first difference. `description`
 /// receives the case's parameters.
 std::string run_cube_case(uint64_t seed, std::string* description);
+
+/// The same for a random mix kernel (samples 04 and 06 on chips a2 and a5): FuzzMix.cpp.
+std::string run_mix_case(uint64_t seed, std::string* description);
 
 }  // namespace pto::fuzz::detail

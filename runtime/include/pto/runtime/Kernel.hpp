@@ -128,6 +128,12 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
 
   Launcher operator[](LaunchConfig config) const { return Launcher(this, std::move(config)); }
 
+  /// The same kernel body under other options (another chip, the interpreter, timing off, ...):
+  /// a separate kernel with its own specialisations.
+  Kernel with_options(JitOptions options, std::source_location loc = std::source_location::current()) const {
+    return Kernel(std::move(options), body_, loc);
+  }
+
  private:
   detail::LaunchArgs pack(const LaunchConfig& config, const detail::host_arg_t<Ps>&... args) const {
     detail::LaunchArgs a;

@@ -101,7 +101,8 @@ struct RaceReport {
   std::string resource;  // "tile t0 slot 1" or "GM arg2"
   int first_instr = -1, second_instr = -1;
   std::string first, second;  // "#3 load ... [MTE2] at file:line"
-  uint64_t count = 0;         // occurrences on this core
+  uint64_t count = 0;         // occurrences on this core (between blocks: in the launch)
+  bool between_blocks = false;  // two blocks of the launch touch the same GM elements
   std::string message() const;
 };
 
@@ -144,6 +145,14 @@ struct TouchHistory {
     return older[((next - i) % n + n) % n];
   }
 };
+/// One GM access of a core, kept for the check between blocks (BlockRaces.hpp).
+struct GmSpan {
+  int tensor;
+  Touch touch;  // the region; touch.instr is the instruction
+  bool write;
+  int pipe;
+};
+
 /// Per resource, the recent reads and writes of every pipe of every core of a block.
 struct ResourceState {
   std::array<TouchHistory, kClockWidth> writes{}, reads{};
@@ -201,6 +210,8 @@ class CoreModel {
 
   CoreTiming timing() const;
   const std::vector<RaceReport>& races() const { return races_; }
+  /// Every GM access of the core, in program order (race-checked launches only).
+  const std::vector<GmSpan>& gm_spans() const { return gm_spans_; }
   /// A deadlock or a sync misuse: the reason and the instruction, if any.
   const std::optional<std::pair<std::string, int>>& failure() const { return failure_; }
 
@@ -250,6 +261,7 @@ class CoreModel {
   std::vector<int64_t> group_base_;
   std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by the block)
   std::vector<RaceReport> races_;
+  std::vector<GmSpan> gm_spans_;
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
