@@ -418,12 +418,23 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   const int cores = block_dim * layout.per_block;
   std::vector<CoreStatus> status(static_cast<size_t>(cores));
   const ChipProfile& chip = *k.chip;
-  std::array<bool, kPipeCount> moves_gm{};
+  // HBM is shared by the cores that move GM data, and within a core by its pipes that do; an AIV
+  // (tiles in Vec) and an AIC (Mat, Acc) use different pipes, so each kind gets its own share.
+  std::array<std::array<bool, kPipeCount>, 2> moves_gm{};  // [ir::CoreKind][pipe]
   for (const auto& info : k.ir.instrs) {
-    if (info.tensor >= 0) moves_gm[static_cast<int>(info.pipe)] = true;
+    if (info.tensor < 0 || info.tiles.empty()) continue;
+    const bool aiv = k.ir.groups[info.tiles[0].first].space == ir::MemSpace::Vec;
+    moves_gm[static_cast<size_t>(aiv ? ir::CoreKind::AIV : ir::CoreKind::AIC)][static_cast<int>(info.pipe)] = true;
   }
-  const int gm_pipes = static_cast<int>(std::count(moves_gm.begin(), moves_gm.end(), true));
-  const CostModel cost(chip, cores, gm_pipes);
+  auto gm_pipes = [&](ir::CoreKind kind) {
+    const auto& m = moves_gm[static_cast<size_t>(kind)];
+    return static_cast<int>(std::count(m.begin(), m.end(), true));
+  };
+  int gm_cores = 0;
+  for (int slot = 0; slot < layout.per_block; ++slot) gm_cores += gm_pipes(layout.kind(slot)) > 0 ? block_dim : 0;
+  const std::array<CostModel, 2> costs{CostModel(chip, std::max(1, gm_cores), gm_pipes(ir::CoreKind::AIC)),
+                                       CostModel(chip, std::max(1, gm_cores), gm_pipes(ir::CoreKind::AIV))};
+  const CostModel& cost = costs[0];  // cycles_to_us is the same for both
   std::vector<std::optional<CoreModel>> models(k.instrumented ? cores : 0);
   std::vector<GmRaceState> gm_state(layout.per_block > 1 && k.instrumented ? block_dim : 0);
   std::vector<std::optional<MixBlock::Deadlock>> deadlocks(layout.per_block > 1 ? block_dim : 0);
@@ -440,7 +451,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
                       subblocks, nullptr, &cross_hook, k.program, &debug_hook, &debug_log, k.instruction_budget};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
     if (k.instrumented) {
-      ctx.model = &models[c].emplace(&k, cost, layout.number(b, slot), k.race_check, slot,
+      ctx.model = &models[c].emplace(&k, costs[static_cast<size_t>(kind)], layout.number(b, slot), k.race_check, slot,
                                      gm_state.empty() ? nullptr : &gm_state[b], static_cast<int>(kind));
       models[c]->record_spans(record);
     }
@@ -546,7 +557,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       }
     }
   }
-  prof.gm_pipes = gm_pipes;
+  prof.gm_pipes = std::max(gm_pipes(ir::CoreKind::AIV), gm_pipes(ir::CoreKind::AIC));
   prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
   detail::notify_launch(prof);

@@ -7,7 +7,8 @@
 //   AIC  P_j V_j in L0C, moved into the AIVs' UB, flag PV; AIV: O = PV_j + O e^(m - m')
 // Cross-core moves carry data only, so each receiver declares what it got (set_validshape),
 // and each buffer written across cores is handed back with a "free" flag once read: S has two
-// Vec slots (the cube may run one key block ahead), P one L1 tile, PV one Vec tile.
+// Vec slots (the cube computes S_{j+1} while the AIVs work on S_j: software pipelining across
+// the cores), P one L1 tile, PV two Vec slots.
 #include <cmath>
 #include <string>
 
@@ -38,45 +39,57 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
   using pl::Pipe;
   // Written across cores: S and PV by the AIC into the AIVs' UB, P by the AIVs into the AIC's L1.
   auto s_vec = pl::make_tile_group<float>(pl::Vec, {half, tkv}, {0, 1});
-  auto pv_vec = pl::make_tile<float>(pl::Vec, {half, D});
+  auto pv_vec = pl::make_tile_group<float>(pl::Vec, {half, D}, {2, 3});
   auto p_l1 = pl::make_tile<T>(pl::Mat, {tq, tkv});
 
   pl::section_cube([&] {
     auto q_l1 = pl::make_tile<T>(pl::Mat, {tq, D});
-    auto k_l1 = pl::make_tile<T>(pl::Mat, {tkv, D});
-    auto v_l1 = pl::make_tile<T>(pl::Mat, {tkv, D});
+    auto k_l1 = pl::make_tile_group<T>(pl::Mat, {tkv, D}, {0, 1});
+    auto v_l1 = pl::make_tile_group<T>(pl::Mat, {tkv, D}, {2, 3});
     auto q_l0 = pl::make_tile<T>(pl::Left, {tq, D});
     auto p_l0 = pl::make_tile<T>(pl::Left, {tq, tkv});
     auto kt_l0 = pl::make_tile<T>(pl::Right, {D, tkv});
     auto v_l0 = pl::make_tile<T>(pl::Right, {tkv, D});
-    auto s_acc = pl::make_tile<float>(pl::Acc, {tq, tkv});
+    auto s_acc = pl::make_tile_group<float>(pl::Acc, {tq, tkv}, {4, 5});
     auto pv_acc = pl::make_tile<float>(pl::Acc, {tq, D});
+    // S_j = Q_i K_j^T, moved into the AIVs' UB once both have read the S slot it goes to.
+    auto scores = [&](const pl::Int& j) {
+      auto k0 = j * tkv;
+      auto klen = pl::min(tkv, S - k0);
+      pl::load(k_l1.current(), k.slice(k0, klen, 0, D));
+      pl::move(kt_l0, k_l1.current(), {.transpose = true});  // K_j^T: D x klen
+      pl::matmul(s_acc.current(), q_l0, kt_l0);
+      pl::wait_cross_core(Pipe::FIX, kFusedScoresFree);
+      pl::move(s_vec.current(), s_acc.current(), {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
+      pl::set_cross_core(Pipe::FIX, kFusedScores);
+      k_l1.next();
+      s_acc.next();
+      s_vec.next();
+    };
     pl::set_cross_core(Pipe::MTE1, kFusedProbsFree);  // P's L1 tile starts free
     for (auto qb : pl::range(pl::get_block_idx(), q_blocks, pl::get_block_num())) {
       auto q0 = qb * tq;
       auto qlen = pl::min(tq, S - q0);
       pl::load(q_l1, q.slice(q0, qlen, 0, D));
       pl::move(q_l0, q_l1);
+      scores(0);
       for (auto j : pl::range(kv_blocks)) {
+        // Software pipelining: S_{j+1} is computed while the AIVs turn S_j into P_j.
+        pl::if_(j + 1 < kv_blocks, [&] { scores(j + 1); });
         auto k0 = j * tkv;
         auto klen = pl::min(tkv, S - k0);
-        pl::load(k_l1, k.slice(k0, klen, 0, D));
-        pl::move(kt_l0, k_l1, {.transpose = true});  // K_j^T: D x klen
-        pl::matmul(s_acc, q_l0, kt_l0);
-        pl::wait_cross_core(Pipe::FIX, kFusedScoresFree);  // both AIVs have read this S slot
-        pl::move(s_vec.current(), s_acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
-        pl::set_cross_core(Pipe::FIX, kFusedScores);
-        s_vec.next();
-        pl::load(v_l1, v.slice(k0, klen, 0, D));
-        pl::move(v_l0, v_l1);
+        pl::load(v_l1.current(), v.slice(k0, klen, 0, D));
+        pl::move(v_l0, v_l1.current());
+        v_l1.next();
         pl::wait_cross_core(Pipe::MTE1, kFusedProbs);  // both AIVs moved their rows of P_j in
         pl::set_validshape(p_l1, qlen, klen);
         pl::move(p_l0, p_l1);
         pl::set_cross_core(Pipe::MTE1, kFusedProbsFree);
         pl::matmul(pv_acc, p_l0, v_l0);
         pl::wait_cross_core(Pipe::FIX, kFusedValuesFree);
-        pl::move(pv_vec, pv_acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
+        pl::move(pv_vec.current(), pv_acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
         pl::set_cross_core(Pipe::FIX, kFusedValues);
+        pv_vec.next();
       }
     }
   });
@@ -84,7 +97,7 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
   pl::section_vector([&] {
     OnlineSoftmax<T> sm(half, tkv, D);
     for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::V, kFusedScoresFree);  // both S slots start free
-    pl::set_cross_core(Pipe::V, kFusedValuesFree);
+    for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::V, kFusedValuesFree);  // both PV slots start free
     auto block = pl::get_block_idx() / pl::get_subblock_num();
     auto blocks = pl::get_block_num() / pl::get_subblock_num();
     for (auto qb : pl::range(block, q_blocks, blocks)) {
@@ -92,22 +105,30 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
       auto qlen = pl::min(tq, S - q0);
       auto first = pl::get_subblock_idx() * ((qlen + 1) / 2);  // DualModeSplitM's split of the block's rows
       auto rows = pl::max(0, pl::min((qlen + 1) / 2, qlen - first));
-      sm.start();
-      for (auto j : pl::range(kv_blocks)) {
-        auto klen = pl::min(tkv, S - j * tkv);
+      // P_j from S_j, moved into the AIC's L1 once it has taken the previous P out.
+      auto probs = [&](const pl::Int& j) {
         auto s = s_vec.current();
         pl::wait_cross_core(Pipe::V, kFusedScores);
-        pl::set_validshape(s, rows, klen);
+        pl::set_validshape(s, rows, pl::min(tkv, S - j * tkv));
         sm.scores(s);
         pl::set_cross_core(Pipe::V, kFusedScoresFree);  // V has read S: the cube may refill the slot
         s_vec.next();
         pl::wait_cross_core(Pipe::MTE3, kFusedProbsFree);
         pl::move(p_l1, sm.probs, {.offset = {first, 0}});
         pl::set_cross_core(Pipe::MTE3, kFusedProbs);
+      };
+      sm.start();
+      probs(0);
+      for (auto j : pl::range(kv_blocks)) {
+        // Software pipelining: P_{j+1} is computed while the cube works on P_j V_j; PV_j is then
+        // rescaled by step j's alpha, kept aside before step j + 1 replaces it.
+        sm.hold_alpha();
+        pl::if_(j + 1 < kv_blocks, [&] { probs(j + 1); });
         pl::wait_cross_core(Pipe::V, kFusedValues);
-        pl::set_validshape(pv_vec, rows, D);
-        sm.values(pv_vec);
+        pl::set_validshape(pv_vec.current(), rows, D);
+        sm.values(pv_vec.current(), sm.alpha_held);
         pl::set_cross_core(Pipe::V, kFusedValuesFree);
+        pv_vec.next();
       }
       sm.finish();
       pl::store(o.slice(q0 + first, rows, 0, D), sm.out);

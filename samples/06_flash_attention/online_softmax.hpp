@@ -4,7 +4,7 @@
 //   start:  m = -inf, l = 0, O = 0
 //   scores: m' = max(m, rowmax(S_j) / sqrt(D)), P_j = exp(S_j / sqrt(D) - m'),
 //           alpha = e^(m - m'), l = l alpha + rowsum(P_j), m = m'; P_j rounded to T in `probs`
-//   values: O = PV_j + O alpha
+//   values: O = PV_j + O alpha (or the alpha held from step j when step j + 1 ran first)
 //   finish: out = O / l in T
 #include <cmath>
 
@@ -16,7 +16,7 @@ namespace pl = pto::lang;
 
 template <class T>
 struct OnlineSoftmax {
-  pl::Tile<float> pr, acc, m, m_new, row_max, alpha, l, row_sum;
+  pl::Tile<float> pr, acc, m, m_new, row_max, alpha, l, row_sum, alpha_held;
   pl::Tile<T> probs, out;
   float scale;
 
@@ -26,6 +26,7 @@ struct OnlineSoftmax {
         m(pl::make_tile<float>(pl::Vec, {rows, 1})), m_new(pl::make_tile<float>(pl::Vec, {rows, 1})),
         row_max(pl::make_tile<float>(pl::Vec, {rows, 1})), alpha(pl::make_tile<float>(pl::Vec, {rows, 1})),
         l(pl::make_tile<float>(pl::Vec, {rows, 1})), row_sum(pl::make_tile<float>(pl::Vec, {rows, 1})),
+        alpha_held(pl::make_tile<float>(pl::Vec, {rows, 1})),
         probs(pl::make_tile<T>(pl::Vec, {rows, tkv})), out(pl::make_tile<T>(pl::Vec, {rows, D})),
         scale(1.0f / std::sqrt(static_cast<float>(D))) {}
 
@@ -46,7 +47,11 @@ struct OnlineSoftmax {
     m = m_new;
     probs = pl::cast<T>(pr);
   }
-  void values(const pl::Tile<float>& pv) { acc = pv + acc * alpha; }
+  void values(const pl::Tile<float>& pv) { values(pv, alpha); }
+  /// values() with the alpha of an earlier step (software pipelining: see hold_alpha).
+  void values(const pl::Tile<float>& pv, const pl::Tile<float>& step_alpha) { acc = pv + acc * step_alpha; }
+  /// Keeps this step's alpha for values() while the next scores() computes its own.
+  void hold_alpha() { alpha_held = alpha; }
   void finish() { out = pl::cast<T>(acc / l); }
 };
 

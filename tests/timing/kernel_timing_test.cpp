@@ -1,6 +1,8 @@
 // The pipeline model on whole kernels: sync modes, double buffering, races, determinism.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 
 #include "02_softmax/softmax.hpp"
 #include "common/SampleProfiles.hpp"
@@ -105,6 +107,31 @@ TEST_CASE("more_cores_stop_helping_a_gm_bound_kernel") {
   const double t1 = us(1), t8 = us(8), t48 = us(48);
   CHECK(t8 < t1 / 4);          // scales while each core's own path is the limit
   CHECK(t48 > t8 / 6 * 0.9);   // but 6x the cores is far from 6x faster: HBM is shared
+}
+
+TEST_CASE("hbm_is_shared_by_the_cores_and_pipes_that_move_gm_data_per_core_kind") {
+  // A mix kernel whose AIVs never touch GM: 24 AICs load one {64, 64} f32 tile each (MTE2, their
+  // only GM pipe); the AIVs only wait for the cube's flag. Each AIC's load gets 1/24 of HBM, not
+  // 1/72 (all cores) or 1/48 (cores x GM pipes of the kernel).
+  const auto k = pl::jit({.name = "aic_loads_only", .auto_mutex = true}, [](pl::Tensor<float> a) {
+    pl::section_cube([&] {
+      auto m = pl::make_tile<float>(pl::Mat, {64, 64});
+      pl::load(m, a.slice(pl::get_block_idx() * 64, 64, 0, 64));
+      pl::set_cross_core(pl::Pipe::MTE2, 0);
+    });
+    pl::section_vector([&] { pl::wait_cross_core(pl::Pipe::V, 0); });
+  });
+  const int blocks = 24;
+  auto a = pto::Tensor<float>::random({64 * blocks, 64}, 1);
+  const auto p = k[{.block_dim = blocks}].run_sync(a);
+  const auto& chip = pto::ChipProfile::get("a2");
+  const double bytes = 64 * 64 * 4;
+  const double path = chip.gm_to_mat_gibps * 1073741824.0 / (chip.clock_ghz * 1e9);
+  const double share = chip.hbm_gbps * 1e9 / blocks / (chip.clock_ghz * 1e9);
+  REQUIRE(share < path);  // HBM, not the core's own path, is the limit here
+  const double expected = chip.issue_cycles + std::ceil(bytes / share);
+  CHECK(p.cores[0].pipes[static_cast<int>(pto::ir::Pipe::MTE2)].busy == expected);
+  CHECK(pto::CostModel(chip, blocks, 1).load_cycles(pto::ir::MemSpace::Mat, bytes) == expected);
 }
 
 TEST_CASE("launch_profile_counts_bytes_and_instructions") {

@@ -35,8 +35,9 @@ inline constexpr int kCoresPerBlock = 3;
 inline constexpr int kClockWidth = kPipeCount * kCoresPerBlock;
 
 /// Cycle costs of instructions on one chip, for a launch of `active_cores` cores sharing HBM.
-/// HBM is split evenly among the cores and, within a core, among the `gm_pipes` pipes that move
-/// GM data (MTE2, MTE3, FIX), since they run at the same time.
+/// HBM is split evenly among the cores that move GM data and, within a core, among the
+/// `gm_pipes` pipes of its kind that do (MTE2, MTE3 on an AIV; MTE2, FIX on an AIC), since they
+/// run at the same time. A mix launch has one CostModel per core kind.
 class CostModel {
  public:
   CostModel(const ChipProfile& chip, int active_cores, int gm_pipes = 1);
