@@ -454,6 +454,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       ctx.model = &models[c].emplace(&k, costs[static_cast<size_t>(kind)], layout.number(b, slot), k.race_check, slot,
                                      gm_state.empty() ? nullptr : &gm_state[b], static_cast<int>(kind));
       models[c]->record_spans(record);
+      models[c]->keep_gm_spans(k.race_check && block_dim > 1);  // for the check between blocks
     }
     return static_cast<CoreModel*>(ctx.model);
   };

@@ -68,9 +68,10 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
       group_base_.push_back(base);
       base += g.depth;
     }
-    shared_group_.assign(kernel_->ir.groups.size(), false);
     for (const auto& info : kernel_->ir.instrs) {
-      if (info.peer_slots) shared_group_[info.tiles.at(0).first] = true;
+      if (!info.peer_slots) continue;
+      if (shared_group_.empty()) shared_group_.assign(kernel_->ir.groups.size(), false);  // kernels with cross-core moves only
+      shared_group_[info.tiles.at(0).first] = true;
     }
   }
 }
@@ -229,7 +230,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
           tiles[k++] = {shared_tile_key(s, tile), write, part ? gm_lo : 0, part ? gm_hi : grp.rows * grp.cols, grp.cols};
         }
       }
-    } else if (shared_group_[g]) {
+    } else if (!shared_group_.empty() && shared_group_[g]) {
       tiles[k++] = {shared_tile_key(slot_, tile), write, 0, grp.rows * grp.cols, grp.cols};
     } else {
       tiles[k++] = {tile, write};
@@ -239,7 +240,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   run(info.pipe, cycles, instr, tiles);
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
-    gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
+    if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
   }
 }
 

@@ -3,7 +3,8 @@
 //     24 blocks, timing and race checking on) versus OpenBLAS sgemm with as many threads as the
 //     emulator's host pool, side by side (ratio: OpenBLAS time / emulated time, target >= 0.5 for
 //     float). The half path widens to float for OpenBLAS (counted in its time).
-//   * flash attention forward at 2048 x 128 (half), emulated (target: under a second).
+//   * flash attention forward at 2048 x 128 (half), emulated (target: under a second), on a2
+//     through GM workspaces and on a5 fused through the cross-core moves (host ratio printed).
 #include "03_matmul/matmul.hpp"
 #include "06_flash_attention/flash_attention.hpp"
 #include "RatioReporter.hpp"
@@ -64,9 +65,14 @@ BENCHMARK(BM_MatmulOpenBLAS<float>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMill
 BENCHMARK(BM_MatmulEmulated<pto::half>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_MatmulOpenBLAS<pto::half>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+/// Arg 0: chip a2 (S, P and PV through GM workspaces); arg 1: chip a5 (fused through the
+/// cross-core moves, pipelined across the cores). The counter device_us is the simulated time.
 void BM_FlashAttention2048x128(benchmark::State& state) {
-  const auto p = fa::default_params<pto::half>("a2");
-  static const auto kernel = fa::make_kernel<pto::half>(p);
+  const bool a5 = state.range(0) == 1;
+  const auto p = fa::default_params<pto::half>(a5 ? "a5" : "a2");
+  static const auto on_a2 = fa::make_kernel<pto::half>(fa::default_params<pto::half>("a2"));
+  static const auto on_a5 = fa::make_kernel<pto::half>(fa::default_params<pto::half>("a5"));
+  const auto& kernel = a5 ? on_a5 : on_a2;
   constexpr int64_t S = 2048, D = 128;
   constexpr int kBlocks = 16;
   auto q = pto::Tensor<pto::half>::random({S, D}, 1), k = pto::Tensor<pto::half>::random({S, D}, 2);
@@ -77,8 +83,9 @@ void BM_FlashAttention2048x128(benchmark::State& state) {
     pto::synchronize();
   }
   state.counters["device_us"] = pto::last_launch()->device_us;
+  state.counters["mac_util"] = pto::last_launch()->mac_util;
 }
-BENCHMARK(BM_FlashAttention2048x128)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_FlashAttention2048x128)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 }  // namespace
 
@@ -92,5 +99,7 @@ int main(int argc, char** argv) {
        {"matmul f16 1024^3 OpenBLAS/emulated", "BM_MatmulOpenBLAS<pto::half>/1024/min_time:1.000/real_time",
         "BM_MatmulEmulated<pto::half>/1024/min_time:1.000/real_time"},
        {"matmul f16 2048^3 OpenBLAS/emulated", "BM_MatmulOpenBLAS<pto::half>/2048/min_time:1.000/real_time",
-        "BM_MatmulEmulated<pto::half>/2048/min_time:1.000/real_time"}});
+        "BM_MatmulEmulated<pto::half>/2048/min_time:1.000/real_time"},
+       {"flash attention host time a5 fused / a2 workspaces", "BM_FlashAttention2048x128/1/min_time:1.000/real_time",
+        "BM_FlashAttention2048x128/0/min_time:1.000/real_time"}});
 }

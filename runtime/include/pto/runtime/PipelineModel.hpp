@@ -211,7 +211,9 @@ class CoreModel {
 
   CoreTiming timing() const;
   const std::vector<RaceReport>& races() const { return races_; }
-  /// Every GM access of the core, in program order (race-checked launches only).
+  /// Keeps every GM access of a race-checked core (for the check between blocks); off by default.
+  void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
+  /// Every GM access of the core, in program order (with keep_gm_spans).
   const std::vector<GmSpan>& gm_spans() const { return gm_spans_; }
   /// A deadlock or a sync misuse: the reason and the instruction, if any.
   const std::optional<std::pair<std::string, int>>& failure() const { return failure_; }
@@ -260,9 +262,11 @@ class CoreModel {
   std::map<int64_t, ResourceState> resources_;  // tile slot ids >= 0, GM tensor t as -(t + 1)
   GmRaceState own_gm_;
   std::vector<int64_t> group_base_;
-  std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by the block)
+  std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by
+                                    // the block); empty when the kernel has no cross-core moves
   std::vector<RaceReport> races_;
   std::vector<GmSpan> gm_spans_;
+  bool keep_gm_spans_ = false;
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
