@@ -12,7 +12,7 @@
 // On a chip with an L0C -> UB path (the a5 profile) the epilogue is fused without the GM round
 // trip: the AIC moves each finished accumulator straight into its AIVs' UB (Acc -> Vec on FIX,
 // rows split between the two AIVs), and the AIVs hand each Vec slot back with a cross-core flag
-// once they have read it (two slots: the cube runs up to two tiles ahead).
+// once they have read it (see cube_tiles_then_vector).
 #include "../03_matmul/matmul.hpp"
 
 namespace pto::samples::matmul_bias_relu {
@@ -33,54 +33,63 @@ inline HalfRows half_rows(const pl::Int& mlen, const pl::Int& sub) {
   return {first, pl::max(0, pl::min(half, mlen - first))};
 }
 
-/// The mix structure samples 04 and 05 share. section_cube: sample 03's tile loop, each finished
-/// float tile stored into the workspace `ws` and announced with set_cross_core. section_vector:
-/// `make_epilogue()` declares the AIV's tiles once and returns `epilogue(row, rows, n0, nlen)`,
-/// traced for this AIV's half of the rows of each tile after waiting for the tile's flag.
+/// True when `chip` moves L0C to UB directly (the fused epilogue needs no workspace).
+inline bool has_acc_to_vec(const std::string& chip) { return ChipProfile::get(chip).acc_to_vec_gibps > 0; }
+
+/// The mix structure samples 04 and 05 share. section_cube: sample 03's tile loop; each finished
+/// float tile goes to the AIVs, announced with set_cross_core. section_vector: `make_epilogue()`
+/// declares the AIV's tiles once and returns `epilogue(c, row, rows, n0, nlen)`, traced for this
+/// AIV's half of the rows of each tile once they are in its float Vec tile `c`:
+///   * through the GM workspace `ws` (every chip): the cube stores the tile, the AIV loads its rows;
+///   * on a chip with the Acc -> Vec path (a5): the cube moves the accumulator into both AIVs' UB
+///     (DualModeSplitM), each AIV declares its rows (set_validshape) and hands the slot back with
+///     a flag once V has read it (two slots: the cube runs up to two tiles ahead).
 template <class T, class MakeEpilogue>
 void cube_tiles_then_vector(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const pl::Tensor<float>& ws, const Params& p,
                             MakeEpilogue&& make_epilogue) {
   const int64_t M = a.dim(0), N = b.dim(1);
   pl::require(ws.dim(0) == M && ws.dim(1) == N, "the workspace is M x N floats");
   const int64_t n_tiles = (N + p.tn - 1) / p.tn, tiles = (M + p.tm - 1) / p.tm * n_tiles;
+  const bool fused = has_acc_to_vec(p.chip);
+  // The AIVs' tile of C, in the same order on both sides (the cube writes it on the fused path).
+  auto c = pl::make_tile_group<float>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {0, 1});
   pl::section_cube([&] {
     matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
                             [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
-                              pl::store(ws.slice(m0, mlen, n0, nlen), acc);
+                              if (fused) {
+                                pl::wait_cross_core(pl::Pipe::FIX, kVecFree);  // one from each AIV
+                                pl::move(c.current(), acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
+                                c.next();
+                              } else {
+                                pl::store(ws.slice(m0, mlen, n0, nlen), acc);
+                              }
                               pl::set_cross_core(pl::Pipe::FIX, kTileReady);
                             });
   });
   pl::section_vector([&] {
     auto epilogue = make_epilogue();
+    if (fused) {
+      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(pl::Pipe::V, kVecFree);  // both slots start free
+    }
     auto block = pl::get_block_idx() / pl::get_subblock_num();  // this AIV's block (flattened index / 2)
     auto blocks = pl::get_block_num() / pl::get_subblock_num();
     for (auto t : pl::range(block, tiles, blocks)) {
       auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
       auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);
-      auto rows = half_rows(mlen, pl::get_subblock_idx());
-      pl::wait_cross_core(pl::Pipe::MTE2, kTileReady);
-      epilogue(m0 + rows.first, rows.count, n0, nlen);
+      auto rows = half_rows(mlen, pl::get_subblock_idx());  // also DualModeSplitM's split
+      if (fused) {
+        pl::wait_cross_core(pl::Pipe::V, kTileReady);
+        pl::set_validshape(c.current(), rows.count, nlen);
+      } else {
+        pl::wait_cross_core(pl::Pipe::MTE2, kTileReady);
+        pl::load(c.current(), ws.slice(m0 + rows.first, rows.count, n0, nlen));
+      }
+      epilogue(c.current(), m0 + rows.first, rows.count, n0, nlen);
+      if (fused) pl::set_cross_core(pl::Pipe::V, kVecFree);  // V has read the slot: the cube may refill it
+      c.next();
     }
   });
 }
-
-/// The epilogue of one tile: out = cast<T>(relu(c + bias)) for `rows` rows of c at `row` of Y.
-template <class T>
-struct BiasRelu {
-  pl::TileGroup<float> c;
-  pl::TileGroup<T> out;
-  pl::Tile<T> bias_row;
-
-  void operator()(const pl::Tensor<T>& bias, const pl::Tensor<T>& y, const pl::Int& row, const pl::Int& rows, const pl::Int& n0,
-                  const pl::Int& nlen) const {
-    pl::load(bias_row, bias.slice(0, 1, n0, nlen));
-    out.current() = pl::cast<T>(pl::relu(c.current() + pl::cast<float>(bias_row)));  // {1, n} broadcasts down
-    pl::store(y.slice(row, rows, n0, nlen), out.current());
-  }
-};
-
-/// True when `chip` moves L0C to UB directly (the fused epilogue needs no workspace).
-inline bool has_acc_to_vec(const std::string& chip) { return ChipProfile::get(chip).acc_to_vec_gibps > 0; }
 
 template <class T>
 auto make_kernel(Params p) {
@@ -89,52 +98,16 @@ auto make_kernel(Params p) {
     const int64_t M = a.dim(0), N = b.dim(1);
     pl::require(bias.rank() == 2 && bias.dim(0) == 1 && bias.dim(1) == N, "bias is a 1 x N tensor");
     pl::require(y.dim(0) == M && y.dim(1) == N, "Y is M x N");
-    auto make_epilogue = [&] {
-      return BiasRelu<T>{pl::make_tile_group<float>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {0, 1}),
-                         pl::make_tile_group<T>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {2, 3}), pl::make_tile<T>(pl::Vec, {1, p.tn})};
-    };
-    if (!has_acc_to_vec(p.chip)) {
-      cube_tiles_then_vector<T>(a, b, ws, p, [&] {
-        auto e = make_epilogue();
-        return [=, &bias, &y, &ws](const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) {
-          pl::load(e.c.current(), ws.slice(row, rows, n0, nlen));
-          e(bias, y, row, rows, n0, nlen);
-          e.c.next();
-          e.out.next();
-        };
-      });
-      return;
-    }
-    // The fused path: the Vec tiles are shared by name between the sections (the AIC writes its
-    // AIVs' slots, each AIV reads its own), rotated in the same tile order on both sides.
-    const int64_t n_tiles = (N + p.tn - 1) / p.tn, tiles = (M + p.tm - 1) / p.tm * n_tiles;
-    auto e = make_epilogue();
-    pl::section_cube([&] {
-      matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
-                              [&](const auto& acc, const pl::Int&, const pl::Int&, const pl::Int&, const pl::Int&) {
-                                pl::wait_cross_core(pl::Pipe::FIX, kVecFree);  // one from each AIV
-                                pl::move(e.c.current(), acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
-                                pl::set_cross_core(pl::Pipe::FIX, kTileReady);
-                                e.c.next();
-                              });
+    cube_tiles_then_vector<T>(a, b, ws, p, [&] {
+      auto out = pl::make_tile_group<T>(pl::Vec, {(p.tm + 1) / 2, p.tn}, {2, 3});
+      auto bias_row = pl::make_tile<T>(pl::Vec, {1, p.tn});
+      return [=, &bias, &y](const pl::Tile<float>& c, const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) {
+        pl::load(bias_row, bias.slice(0, 1, n0, nlen));
+        out.current() = pl::cast<T>(pl::relu(c + pl::cast<float>(bias_row)));  // {1, n} broadcasts down
+        pl::store(y.slice(row, rows, n0, nlen), out.current());
+        out.next();
+      };
     });
-    pl::section_vector([&] {
-      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(pl::Pipe::V, kVecFree);  // both slots start free
-      auto block = pl::get_block_idx() / pl::get_subblock_num();
-      auto blocks = pl::get_block_num() / pl::get_subblock_num();
-      for (auto t : pl::range(block, tiles, blocks)) {
-        auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
-        auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);
-        auto rows = half_rows(mlen, pl::get_subblock_idx());  // DualModeSplitM's split
-        pl::wait_cross_core(pl::Pipe::V, kTileReady);
-        pl::set_validshape(e.c.current(), rows.count, nlen);
-        e(bias, y, m0 + rows.first, rows.count, n0, nlen);
-        pl::set_cross_core(pl::Pipe::V, kVecFree);  // V has read the slot: the cube may refill it
-        e.c.next();
-        e.out.next();
-      }
-    });
-    (void)ws;  // unused on this path
   });
 }
 

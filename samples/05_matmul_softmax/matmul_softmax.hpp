@@ -1,6 +1,7 @@
 #pragma once
 // Sample 05: Y = softmax_rows(A x B), fused: the cube produces whole rows of C, the vector cores
-// normalise them as soon as a tile is ready (cross-core flags through a GM workspace).
+// normalise them as soon as a tile is ready (cross-core flags through a GM workspace, or on the
+// a5 profile straight from L0C into the AIVs' UB: sample 04's cube_tiles_then_vector).
 //
 // Softmax needs whole rows, so an output tile spans all N columns (N <= 512) and the tile height
 // tm shrinks to keep the Acc double buffer within L0C. The cube side is sample 04's; the vector
@@ -14,13 +15,17 @@ namespace pl = pto::lang;
 using matmul::Params;
 
 /// Tiles for an N-column softmax of `T` inputs: tn = N rounded up to 16, tm as tall as two float
-/// Acc slots allow, tk at most `tk` and as deep as two Right slots of tk x tn allow.
+/// Acc slots allow and as the AIV's UB allows for its half of the rows (two float slots of C, the
+/// float exp, two T output slots), tk at most `tk` and as deep as two Right slots of tk x tn allow.
 template <class T>
 Params params_for(int64_t N, const std::string& chip_name, int64_t tk) {
   const auto& chip = ChipProfile::get(chip_name);
   Params p;
   p.tn = (N + 15) / 16 * 16;
-  p.tm = std::max<int64_t>(16, std::min<int64_t>(128, chip.limits(ir::MemSpace::Acc).bytes / 2 / (p.tn * 4) / 16 * 16));
+  const int64_t by_acc = chip.limits(ir::MemSpace::Acc).bytes / 2 / (p.tn * 4);
+  const int64_t ub_row = (2 * 4 + 4) * p.tn + 2 * static_cast<int64_t>(sizeof(T)) * softmax::padded_cols<T>(p.tn) + 2 * 32;
+  const int64_t by_ub = 2 * (chip.limits(ir::MemSpace::Vec).bytes / ub_row);
+  p.tm = std::max<int64_t>(16, std::min<int64_t>({128, by_acc, by_ub}) / 16 * 16);
   const int64_t right_rows = chip.limits(ir::MemSpace::Right).bytes / 2 / (p.tn * static_cast<int64_t>(sizeof(T)));
   p.tk = std::max<int64_t>(16, std::min<int64_t>(tk, right_rows / 16 * 16));
   p.chip = chip_name;
@@ -36,19 +41,16 @@ auto make_kernel(Params p) {
     pl::require(y.dim(0) == M && y.dim(1) == N, "Y is M x N");
     matmul_bias_relu::cube_tiles_then_vector<T>(a, b, ws, p, [&] {
       const int64_t half = (p.tm + 1) / 2;
-      auto c = pl::make_tile_group<float>(pl::Vec, {half, p.tn}, {0, 1});
       auto e = pl::make_tile<float>(pl::Vec, {half, p.tn});
       auto out = pl::make_tile_group<T>(pl::Vec, {half, softmax::padded_cols<T>(p.tn)}, {2, 3});
       auto mx = pl::make_tile<float>(pl::Vec, {half, 1});
       auto sum = pl::make_tile<float>(pl::Vec, {half, 1});
-      return [=, &y, &ws](const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) mutable {
-        pl::load(c.current(), ws.slice(row, rows, n0, nlen));
-        pl::row_max(mx, c.current());
-        e = pl::exp(c.current() - mx);
+      return [=, &y](const pl::Tile<float>& c, const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) mutable {
+        pl::row_max(mx, c);
+        e = pl::exp(c - mx);
         pl::row_sum(sum, e);
         out.current() = pl::cast<T>(e / sum);
         pl::store(y.slice(row, rows, n0, nlen), out.current());
-        c.next();
         out.next();
       };
     });
