@@ -88,6 +88,14 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
   const bool gm_pipe = top == Pipe::MTE2 || top == Pipe::MTE3 || top == Pipe::FIX;
   const double path = path_bytes_per_cycle(chip, chip.gm_to_vec_gibps);
   const double share = chip.hbm_gbps * 1e9 / p.block_dim / std::max(1, p.gm_pipes) / (chip.clock_ghz * 1e9);
+  // FIX and MTE3 also move data between the cores' local memories (Acc -> Vec, Vec -> Mat): how
+  // much of the busiest pipe's time is that, rather than GM traffic.
+  double top_busy = 0, top_on_chip = 0;
+  for (const auto& c : p.cores) {
+    top_busy += c.pipes[static_cast<size_t>(top)].busy;
+    top_on_chip += c.pipes[static_cast<size_t>(top)].on_chip;
+  }
+  const double on_chip_frac = top_busy > 0 ? top_on_chip / top_busy : 0;
 
   if (p.launch_overhead_us >= 0.5 * p.device_us) {
     a.bottleneck = "launch-dominated";
@@ -103,6 +111,13 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
     a.bottleneck = "core imbalance";
     a.evidence.push_back(fmt::format("the slowest core takes {:.2f}x the mean", spread));
     a.suggestion = "spread tiles evenly: number them and assign them with a stride of block_num, keep tails from piling on one core";
+  } else if (gm_pipe && top_util >= 0.7 && on_chip_frac >= 0.5) {
+    a.bottleneck = "on-chip move-bound";
+    a.evidence.push_back(fmt::format("{} spends {:.0f}% of its busy time moving data between local memories (Acc -> Vec, Vec -> Mat), "
+                                     "not GM",
+                                     ir::pipe_name(top), 100 * on_chip_frac));
+    a.suggestion = "the path between the cores' memories is the limit: move fewer bytes across (convert to half on the way out of "
+                   "L0C, keep data in the core that uses it), or split the traffic between FIX (Acc -> Vec) and MTE3 (Vec -> Mat)";
   } else if (gm_pipe && top_util >= 0.7 && share < path) {
     a.bottleneck = "bandwidth-saturated";
     a.evidence.push_back(fmt::format("each GM pipe gets {:.1f} B/cycle of HBM, less than its own {:.1f} B/cycle path: more cores "

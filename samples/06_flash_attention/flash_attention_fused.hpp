@@ -38,7 +38,8 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
   const int64_t q_blocks = (S + tq - 1) / tq, kv_blocks = (S + tkv - 1) / tkv, half = (tq + 1) / 2;
   using pl::Pipe;
   // Written across cores: S and PV by the AIC into the AIVs' UB, P by the AIVs into the AIC's L1.
-  auto s_vec = pl::make_tile_group<float>(pl::Vec, {half, tkv}, {0, 1});
+  // S leaves L0C converted to T (half the FIX bytes for half/bfloat16 inputs); PV stays float.
+  auto s_vec = pl::make_tile_group<T>(pl::Vec, {half, tkv}, {0, 1});
   auto pv_vec = pl::make_tile_group<float>(pl::Vec, {half, D}, {2, 3});
   auto p_l1 = pl::make_tile<T>(pl::Mat, {tq, tkv});
 

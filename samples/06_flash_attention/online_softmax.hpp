@@ -7,6 +7,7 @@
 //   values: O = PV_j + O alpha (or the alpha held from step j when step j + 1 ran first)
 //   finish: out = O / l in T
 #include <cmath>
+#include <type_traits>
 
 #include <pto/pto.hpp>
 
@@ -37,10 +38,16 @@ struct OnlineSoftmax {
   }
   /// The first operand of each {rows, 1} expression sets its extent: this block's rows (m, l and
   /// acc start filled over the whole tile).
-  void scores(const pl::Tile<float>& s) {
+  /// S in float, or in T when it came out of L0C already converted (the fused kernel).
+  template <class S>
+  void scores(const pl::Tile<S>& s) {
     pl::row_max(row_max, s);
     m_new = pl::max(row_max * scale, m);
-    pr = pl::exp(s * scale - m_new);
+    if constexpr (std::is_same_v<S, float>) {
+      pr = pl::exp(s * scale - m_new);
+    } else {
+      pr = pl::exp(pl::cast<float>(s) * scale - m_new);
+    }
     alpha = pl::exp(-(m_new - m));
     pl::row_sum(row_sum, pr);
     l = row_sum + l * alpha;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "02_softmax/softmax.hpp"
+#include "06_flash_attention/flash_attention.hpp"
 #include "common/SampleProfiles.hpp"
 
 namespace {
@@ -54,6 +55,23 @@ TEST_CASE("many_cores_on_a_bandwidth_bound_kernel_saturate_hbm") {
 }
 
 TEST_CASE("a_few_cores_streaming_data_are_gm_bound") { CHECK(verdict(vector_add({}, 1 << 21, 4)) == "GM-bound"); }
+
+TEST_CASE("fused_flash_attention_on_a5_is_bound_by_its_on_chip_moves_not_gm") {
+  // S and PV leave L0C through FIX into the AIVs' UB (Acc -> Vec): FIX is the busiest pipe, but
+  // not with GM traffic.
+  namespace fa = pto::samples::flash_attention;
+  const auto p = fa::default_params<pto::half>("a5");
+  const auto kernel = fa::make_kernel<pto::half>(p);
+  const int64_t S = 1024, D = 128;
+  const int blocks = 8;
+  auto q = pto::Tensor<pto::half>::random({S, D}, 1), k = pto::Tensor<pto::half>::random({S, D}, 2);
+  auto v = pto::Tensor<pto::half>::random({S, D}, 3), o = pto::Tensor<pto::half>::zeros({S, D});
+  fa::Workspace<pto::half> ws(blocks, p, D);
+  const auto prof = kernel[{.block_dim = blocks}].run_sync(q, k, v, o, ws.scores, ws.probs, ws.values);
+  CHECK(verdict(prof) == "on-chip move-bound");
+  const auto fix = static_cast<size_t>(pto::ir::Pipe::FIX);
+  CHECK(prof.cores[0].pipes[fix].on_chip == prof.cores[0].pipes[fix].busy);  // the AIC's FIX never stores to GM here
+}
 
 TEST_CASE("a_vector_heavy_kernel_is_compute_bound") {
   const auto kernel = sm::make_kernel<float>({.buffers = 2});

@@ -64,8 +64,9 @@ class CostModel {
 };
 
 struct PipeTotals {
-  double busy = 0;  // cycles running instructions
-  double wait = 0;  // cycles held back by flags, barriers and mutexes
+  double busy = 0;     // cycles running instructions
+  double wait = 0;     // cycles held back by flags, barriers and mutexes
+  double on_chip = 0;  // of `busy`: moves between local memories (Mat -> L0, Acc -> Vec, Vec -> Mat), no GM
   uint64_t instructions = 0;
 };
 
