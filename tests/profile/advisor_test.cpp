@@ -4,7 +4,6 @@
 #include <set>
 
 #include "02_softmax/softmax.hpp"
-#include "06_flash_attention/flash_attention.hpp"
 #include "common/SampleProfiles.hpp"
 
 namespace {
@@ -56,21 +55,51 @@ TEST_CASE("many_cores_on_a_bandwidth_bound_kernel_saturate_hbm") {
 
 TEST_CASE("a_few_cores_streaming_data_are_gm_bound") { CHECK(verdict(vector_add({}, 1 << 21, 4)) == "GM-bound"); }
 
-TEST_CASE("fused_flash_attention_on_a5_is_bound_by_its_on_chip_moves_not_gm") {
-  // S and PV leave L0C through FIX into the AIVs' UB (Acc -> Vec): FIX is the busiest pipe, but
-  // not with GM traffic.
-  namespace fa = pto::samples::flash_attention;
-  const auto p = fa::default_params<pto::half>("a5");
-  const auto kernel = fa::make_kernel<pto::half>(p);
-  const int64_t S = 1024, D = 128;
-  const int blocks = 8;
-  auto q = pto::Tensor<pto::half>::random({S, D}, 1), k = pto::Tensor<pto::half>::random({S, D}, 2);
-  auto v = pto::Tensor<pto::half>::random({S, D}, 3), o = pto::Tensor<pto::half>::zeros({S, D});
-  fa::Workspace<pto::half> ws(blocks, p, D);
-  const auto prof = kernel[{.block_dim = blocks}].run_sync(q, k, v, o, ws.scores, ws.probs, ws.values);
+TEST_CASE("a_cube_streaming_its_accumulator_into_the_aivs_is_on_chip_move_bound_not_gm_bound") {
+  // The AIC moves one 128 x 128 float accumulator into its AIVs' UB 32 times (Acc -> Vec on FIX,
+  // 64 KB each); each AIV adds 1 to its half and hands the slot back. FIX is the busiest pipe,
+  // but with no GM traffic.
+  const auto kernel = pl::jit({.name = "acc_stream", .auto_mutex = true, .chip = "a5"}, [](pl::Tensor<float> a, pl::Tensor<float> y) {
+    auto v = pl::make_tile_group<float>(pl::Vec, {64, 128}, {0, 1});
+    pl::section_cube([&] {
+      auto m = pl::make_tile<float>(pl::Mat, {128, 128});
+      auto l = pl::make_tile<float>(pl::Left, {128, 128});
+      auto r = pl::make_tile<float>(pl::Right, {128, 128});
+      auto acc = pl::make_tile<float>(pl::Acc, {128, 128});
+      pl::load(m, a.slice(0, 128, 0, 128));
+      pl::move(l, m);
+      pl::move(r, m);
+      pl::matmul(acc, l, r);
+      for (auto i : pl::range(32)) {
+        (void)i;
+        pl::wait_cross_core(pl::Pipe::FIX, 1);
+        pl::move(v.current(), acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitM});
+        pl::set_cross_core(pl::Pipe::FIX, 0);
+        v.next();
+      }
+    });
+    pl::section_vector([&] {
+      auto out = pl::make_tile<float>(pl::Vec, {64, 128});
+      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(pl::Pipe::V, 1);
+      for (auto i : pl::range(32)) {
+        (void)i;
+        pl::wait_cross_core(pl::Pipe::V, 0);
+        pl::set_validshape(v.current(), 64, 128);
+        out = v.current() + 1.0f;
+        pl::set_cross_core(pl::Pipe::V, 1);
+        v.next();
+      }
+      pl::store(y.slice(pl::get_block_idx() * 64, 64, 0, 128), out);
+    });
+  });
+  const int blocks = 4;
+  auto a = pto::Tensor<float>::random({128, 128}, 1), y = pto::Tensor<float>::zeros({blocks * 128, 128});
+  const auto prof = kernel[{.block_dim = blocks}].run_sync(a, y);
+  CHECK(prof.races.empty());
   CHECK(verdict(prof) == "on-chip move-bound");
   const auto fix = static_cast<size_t>(pto::ir::Pipe::FIX);
   CHECK(prof.cores[0].pipes[fix].on_chip == prof.cores[0].pipes[fix].busy);  // the AIC's FIX never stores to GM here
+  CHECK(prof.cores[0].pipes[fix].busy > 0);
 }
 
 TEST_CASE("a_vector_heavy_kernel_is_compute_bound") {
