@@ -8,11 +8,13 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "04_matmul_bias_relu/matmul_bias_relu.hpp"
 
 namespace {
 
 namespace va = pto::samples::vector_add;
 namespace sm = pto::samples::softmax;
+namespace mbr = pto::samples::matmul_bias_relu;
 
 TEST_CASE("eight_threads_launching_shared_kernels_get_right_results") {
   static const auto add = va::make_kernel<float>({.tile = 1024});
@@ -50,6 +52,32 @@ TEST_CASE("eight_threads_launching_shared_kernels_get_right_results") {
   for (auto& th : threads) th.join();
   CHECK(done == kThreads * kLaunches);
   CHECK(wrong == 0);
+}
+
+TEST_CASE("four_threads_launching_a_mix_kernel_with_cross_core_moves_get_right_results_and_no_race") {
+  // Sample 04 on a5: fibers per block, the AIC writing its AIVs' UB (Acc -> Vec), the race checks
+  // within and between blocks, on several host threads at once.
+  static const auto k = mbr::make_kernel<float>({.tm = 32, .tn = 32, .tk = 32, .chip = "a5"});
+  const int kLaunches = std::getenv("PTO_STRESS_LAUNCHES") ? std::max(1, std::atoi(std::getenv("PTO_STRESS_LAUNCHES")) / 20) : 50;
+  std::atomic<int> wrong{0}, raced{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kLaunches; ++i) {
+        const int64_t M = 40 + 8 * ((t + i) % 3), N = 48, K = 40;
+        auto a = pto::Tensor<float>::random({M, K}, t * 100 + i), b = pto::Tensor<float>::random({K, N}, 3);
+        auto bias = pto::Tensor<float>::random({1, N}, 4), y = pto::Tensor<float>::zeros({M, N}), want = pto::Tensor<float>::zeros({M, N});
+        auto ws = pto::Tensor<float>::zeros({M, N});
+        mbr::reference(a, b, bias, want);
+        const auto p = k[{.block_dim = 1 + (i % 3)}].run_sync(a, b, bias, y, ws);  // on this host thread
+        if (pto::samples::max_abs_diff(y, want) > pto::samples::matmul::tolerance<float>(want, K)) ++wrong;
+        if (!p.races.empty()) ++raced;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(wrong == 0);
+  CHECK(raced == 0);
 }
 
 TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {

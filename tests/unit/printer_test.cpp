@@ -160,3 +160,33 @@ TEST_CASE("a traced kernel's instruction table holds the printed form of each in
         "  #1 vec t1[0] = (t0[0] * 2)\n"
         "  #2 store arg1[0 +: 1, 0 +: 64] <- t1[0]\n");
 }
+
+TEST_CASE("cross-core moves print their AccToVecMode or offset; set_validshape its extent; their facts fill the table") {
+  namespace pl = pto::lang;
+  const auto k = pl::jit({.name = "cross_print", .chip = "a5"}, [](pl::Tensor<float> a) {
+    auto v = pl::make_tile<float>(pl::Vec, {8, 16});
+    auto m = pl::make_tile<float>(pl::Mat, {16, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    pl::section_cube([&] { pl::move(v, acc, {.acc_to_vec_mode = pl::AccToVecMode::DualModeSplitN}); });
+    pl::section_vector([&] {
+      pl::load(v, a.slice(0, 8, 0, 16));
+      pl::move(m, v, {.offset = {pl::get_subblock_idx() * 8, 0}});
+      pl::set_validshape(v, 4, 16);
+    });
+  });
+  auto a = pto::Tensor<float>::zeros({16, 16});
+  const auto ck = k[{.block_dim = 1}].compile(a);
+  std::vector<std::string> texts;
+  for (const auto& info : ck->ir.instrs) {
+    if (!info.automatic) texts.push_back(info.text);
+  }
+  REQUIRE(texts.size() == 4);
+  CHECK(texts[0] == "move t0[0] <- t2[0] (DualModeSplitN)");
+  CHECK(texts[2] == "move t1[0] <- t0[0] at [(subblock_idx * 8), 0]");
+  CHECK(texts[3] == "set_validshape t0[0] = [4, 16]");
+  CHECK(ck->ir.instrs[0].pipe == ir::Pipe::FIX);
+  CHECK(ck->ir.instrs[0].peer_slots == 6);  // both AIVs' UB
+  CHECK(ck->ir.instrs[2].pipe == ir::Pipe::MTE3);
+  CHECK(ck->ir.instrs[2].peer_slots == 1);  // the AIC's L1
+  CHECK(ck->ir.instrs[3].pipe == ir::Pipe::S);
+}
