@@ -528,6 +528,38 @@ class CodeGen {
     report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
   }
 
+  /// A float row sum in one fixed order, the same on every host and in the interpreter: column c
+  /// goes to lane c % 8, each lane sums its columns in order from +0, and the lanes are combined
+  /// as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). The eight lanes of each full group of
+  /// columns are independent, so the SLP vectoriser makes them one vector add, with no reassociation.
+  Value* float_row_sum(const ir::Expr& value, Value* cols, const std::unordered_map<const ir::TileRead*, Value*>& rows, llvm::Type* ct) {
+    constexpr int kLanes = 8;
+    std::array<llvm::AllocaInst*, kLanes> lane{};
+    for (auto& l : lane) {
+      l = entry_alloca(ct);  // promoted to registers by mem2reg
+      b_.CreateStore(llvm::ConstantFP::get(ct, 0.0), l);
+    }
+    Value* groups = b_.CreateUDiv(cols, b_.getInt64(kLanes));
+    counted_loop(groups, [&](Value* g) {
+      for (int l = 0; l < kLanes; ++l) {
+        Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(kLanes)), b_.getInt64(l));
+        b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(ct, lane[l]), element(value, col, rows, ct)), lane[l]);
+      }
+    }, "sum8");
+    Value* full = b_.CreateMul(groups, b_.getInt64(kLanes));
+    counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last cols % 8 columns: column full + t to lane t
+      Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
+      for (int l = 0; l < kLanes; ++l) {
+        Value* cur = b_.CreateLoad(ct, lane[l]);
+        b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(t, b_.getInt64(l)), b_.CreateFAdd(cur, v), cur), lane[l]);
+      }
+    }, "sumtail");
+    std::array<Value*, kLanes> v{};
+    for (int l = 0; l < kLanes; ++l) v[l] = b_.CreateLoad(ct, lane[l]);
+    return b_.CreateFAdd(b_.CreateFAdd(b_.CreateFAdd(v[0], v[1]), b_.CreateFAdd(v[2], v[3])),
+                         b_.CreateFAdd(b_.CreateFAdd(v[4], v[5]), b_.CreateFAdd(v[6], v[7])));
+  }
+
   void row_reduce(const ir::RowReduce* op) {
     std::vector<const ir::TileRead*> leaves;
     collect_leaves(op->value, leaves);
@@ -548,28 +580,22 @@ class CodeGen {
         case ir::ReduceOp::Max: init = fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN)); break;
         case ir::ReduceOp::Min: init = fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX)); break;
       }
-      auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
-      b_.CreateStore(init, acc);
-      counted_loop(ext.cols, [&](Value* col) {
-        Value* v = element(op->value, col, rows, ct);
-        Value* cur = b_.CreateLoad(ct, acc);
-        Value* next;
-        if (op->op == ir::ReduceOp::Sum) {
-          if (fp) {
-            llvm::FastMathFlags fmf;
-            fmf.setAllowReassoc();
-            fmf.setNoSignedZeros();
-            next = b_.CreateFAdd(cur, v);
-            llvm::cast<llvm::Instruction>(next)->setFastMathFlags(fmf);
-          } else {
-            next = b_.CreateAdd(cur, v);
-          }
-        } else {
-          next = binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, fp);
-        }
-        b_.CreateStore(next, acc);
-      }, "c");
-      Value* result = b_.CreateLoad(ct, acc);
+      Value* result = nullptr;
+      if (fp && op->op == ir::ReduceOp::Sum) {
+        result = float_row_sum(op->value, ext.cols, rows, ct);
+      } else {
+        auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
+        b_.CreateStore(init, acc);
+        counted_loop(ext.cols, [&](Value* col) {
+          Value* v = element(op->value, col, rows, ct);
+          Value* cur = b_.CreateLoad(ct, acc);
+          Value* next = op->op == ir::ReduceOp::Sum
+                            ? b_.CreateAdd(cur, v)
+                            : binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, fp);
+          b_.CreateStore(next, acc);
+        }, "c");
+        result = b_.CreateLoad(ct, acc);
+      }
       // The destination is the source's dtype or float (a wider accumulator).
       result = convert(result, vdt, dg.dtype);
       b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));

@@ -278,10 +278,16 @@ Val reduce_init(Cls cls, ir::ReduceOp op) {
   return v;
 }
 
+float float_row_sum(const Val* v, int64_t cols) {
+  float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  for (int64_t c = 0; c < cols; ++c) lane[c % 8] += v[c].f;
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
 Val reduce_step(const CompiledExpr& x, ir::ReduceOp op, Val acc, Val v) {
   Val r{};
   if (x.cls == Cls::F) {
-    // Sum: sequential, in column order (the generated code may reassociate: see Interpreter.hpp).
+    // Sum: sequential, in column order (float row sums go through float_row_sum instead).
     // Max/Min: maxnum(acc, v); the accumulator is a loop phi, never known to be non-NaN.
     const bool v_known = x.nodes.back().never_nan;
     switch (op) {

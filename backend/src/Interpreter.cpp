@@ -396,7 +396,11 @@ class Runner {
       Val acc = reduce_init(x.cls, s->op);
       if (cols > 0) {
         const Val* v = eval_row(x, f_, scratch, cols);
-        for (int64_t c = 0; c < cols; ++c) acc = reduce_step(x, s->op, acc, v[c]);
+        if (x.cls == Cls::F && s->op == ir::ReduceOp::Sum) {
+          acc.f = float_row_sum(v, cols);
+        } else {
+          for (int64_t c = 0; c < cols; ++c) acc = reduce_step(x, s->op, acc, v[c]);
+        }
       }
       // The destination is the source's dtype or float (a wider accumulator).
       narrow(convert(acc, x.dtype, dg.dtype), dg.dtype, dst + r * dg.cols * des);

@@ -96,6 +96,8 @@ void fill_scalars(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n
 /// Returns the root's buffer.
 const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n);
 /// The row reduction step `acc op v` (Sum, Max, Min) as the generated reduction loop computes it.
+/// A float row sum in CodeGen::float_row_sum's fixed order (lane c % 8, then a tree of the lanes).
+float float_row_sum(const Val* v, int64_t cols);
 Val reduce_step(const CompiledExpr& x, ir::ReduceOp op, Val acc, Val v);
 /// The initial value of a row reduction.
 Val reduce_init(Cls cls, ir::ReduceOp op);

@@ -81,6 +81,9 @@ class Generator {
     e.root = node(e, t, 0);
     if (pick(4) == 0) {
       // Float sums are reassociated by the JIT (documented); max/min are exact everywhere.
+      // Float row sums are exact between the engines (one fixed order), but a summed expression
+      // with special values can still meet the max/min sign-of-zero and NaN lowering choices
+      // the interpreter does not model under SLP vectorisation: floats reduce by max and min.
       e.reduce = floating(t) ? 1 + pick(2) : pick(3);
     }
     return e;

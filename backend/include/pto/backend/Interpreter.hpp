@@ -5,10 +5,10 @@
 // so that it can serve as the oracle of differential tests of the code generator.
 //
 // What cannot be replicated exactly, and what the interpreter does instead:
-//  * a float row_sum is summed sequentially in column order; the generated code sums with
-//    `reassoc nsz` and LLVM vectorises it (partial sums, a tree at the end), so float row sums
-//    may differ in the last bits, and in the sign of a NaN or zero result: compare them with a
-//    tolerance. Integer row sums and every row max/min are exact.
+//  * a float row_sum is summed by both engines in one fixed order (column c to lane c % 8, then a
+//    tree of the 8 lanes), so it is bit for bit too, on any host. The summed expression is
+//    SLP-vectorised in the generated code, where the max/min choices below are not modelled:
+//    with special values (NaN, -0 feeding rsqrt) a sum can still differ (the fuzzer sums no floats).
 //  * llvm.maxnum/minnum may return either operand when +0 and -0 compare equal. The interpreter
 //    models what LLVM 16 makes of the generated code on x86 (InterpretCompile.cpp): the x86
 //    lowering's choice from what the SelectionDAG proves never NaN, InstCombine's rewrites
