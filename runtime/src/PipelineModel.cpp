@@ -185,6 +185,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
   double cycles = 0;
+  bool on_chip = false;  // a move between local memories (no GM)
   const double a = static_cast<double>(amount);
   if (info.op == "load") {
     cycles = cost_.load_cycles(groups[info.tiles[0].first].space, a);
@@ -195,6 +196,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   } else if (info.pipe == ir::Pipe::S) {
     cycles = cost_.issue_cycles();  // printf, pto_assert, dump_data: the scalar unit
   } else if (info.op == "move") {
+    on_chip = true;
     cycles = cost_.move_cycles(groups[info.tiles[0].first].space, a);
   } else if (info.op == "matmul") {
     cycles = cost_.matmul_cycles(info.dtype, a);
@@ -238,7 +240,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   }
   tiles = tiles.first(k);
   run(info.pipe, cycles, instr, tiles);
-  if (info.op == "move") pipes_[static_cast<int>(info.pipe)].totals.on_chip += cycles;
+  if (on_chip) pipes_[static_cast<int>(info.pipe)].totals.on_chip += cycles;
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
     if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
