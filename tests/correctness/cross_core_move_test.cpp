@@ -18,28 +18,8 @@ constexpr int kReady = 0;                        // cross-core event
 
 using Mode = pl::AccToVecMode;
 
-/// The part of an m x n accumulator that AIV `sub` receives in `mode`: rows [r0, r0 + rows),
-/// columns [c0, c0 + cols) (PyPTO Pro's split, computed independently of the emulator's).
-struct Part {
-  int64_t r0, rows, c0, cols;
-};
-Part part_of(Mode mode, int64_t m, int64_t n, int sub) {
-  switch (mode) {
-    case Mode::SingleModeVec0: return sub == 0 ? Part{0, m, 0, n} : Part{0, 0, 0, n};
-    case Mode::SingleModeVec1: return sub == 1 ? Part{0, m, 0, n} : Part{0, 0, 0, n};
-    case Mode::DualModeSplitM: {
-      const int64_t h = (m + 1) / 2;
-      return sub == 0 ? Part{0, h, 0, n} : Part{h, m - h, 0, n};
-    }
-    case Mode::DualModeSplitN: {
-      const int64_t h = std::min(n, (n + 31) / 32 * 16);
-      return sub == 0 ? Part{0, m, 0, h} : Part{0, m, h, n - h};
-    }
-  }
-  return {};
-}
-
-/// The same split traced into the kernel (the AIV's side of set_validshape).
+/// PyPTO Pro's split, traced into the kernel (the AIV's side of set_validshape): the part of an
+/// m x n accumulator AIV `sub` receives, rows [r0, r0 + rows) and columns [c0, c0 + cols).
 struct IntPart {
   pl::Int r0, rows, c0, cols;
 };
@@ -148,20 +128,11 @@ TEST_CASE("Acc -> Vec of an int32 accumulator (int8 inputs) is exact in every mo
   check_acc_to_vec_all_modes<int8_t, int32_t>(140);
 }
 
-TEST_CASE("Acc -> Vec: the split puts AIV 1's rows after AIV 0's (ceil(m / 2) of 37 is 19)") {
-  for (int64_t m : {1, 2, 37, 40}) {
-    const Part p0 = part_of(Mode::DualModeSplitM, m, 8, 0), p1 = part_of(Mode::DualModeSplitM, m, 8, 1);
-    CHECK(p0.rows + p1.rows == m);
-    CHECK(p1.r0 == p0.rows);
-    CHECK(p0.rows - p1.rows <= 1);
-  }
-  const Part n0 = part_of(Mode::DualModeSplitN, 4, 16, 0), n1 = part_of(Mode::DualModeSplitN, 4, 16, 1);
-  CHECK(n0.cols == 16);  // n <= 16: all to AIV 0
-  CHECK(n1.cols == 0);
-  const Part w0 = part_of(Mode::DualModeSplitN, 4, 33, 0), w1 = part_of(Mode::DualModeSplitN, 4, 33, 1);
-  CHECK(w0.cols == 32);  // ceil32(33) / 2
-  CHECK(w1.c0 == 32);
-  CHECK(w1.cols == 1);
+TEST_CASE("Acc -> Vec splits at PyPTO Pro's edges: 37 rows as 19 + 18; 16 columns all to AIV 0; 33 columns as 32 + 1") {
+  // The emulator's split must equal the kernel's traced_part, or stored parts miss or overlap.
+  check_acc_to_vec<float, float>(Mode::DualModeSplitM, 37, 8, 16, 160);
+  check_acc_to_vec<float, float>(Mode::DualModeSplitN, 4, 16, 16, 162);
+  check_acc_to_vec<float, float>(Mode::DualModeSplitN, 4, 33, 16, 164);
 }
 
 TEST_CASE("the race checker follows an Acc -> Vec move into the AIV's UB: reading before the flag is a RAW race") {
