@@ -28,7 +28,9 @@ double number(const json& j, const char* key, const std::string& origin, const s
   const json& f = field(j, key, origin, path);
   const json& v = f.is_object() ? field(f, "value", origin, path + key + ".") : f;
   PTO_USER_CHECK(v.is_number(), ErrorSite{}) << "chip profile " << origin << ": field '" << path << key << "' is not a number";
-  return v.get<double>();
+  const double d = v.get<double>();
+  PTO_USER_CHECK(d >= 0, ErrorSite{}) << "chip profile " << origin << ": field '" << path << key << "' is negative (" << d << ")";
+  return d;
 }
 
 }  // namespace
@@ -62,25 +64,60 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
     lim.bytes = static_cast<int64_t>(number(m, "bytes", origin, std::string("memories.") + name + "."));
     lim.align = static_cast<int64_t>(number(m, "align", origin, std::string("memories.") + name + "."));
   }
-  const json& bw = field(j, "bandwidth_gibps", origin, "");
-  p.gm_to_vec_gibps = number(bw, "gm_to_vec", origin, "bandwidth_gibps.");
-  p.gm_to_mat_gibps = number(bw, "gm_to_mat", origin, "bandwidth_gibps.");
-  p.vec_to_gm_gibps = number(bw, "vec_to_gm", origin, "bandwidth_gibps.");
-  p.acc_to_gm_gibps = number(bw, "acc_to_gm", origin, "bandwidth_gibps.");
-  p.mat_to_left_gibps = number(bw, "mat_to_left", origin, "bandwidth_gibps.");
-  p.mat_to_right_gibps = number(bw, "mat_to_right", origin, "bandwidth_gibps.");
-  // Optional paths: chips without them (a2) have no Acc -> Vec or Vec -> Mat move.
-  if (bw.contains("acc_to_vec")) p.acc_to_vec_gibps = number(bw, "acc_to_vec", origin, "bandwidth_gibps.");
-  if (bw.contains("vec_to_mat")) p.vec_to_mat_gibps = number(bw, "vec_to_mat", origin, "bandwidth_gibps.");
-  p.hbm_gbps = number(j, "hbm_gbps", origin);
-  p.vector_bytes_per_cycle = number(j, "vector_bytes_per_cycle", origin);
-  const json& cube = field(j, "cube_macs_per_cycle", origin, "");
-  p.cube_macs_f16 = number(cube, "f16", origin, "cube_macs_per_cycle.");
-  p.cube_macs_bf16 = number(cube, "bf16", origin, "cube_macs_per_cycle.");
-  p.cube_macs_f32 = number(cube, "f32", origin, "cube_macs_per_cycle.");
-  p.cube_macs_i8 = number(cube, "i8", origin, "cube_macs_per_cycle.");
+  const json& paths = field(j, "paths", origin, "");
+  for (int i = 0; i < kPathCount; ++i) {
+    const auto id = static_cast<PathId>(i);
+    const char* key = path_name(id);
+    // Acc -> Vec and Vec -> Mat are optional: chips without them (a2) pass data through GM.
+    if ((id == PathId::AccToVec || id == PathId::VecToMat) && !paths.contains(key)) continue;
+    const std::string at = std::string("paths.") + key + ".";
+    const json& pj = field(paths, key, origin, "paths.");
+    auto& path = p.paths[static_cast<size_t>(i)];
+    path.peak_bytes_per_cycle = number(pj, "peak_bytes_per_cycle", origin, at);
+    path.latency_cycles = number(pj, "latency_cycles", origin, at);
+    PTO_USER_CHECK(path.peak_bytes_per_cycle > 0, ErrorSite{}) << "chip profile " << origin << ": field '" << at
+                                                               << "peak_bytes_per_cycle' must be positive";
+  }
+  const json& vec = field(j, "vector", origin, "");
+  p.vector_repeat_bytes = number(vec, "repeat_bytes", origin, "vector.");
+  p.vector_unaligned_cycles = number(vec, "unaligned_cycles", origin, "vector.");
+  const json& ops = field(vec, "ops", origin, "vector.");
+  for (int i = 0; i < ir::kVecOpCount; ++i) {
+    const char* key = ir::vec_op_name(static_cast<ir::VecOp>(i));
+    const std::string at = std::string("vector.ops.") + key + ".";
+    const json& oj = field(ops, key, origin, "vector.ops.");
+    auto& c = p.vector_ops[static_cast<size_t>(i)];
+    c.head = number(oj, "head", origin, at);
+    c.per_repeat = number(oj, "per_repeat", origin, at);
+    c.per_repeat_16bit = number(oj, "per_repeat_16bit", origin, at);
+  }
+  PTO_USER_CHECK(p.vector_repeat_bytes > 0, ErrorSite{}) << "chip profile " << origin << ": field 'vector.repeat_bytes' must be positive";
+  const json& cube = field(j, "cube", origin, "");
+  p.cube_head_cycles = number(cube, "head_cycles", origin, "cube.");
+  const std::pair<const char*, CubeRate*> rates[] = {{"f16", &p.cube_f16}, {"bf16", &p.cube_bf16}, {"f32", &p.cube_f32}, {"i8", &p.cube_i8}};
+  for (const auto& [key, rate] : rates) {
+    const std::string at = std::string("cube.") + key + ".";
+    const json& cj = field(cube, key, origin, "cube.");
+    rate->k0 = number(cj, "k0", origin, at);
+    rate->cycles = number(cj, "cycles_per_fractal", origin, at);
+    PTO_USER_CHECK(rate->k0 > 0 && rate->cycles > 0, ErrorSite{}) << "chip profile " << origin << ": field '" << at
+                                                                  << "k0' and 'cycles_per_fractal' must be positive";
+  }
+  const json& l2 = field(j, "l2", origin, "");
+  p.l2_bytes = static_cast<int64_t>(number(l2, "bytes", origin, "l2."));
+  p.l2_line_bytes = static_cast<int64_t>(number(l2, "line_bytes", origin, "l2."));
+  p.l2_ways = static_cast<int>(number(l2, "ways", origin, "l2."));
+  p.l2_gbps = number(l2, "gbps", origin, "l2.");
+  PTO_USER_CHECK(p.l2_line_bytes > 0 && p.l2_ways > 0 && p.l2_gbps > 0, ErrorSite{})
+      << "chip profile " << origin << ": fields 'l2.line_bytes', 'l2.ways' and 'l2.gbps' must be positive";
+  const json& hbm = field(j, "hbm", origin, "");
+  p.hbm_gbps = number(hbm, "sustained_gbps", origin, "hbm.");
+  p.hbm_peak_gbps = number(hbm, "peak_gbps", origin, "hbm.");
+  PTO_USER_CHECK(p.hbm_gbps > 0, ErrorSite{}) << "chip profile " << origin << ": field 'hbm.sustained_gbps' must be positive";
+  const json& launch = field(j, "launch", origin, "");
+  p.launch_overhead_us = number(launch, "fixed_us", origin, "launch.");
+  p.block_dispatch_cycles = number(launch, "block_dispatch_cycles", origin, "launch.");
   p.issue_cycles = number(j, "issue_cycles", origin);
-  p.launch_overhead_us = number(j, "launch_overhead_us", origin);
   PTO_USER_CHECK(p.aiv_count > 0 && p.aic_count > 0, ErrorSite{}) << "chip profile " << origin << ": core counts must be positive";
   return p;
 }
@@ -117,13 +154,29 @@ const ChipProfile& ChipProfile::default_profile() {
   return p;
 }
 
-double ChipProfile::cube_macs(DType dtype) const {
+const char* path_name(PathId p) {
+  static constexpr const char* kNames[kPathCount] = {"gm_to_vec",  "gm_to_mat",    "vec_to_gm",  "acc_to_gm",
+                                                     "mat_to_left", "mat_to_right", "acc_to_vec", "vec_to_mat"};
+  return kNames[static_cast<int>(p)];
+}
+
+const CubeRate& ChipProfile::cube_rate(DType dtype) const {
   switch (dtype) {
-    case DType::f16: return cube_macs_f16;
-    case DType::bf16: return cube_macs_bf16;
-    case DType::i8: return cube_macs_i8;
-    default: return cube_macs_f32;
+    case DType::f16: return cube_f16;
+    case DType::bf16: return cube_bf16;
+    case DType::i8: return cube_i8;
+    default: return cube_f32;
   }
+}
+
+double ChipProfile::cube_macs(DType dtype) const {
+  const CubeRate& r = cube_rate(dtype);
+  return 16.0 * r.k0 * 16.0 / r.cycles;
+}
+
+double ChipProfile::vector_bytes_per_cycle() const {
+  const double slope = vector_op(ir::VecOp::Binary).per_repeat;
+  return slope > 0 ? vector_repeat_bytes / slope : vector_repeat_bytes;
 }
 
 }  // namespace pto

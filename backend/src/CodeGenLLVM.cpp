@@ -893,7 +893,7 @@ class CodeGen {
                                b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
                                b_.getInt32(op->accumulate ? 1 : 0)});
     set_valid(op->dst, m, n);
-    report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk));
+    report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
   }
 
   void section(const ir::Section* op) {

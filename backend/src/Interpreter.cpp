@@ -538,7 +538,7 @@ class Runner {
     pto_rt_matmul(tile_base(s->dst), tile_base(s->a), tile_base(s->b), m, n, kk, ag.cols, bg.cols, cg.cols,
                   static_cast<int32_t>(ag.dtype), s->accumulate ? 1 : 0);
     set_valid(s->dst, m, n);
-    report(op, s->id, wmul(wmul(m, n), kk));
+    report(op, s->id, wmul(wmul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
     return true;
   }
 

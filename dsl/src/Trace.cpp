@@ -92,6 +92,7 @@ class InstrTexts : public ir::Visitor {
     info.text = text;
     for (const auto& a : ir::tile_accesses(s)) info.tiles.emplace_back(a.tile.group, a.write);
     if (!info.tiles.empty()) info.dtype = k_.groups[info.tiles.front().first].dtype;
+    info.cls = classify(s, info);
     return info;
   }
   void visit_node(const ir::Load* op) override {
@@ -105,8 +106,17 @@ class InstrTexts : public ir::Visitor {
     info.gm_view_cols = op->dst.view[1];
     info.gm_write = true;
   }
-  void visit_node(const ir::VecCompute* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
-  void visit_node(const ir::RowReduce* op) override { set(*op, op).vector_ops = ir::vector_op_count(op->value); }
+  void visit_node(const ir::VecCompute* op) override {
+    auto& info = set(*op, op);
+    info.vector_ops = ir::vector_op_count(op->value);
+    info.vec_ops = ir::count_vec_ops(op->value);
+  }
+  void visit_node(const ir::RowReduce* op) override {
+    auto& info = set(*op, op);
+    info.vector_ops = ir::vector_op_count(op->value);
+    info.vec_ops = ir::count_vec_ops(op->value);
+    info.vec_ops[static_cast<int>(ir::VecOp::Reduce)] += 1;
+  }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
   void visit_node(const ir::Move* op) override {
     auto& info = set(*op, op);
@@ -126,6 +136,18 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::Matmul* op) override { set(*op, op).dtype = k_.groups[op->a.group].dtype; }
 
  private:
+  static ir::InstrClass classify(const ir::StmtNode* s, const ir::InstrInfo& info) {
+    switch (s->kind) {
+      case ir::NodeKind::Load: return ir::InstrClass::Load;
+      case ir::NodeKind::Store: return ir::InstrClass::Store;
+      case ir::NodeKind::VecCompute:
+      case ir::NodeKind::RowReduce: return ir::InstrClass::Vector;
+      case ir::NodeKind::Move: return ir::InstrClass::Move;
+      case ir::NodeKind::Matmul: return ir::InstrClass::Matmul;
+      case ir::NodeKind::Sync: return ir::InstrClass::Other;
+      default: return info.pipe == ir::Pipe::S ? ir::InstrClass::Scalar : ir::InstrClass::Other;
+    }
+  }
   ir::Kernel& k_;
 };
 }  // namespace

@@ -14,7 +14,6 @@ namespace {
 
 using ir::Pipe;
 
-double path_bytes_per_cycle(const ChipProfile& chip, double gibps) { return gibps * 1073741824.0 / (chip.clock_ghz * 1e9); }
 
 struct PipeView {
   Pipe pipe;
@@ -32,10 +31,21 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
   // Roofline: GM bytes at the launch's achievable bandwidth, vector FLOPs at the vector peak of
   // the AIVs, cube MACs at the cube peak of the AICs (the two units work side by side).
   const int aivs = p.mode == "mix" ? 2 * p.block_dim : (p.mode == "cube" ? 0 : p.block_dim);
-  const double per_core_gbps = std::max(chip.gm_to_vec_gibps, chip.vec_to_gm_gibps) * 1073741824.0 / 1e9;
-  const double bandwidth_gbps = std::min(chip.hbm_gbps, per_core_gbps * p.block_dim * std::max(1, p.gm_pipes));
-  const double peak_gflops = chip.vector_bytes_per_cycle / 4.0 * chip.clock_ghz * std::max(1, aivs);  // f32 lanes
-  const double memory_us = p.gm_bytes / (bandwidth_gbps * 1e3);
+  // GM: the bytes that reach HBM at its sustained rate, and reads and writes at what the L2 and
+  // the cores' own paths can serve (a kernel whose re-reads hit L2 is not bound by HBM).
+  double read_bytes = 0, write_bytes = 0;
+  for (const auto& c : p.cores) {
+    read_bytes += c.gm_read_bytes;
+    write_bytes += c.gm_write_bytes;
+  }
+  const double gbps = chip.clock_ghz;  // B/cycle -> GB/s
+  const double cores = p.block_dim * (p.mode == "mix" ? 3.0 : 1.0);
+  const double read_gbps = std::max(chip.path(PathId::GmToVec).peak_bytes_per_cycle, chip.path(PathId::GmToMat).peak_bytes_per_cycle) * gbps * cores;
+  const double write_gbps = std::max(chip.path(PathId::VecToGm).peak_bytes_per_cycle, chip.path(PathId::AccToGm).peak_bytes_per_cycle) * gbps * cores;
+  const double peak_gflops = chip.vector_bytes_per_cycle() / 4.0 * chip.clock_ghz * std::max(1, aivs);  // f32 lanes
+  const double memory_us = std::max({p.hbm_bytes / (chip.hbm_gbps * 1e3), p.gm_bytes / (chip.l2_gbps * 1e3),
+                                     read_bytes / (read_gbps * 1e3), write_bytes / (write_gbps * 1e3)});
+  const double bandwidth_gbps = memory_us > 0 ? p.gm_bytes / (memory_us * 1e3) : chip.hbm_gbps;
   const double vector_flops = std::max(0.0, p.flops - 2 * p.macs);
   const double vector_us = vector_flops / (peak_gflops * 1e3);
   const double cube_us = p.mac_util * (p.device_us - p.launch_overhead_us);  // MACs at the cube's peak
@@ -86,8 +96,11 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
   const Pipe top = pipes.empty() ? Pipe::S : pipes.front().pipe;
   const double top_util = pipes.empty() ? 0 : pipes.front().util;
   const bool gm_pipe = top == Pipe::MTE2 || top == Pipe::MTE3 || top == Pipe::FIX;
-  const double path = path_bytes_per_cycle(chip, chip.gm_to_vec_gibps);
-  const double share = chip.hbm_gbps * 1e9 / p.block_dim / std::max(1, p.gm_pipes) / (chip.clock_ghz * 1e9);
+  // HBM as the replay saw it: what reached it, against its sustained rate, and what L2 served.
+  const double hbm_gbps = span_us > 0 ? p.hbm_bytes / (span_us * 1e3) : 0;
+  const double l2_hit_frac = read_bytes > 0 ? p.l2_hit_bytes / read_bytes : 0;
+  a.evidence.push_back(fmt::format("HBM {:.0f} GB/s of its sustained {:.0f} GB/s; L2 served {:.0f}% of the GM bytes read", hbm_gbps,
+                                   chip.hbm_gbps, 100 * l2_hit_frac));
   // FIX and MTE3 also move data between the cores' local memories (Acc -> Vec, Vec -> Mat): how
   // much of the busiest pipe's time is that, rather than GM traffic.
   double top_busy = 0, top_on_chip = 0;
@@ -118,11 +131,11 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
                                      ir::pipe_name(top), 100 * on_chip_frac));
     a.suggestion = "the path between the cores' memories is the limit: move fewer bytes across (convert to half on the way out of "
                    "L0C, keep data in the core that uses it), or split the traffic between FIX (Acc -> Vec) and MTE3 (Vec -> Mat)";
-  } else if (gm_pipe && top_util >= 0.7 && share < path) {
+  } else if (gm_pipe && top_util >= 0.7 && hbm_gbps >= 0.8 * chip.hbm_gbps) {
     a.bottleneck = "bandwidth-saturated";
-    a.evidence.push_back(fmt::format("each GM pipe gets {:.1f} B/cycle of HBM, less than its own {:.1f} B/cycle path: more cores "
-                                     "cannot help",
-                                     share, path));
+    a.evidence.push_back(fmt::format("HBM runs at {:.0f}% of its sustained {:.0f} GB/s while {} is busy {:.0f}% of the time: more "
+                                     "cores cannot help",
+                                     100 * hbm_gbps / chip.hbm_gbps, chip.hbm_gbps, ir::pipe_name(top), 100 * top_util));
     a.suggestion = "the shared GM bandwidth is the limit: move fewer bytes (reuse tiles on chip, smaller dtypes) or use fewer blocks "
                    "for the same time";
   } else if (barriers > 0 && wait_frac >= 0.3 && top_util < 0.7) {

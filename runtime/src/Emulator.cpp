@@ -19,6 +19,7 @@
 #include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/DebugOutput.hpp"
 #include "pto/runtime/PipelineModel.hpp"
+#include "pto/runtime/timing/Replay.hpp"
 #include "pto/support/DebugFormat.hpp"
 #include "pto/runtime/Profiler.hpp"
 
@@ -226,7 +227,7 @@ class DebugLog {
     m.instr = instr;
     m.loc = info.loc;
     m.kind = info.op;
-    if (ctx->model) m.time_us = static_cast<CoreModel*>(ctx->model)->issue_time() / (k_.chip->clock_ghz * 1e3);
+    if (ctx->model) m.time_us = static_cast<double>(static_cast<CoreModel*>(ctx->model)->trace().ops.size());  // an op index until timed()
     const int nargs = static_cast<int>(d->args.size());
     int32_t stop = 0;
     switch (d->op) {
@@ -243,6 +244,20 @@ class DebugLog {
     }
     per_core_[c].push_back(std::move(m));
     return stop;
+  }
+
+  /// Turns each message's op index into the simulated time that op started (`op_start(core)`).
+  template <class OpStart>
+  void timed(OpStart&& op_start) {
+    for (size_t c = 0; c < per_core_.size(); ++c) {
+      if (per_core_[c].empty()) continue;
+      const std::vector<double>& starts = op_start(c);
+      const double end = starts.empty() ? 0 : starts.back();
+      for (auto& m : per_core_[c]) {
+        const auto i = static_cast<size_t>(m.time_us);
+        m.time_us = (i < starts.size() ? starts[i] : end) / (k_.chip->clock_ghz * 1e3);
+      }
+    }
   }
 
   /// Delivers every message, ordered by simulated time, then core, then program order.
@@ -395,6 +410,38 @@ double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int bloc
   return peak > 0 ? p.macs / peak : 0;
 }
 
+/// The launch's cores replayed together (timing/Replay.hpp). Blocks start block_dispatch_cycles
+/// apart; tensors get virtual GM addresses in parameter order (2 MiB aligned; a tensor passed
+/// twice is one memory), so the L2's sets never depend on host addresses.
+timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
+                                   const std::vector<std::optional<CoreModel>>& models, int per_block, bool record) {
+  const ChipProfile& chip = *k.chip;
+  std::vector<const timing::CoreTrace*> traces(models.size());
+  std::vector<double> start(models.size());
+  for (size_t c = 0; c < models.size(); ++c) {
+    traces[c] = &models[c]->trace();
+    start[c] = static_cast<double>(c / static_cast<size_t>(per_block)) * chip.block_dispatch_cycles;
+  }
+  std::vector<uint64_t> base(k.ir.tensors.size(), 0);
+  uint64_t next = 0;
+  constexpr uint64_t kAlign = uint64_t{2} << 20;
+  for (size_t t = 0; t < k.ir.tensors.size() && t < args.tensors.size(); ++t) {
+    size_t same = t;
+    for (size_t u = 0; u < t; ++u) {
+      if (args.tensors[u].data == args.tensors[t].data) same = u;
+    }
+    if (same != t) {
+      base[t] = base[same];
+      continue;
+    }
+    const auto& shape = args.tensors[t].shape;
+    const uint64_t bytes = static_cast<uint64_t>(shape[0] * shape[1]) * dtype_size(args.tensors[t].dtype);
+    base[t] = next;
+    next += (bytes + kAlign - 1) / kAlign * kAlign + kAlign;
+  }
+  return timing::replay({.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .record_spans = record});
+}
+
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -418,23 +465,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   const int cores = block_dim * layout.per_block;
   std::vector<CoreStatus> status(static_cast<size_t>(cores));
   const ChipProfile& chip = *k.chip;
-  // HBM is shared by the cores that move GM data, and within a core by its pipes that do; an AIV
-  // (tiles in Vec) and an AIC (Mat, Acc) use different pipes, so each kind gets its own share.
-  std::array<std::array<bool, kPipeCount>, 2> moves_gm{};  // [ir::CoreKind][pipe]
-  for (const auto& info : k.ir.instrs) {
-    if (info.tensor < 0 || info.tiles.empty()) continue;
-    const bool aiv = k.ir.groups[info.tiles[0].first].space == ir::MemSpace::Vec;
-    moves_gm[static_cast<size_t>(aiv ? ir::CoreKind::AIV : ir::CoreKind::AIC)][static_cast<int>(info.pipe)] = true;
-  }
-  auto gm_pipes = [&](ir::CoreKind kind) {
-    const auto& m = moves_gm[static_cast<size_t>(kind)];
-    return static_cast<int>(std::count(m.begin(), m.end(), true));
-  };
-  int gm_cores = 0;
-  for (int slot = 0; slot < layout.per_block; ++slot) gm_cores += gm_pipes(layout.kind(slot)) > 0 ? block_dim : 0;
-  const std::array<CostModel, 2> costs{CostModel(chip, std::max(1, gm_cores), gm_pipes(ir::CoreKind::AIC)),
-                                       CostModel(chip, std::max(1, gm_cores), gm_pipes(ir::CoreKind::AIV))};
-  const CostModel& cost = costs[0];  // cycles_to_us is the same for both
+  const CostModel cost(chip);
   std::vector<std::optional<CoreModel>> models(k.instrumented ? cores : 0);
   std::vector<GmRaceState> gm_state(layout.per_block > 1 && k.instrumented ? block_dim : 0);
   std::vector<std::optional<MixBlock::Deadlock>> deadlocks(layout.per_block > 1 ? block_dim : 0);
@@ -446,14 +477,13 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
     const ir::CoreKind kind = layout.kind(slot);
     const bool mix_aiv = layout.per_block > 1 && slot > 0;
     memory.fit(chip);
-    ctx = CoreContext{tensors, args.scalars.data(), {}, mix_aiv ? 2 * b + slot - 1 : b, mix_aiv ? 2 * block_dim : block_dim,
+    ctx = CoreContext{tensors, args.scalars.data(), {}, b, block_dim,
                       &status[c], nullptr, &exec_hook, &sync_hook, static_cast<int64_t>(kind), mix_aiv ? slot - 1 : 0,
                       subblocks, nullptr, &cross_hook, k.program, &debug_hook, &debug_log, k.instruction_budget};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
     if (k.instrumented) {
-      ctx.model = &models[c].emplace(&k, costs[static_cast<size_t>(kind)], layout.number(b, slot), k.race_check, slot,
-                                     gm_state.empty() ? nullptr : &gm_state[b], static_cast<int>(kind));
-      models[c]->record_spans(record);
+      ctx.model = &models[c].emplace(&k, cost, layout.number(b, slot), k.race_check, slot, gm_state.empty() ? nullptr : &gm_state[b],
+                                     static_cast<int>(kind), c);
       models[c]->keep_gm_spans(k.race_check && block_dim > 1);  // for the check between blocks
     }
     return static_cast<CoreModel*>(ctx.model);
@@ -494,7 +524,13 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
     });
     PTO_TSAN_ACQUIRE(&next);
   }
-  debug_log.deliver();  // before any failure is raised: the output leading up to it is the point
+  // A failed launch delivers its debug output (ordered by op index) before the failure is raised:
+  // the output leading up to it is the point.
+  bool failed = false;
+  for (const auto& st : status) failed = failed || st.failed;
+  for (const auto& d : deadlocks) failed = failed || d.has_value();
+  for (const auto& m : models) failed = failed || (m && m->failure());
+  if (failed) debug_log.deliver();
   for (int b = 0; b < block_dim; ++b) {
     for (int slot = 0; slot < layout.per_block; ++slot) {
       const auto& st = status[b * layout.per_block + slot];
@@ -514,6 +550,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   prof.clock_ghz = chip.clock_ghz;
   prof.warnings = k.ir.warnings;
   prof.mode = ir::kernel_mode_name(k.ir.mode);
+  if (!k.instrumented) debug_log.deliver();
   if (k.instrumented) {
     for (int c = 0; c < cores; ++c) {
       if (const auto& f = models[c]->failure()) {
@@ -521,10 +558,18 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
                             layout.kind(c % layout.per_block));
       }
     }
+    const timing::ReplayResult replayed = replay_launch(k, args, models, layout.per_block, record);
+    debug_log.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
+    debug_log.deliver();
     prof.launch_overhead_us = chip.launch_overhead_us;
+    prof.l2_hit_bytes = replayed.l2_read_hit_bytes;
+    prof.hbm_bytes = replayed.hbm_bytes;
     double slowest = 0;
-    for (int b = 0; b < cores; ++b) {
-      CoreTiming t = models[b]->timing();
+    for (int c = 0; c < cores; ++c) {
+      const timing::CoreReplay& r = replayed.cores[c];
+      CoreTiming t = models[c]->counters();
+      t.end_cycles = r.end_cycles;
+      t.pipes = r.pipes;
       const double us = cost.cycles_to_us(t.end_cycles);
       slowest = std::max(slowest, us);
       prof.core_us.push_back(us);
@@ -533,7 +578,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       prof.macs += t.macs;
       for (const auto& p : t.pipes) prof.instructions += p.instructions;
       prof.cores.push_back(t);
-      for (const auto& r : models[b]->races()) prof.races.push_back(r);
+      for (const auto& race : models[c]->races()) prof.races.push_back(race);
     }
     if (k.race_check && block_dim > 1) {
       std::vector<const CoreModel*> all(static_cast<size_t>(cores));
@@ -547,9 +592,9 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
     prof.device_us = prof.launch_overhead_us + slowest;
     prof.mac_util = mac_utilization(k, prof, block_dim);
     if (record) {
-      for (int b = 0; b < cores; ++b) {
-        prof.spans.push_back(models[b]->spans());
-        prof.flows.push_back(models[b]->flows());
+      for (int c = 0; c < cores; ++c) {
+        prof.spans.push_back(replayed.cores[c].spans);
+        prof.flows.push_back(replayed.cores[c].flows);
       }
       for (const auto& info : k.ir.instrs) {
         prof.instr_names.push_back(info.op);
@@ -558,7 +603,6 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
       }
     }
   }
-  prof.gm_pipes = std::max(gm_pipes(ir::CoreKind::AIV), gm_pipes(ir::CoreKind::AIC));
   prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
   detail::notify_launch(prof);

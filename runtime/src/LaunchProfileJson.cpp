@@ -27,7 +27,7 @@ std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
          {"timed", p.timed}, {"clock_ghz", p.clock_ghz}, {"launch_overhead_us", p.launch_overhead_us},
          {"device_us", p.device_us}, {"core_us", p.core_us}, {"cores", cores}, {"races", races}, {"warnings", p.warnings},
          {"gm_bytes", p.gm_bytes}, {"flops", p.flops}, {"instructions", p.instructions}, {"host_us", p.host_us},
-         {"host_start_us", p.host_start_us}, {"gm_pipes", p.gm_pipes}, {"mode", p.mode}, {"macs", p.macs},
+         {"host_start_us", p.host_start_us}, {"l2_hit_bytes", p.l2_hit_bytes}, {"hbm_bytes", p.hbm_bytes}, {"mode", p.mode}, {"macs", p.macs},
          {"mac_util", p.mac_util}};
   if (!with_spans) return j.dump();
   j["instr_names"] = p.instr_names;
@@ -107,7 +107,8 @@ LaunchProfile launch_profile_from_json(const std::string& text) {
   p.instructions = j.at("instructions");
   p.host_us = j.at("host_us");
   p.host_start_us = j.at("host_start_us");
-  p.gm_pipes = j.at("gm_pipes");
+  p.l2_hit_bytes = j.value("l2_hit_bytes", 0.0);
+  p.hbm_bytes = j.value("hbm_bytes", 0.0);
   p.mode = j.value("mode", std::string("vector"));
   p.macs = j.value("macs", 0.0);
   p.mac_util = j.value("mac_util", 0.0);

@@ -12,39 +12,45 @@ namespace pto {
 
 // ------------------------------------------------------------------------------------ CostModel
 
-CostModel::CostModel(const ChipProfile& chip, int active_cores, int gm_pipes) : chip_(&chip) {
-  hbm_share_ = chip.hbm_gbps * 1e9 / std::max(1, active_cores) / std::max(1, gm_pipes) / (chip.clock_ghz * 1e9);
+CostModel::Cost CostModel::transfer(PathId path, double bytes) const {
+  const DataPath& p = chip_->path(path);
+  return {p.latency_cycles, bytes / p.peak_bytes_per_cycle};
 }
 
-double CostModel::bytes_per_cycle(double gibps) const {
-  return std::min(gibps * 1073741824.0 / (chip_->clock_ghz * 1e9), hbm_share_);
-}
-
-double CostModel::load_cycles(ir::MemSpace dst, double bytes) const {
-  const double gibps = dst == ir::MemSpace::Mat ? chip_->gm_to_mat_gibps : chip_->gm_to_vec_gibps;
-  return chip_->issue_cycles + std::ceil(bytes / bytes_per_cycle(gibps));
-}
-
-double CostModel::store_cycles(ir::MemSpace src, double bytes) const {
-  const double gibps = src == ir::MemSpace::Acc ? chip_->acc_to_gm_gibps : chip_->vec_to_gm_gibps;
-  return chip_->issue_cycles + std::ceil(bytes / bytes_per_cycle(gibps));
-}
-
-double CostModel::vector_cycles(DType dtype, double elements, int ops) const {
+CostModel::Cost CostModel::vector(const ir::VecOpCounts& ops, DType dtype, double elements) const {
   const double bytes = elements * static_cast<double>(dtype_size(dtype));
-  return chip_->issue_cycles + std::max(1, ops) * std::ceil(bytes / chip_->vector_bytes_per_cycle);
+  const double repeats = std::ceil(bytes / chip_->vector_repeat_bytes);
+  const bool narrow = dtype_size(dtype) == 2;
+  const bool unaligned = std::fmod(bytes, chip_->vector_repeat_bytes) != 0;
+  // A fused expression is one vector instruction per operation on the hardware; their heads
+  // overlap in the pipe (one fill), their bodies add up.
+  Cost c;
+  int n = 0;
+  for (int i = 0; i < ir::kVecOpCount; ++i) {
+    if (ops[i] == 0) continue;
+    const VectorOpCost& k = chip_->vector_ops[static_cast<size_t>(i)];
+    c.head = std::max(c.head, k.head);
+    c.body += ops[i] * ((narrow ? k.per_repeat_16bit : k.per_repeat) * repeats + (unaligned ? chip_->vector_unaligned_cycles : 0));
+    n += ops[i];
+  }
+  if (n == 0) {  // a copy: one unary-class pass
+    const VectorOpCost& k = chip_->vector_op(ir::VecOp::Unary);
+    c = {k.head, k.per_repeat * repeats};
+  }
+  return c;
 }
 
-double CostModel::move_cycles(ir::MemSpace dst, double bytes) const {
-  double gibps = chip_->mat_to_left_gibps;
-  if (dst == ir::MemSpace::Right) gibps = chip_->mat_to_right_gibps;
-  if (dst == ir::MemSpace::Vec) gibps = chip_->acc_to_vec_gibps;
-  if (dst == ir::MemSpace::Mat) gibps = chip_->vec_to_mat_gibps;
-  return chip_->issue_cycles + std::ceil(bytes / (gibps * 1073741824.0 / (chip_->clock_ghz * 1e9)));
+CostModel::Cost CostModel::matmul(DType dtype, double fractals) const {
+  return {chip_->cube_head_cycles, fractals * chip_->cube_rate(dtype).cycles};
 }
 
-double CostModel::matmul_cycles(DType dtype, double macs) const {
-  return chip_->issue_cycles + std::ceil(macs / std::max(1.0, chip_->cube_macs(dtype)));
+PathId load_path(ir::MemSpace dst) { return dst == ir::MemSpace::Mat ? PathId::GmToMat : PathId::GmToVec; }
+PathId store_path(ir::MemSpace src) { return src == ir::MemSpace::Acc ? PathId::AccToGm : PathId::VecToGm; }
+PathId move_path(ir::MemSpace dst, ir::MemSpace src) {
+  if (dst == ir::MemSpace::Right) return PathId::MatToRight;
+  if (dst == ir::MemSpace::Vec && src == ir::MemSpace::Acc) return PathId::AccToVec;
+  if (dst == ir::MemSpace::Mat && src == ir::MemSpace::Vec) return PathId::VecToMat;
+  return PathId::MatToLeft;
 }
 
 // ------------------------------------------------------------------------------------ CoreModel
@@ -60,8 +66,11 @@ std::string RaceReport::message() const {
 }
 
 CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check, int slot, GmRaceState* gm,
-                     int kind)
-    : kernel_(kernel), cost_(cost), core_(core), race_check_(race_check), slot_(slot), gm_(gm ? gm : &own_gm_), kind_(kind) {
+                     int kind, int trace_core)
+    : kernel_(kernel), cost_(cost), core_(core), race_check_(race_check), slot_(slot), gm_(gm ? gm : &own_gm_), kind_(kind),
+      trace_core_(trace_core) {
+  trace_.kind = kind;
+  trace_.slot = slot;
   if (kernel_) {
     int64_t base = 0;
     for (const auto& g : kernel_->ir.groups) {
@@ -85,33 +94,82 @@ int64_t shared_tile_key(int owner_slot, int64_t tile) { return -(kSharedTileKeys
 bool is_gm_key(int64_t key) { return key < 0 && key > -kSharedTileKeys; }
 }  // namespace
 
-void CoreModel::hold_until(Pipe& p, double t) {
-  if (t > p.free_at) {
-    p.totals.wait += t - p.free_at;
-    p.free_at = t;
+int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
+  const int index = static_cast<int>(trace_.ops.size());
+  op.barrier = barrier_op_;
+  op.issue = issued_;
+  op.dep_begin = static_cast<uint32_t>(trace_.deps.size());
+  trace_.deps.insert(trace_.deps.end(), deps.begin(), deps.end());
+  if (op.kind != timing::OpKind::Barrier) {
+    // The first op of a pipe after a barrier waits for it (later ones follow on the pipe).
+    Pipe& p = pipes_[op.pipe];
+    if (barrier_op_ >= 0 && p.seen_barrier != barrier_op_) {
+      trace_.deps.push_back({trace_core_, barrier_op_});
+      p.seen_barrier = barrier_op_;
+    }
+    p.last_op = index;
   }
+  op.dep_count = static_cast<uint16_t>(trace_.deps.size() - op.dep_begin);
+  trace_.ops.push_back(op);
+  return index;
 }
 
-double CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Access> tiles) {
-  Pipe& p = pipes_[static_cast<int>(pipe)];
-  const double start = std::max(issue_at_, p.free_at);
-  p.free_at = start + cycles;
-  p.totals.busy += cycles;
-  if (record_) spans_.push_back({instr, static_cast<int>(pipe), start, p.free_at});
-  p.totals.instructions += 1;
-  issue_at_ += 1;
-  const int q = static_cast<int>(pipe);
-  p.clock[at(q)] += 1;
+void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
+  issued_ += 1;
+  pipes_[q].clock[at(q)] += 1;
   if (race_check_) {
     for (const auto& a : tiles) access(a.resource, q, a.write, a.lo, a.hi, instr, a.width);
   }
-  return p.free_at;
+}
+
+int CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Access> tiles, double head) {
+  timing::TimedOp op;
+  op.head = head;
+  op.body = cycles;
+  op.instr = instr;
+  op.pipe = static_cast<uint8_t>(pipe);
+  const int index = record(op);
+  tick(static_cast<int>(pipe), instr, tiles);
+  return index;
+}
+
+int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr,
+                        std::span<const Access> tiles) {
+  timing::TimedOp op;
+  op.kind = timing::OpKind::Transfer;
+  op.head = cost_.transfer(path, bytes).head;
+  op.bytes = bytes;
+  op.instr = instr;
+  op.pipe = static_cast<uint8_t>(pipe);
+  op.path = path;
+  op.region = static_cast<int32_t>(trace_.regions.size());
+  trace_.regions.push_back(region);
+  const int index = record(op);
+  tick(static_cast<int>(pipe), instr, tiles);
+  return index;
+}
+
+int CoreModel::record_set(ir::Pipe pipe, int instr) {
+  timing::TimedOp op;
+  op.kind = timing::OpKind::Sync;
+  op.instr = instr;
+  op.pipe = static_cast<uint8_t>(pipe);
+  return record(op);
+}
+
+int CoreModel::record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, int instr, bool flow) {
+  timing::TimedOp op;
+  op.kind = timing::OpKind::Sync;
+  op.instr = instr;
+  op.pipe = static_cast<uint8_t>(pipe);
+  op.flow = flow;
+  return record(op, deps);
 }
 
 void CoreModel::set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
   if (event < 0 || event > 15) return fail(fmt::format("set_flag event id {} is out of range 0..15", event), instr);
-  const Pipe& s = pipes_[static_cast<int>(src)];
-  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({s.free_at, s.clock, instr});
+  const int op = record_set(src, instr);
+  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({pipes_[static_cast<int>(src)].clock, instr, op});
 }
 
 void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
@@ -125,22 +183,26 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
   }
   const Flag f = it->second.front();
   it->second.erase(it->second.begin());
+  const timing::OpRef dep{trace_core_, f.op};
+  record_wait(dst, std::span(&dep, 1), instr, true);
   Pipe& d = pipes_[static_cast<int>(dst)];
-  if (record_) flows_.push_back({f.instr, instr, static_cast<int>(src), static_cast<int>(dst), f.time, std::max(f.time, d.free_at)});
-  hold_until(d, f.time);
   for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
 }
 
-CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) const {
-  const Pipe& p = pipes_[static_cast<int>(pipe)];
-  return {std::max(p.free_at, issue_at_), p.clock, instr, static_cast<int>(pipe), slot_};
+CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) {
+  const int op = record_set(pipe, instr);
+  return {pipes_[static_cast<int>(pipe)].clock, instr, static_cast<int>(pipe), slot_, {trace_core_, op}};
 }
 
 void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr) {
+  std::array<timing::OpRef, 4> deps;
+  size_t n = 0;
+  for (const auto& f : flags) {
+    if (f.op.op >= 0 && n < deps.size()) deps[n++] = f.op;
+  }
+  record_wait(pipe, std::span(deps.data(), n), instr, true);
   Pipe& d = pipes_[static_cast<int>(pipe)];
   for (const auto& f : flags) {
-    if (record_) flows_.push_back({f.instr, instr, f.pipe, static_cast<int>(pipe), f.time, std::max(f.time, d.free_at), f.slot});
-    hold_until(d, f.time);
     for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
   }
 }
@@ -148,25 +210,30 @@ void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int 
 void CoreModel::barrier(ir::Pipe pipe) {
   if (pipe != ir::Pipe::ALL) return;  // a pipe is already in order with itself
   ++barriers_;
-  double t = issue_at_;
+  std::array<timing::OpRef, kPipeCount + 1> deps;
+  size_t n = 0;
   Clock joined{};
   for (const auto& p : pipes_) {
-    t = std::max(t, p.free_at);
+    if (p.last_op >= 0) deps[n++] = {trace_core_, p.last_op};
     for (int i = 0; i < kClockWidth; ++i) joined[i] = std::max(joined[i], p.clock[i]);
   }
-  for (auto& p : pipes_) {
-    hold_until(p, t);
-    p.clock = joined;
-  }
-  issue_at_ = t;
+  if (barrier_op_ >= 0) deps[n++] = {trace_core_, barrier_op_};
+  timing::TimedOp op;
+  op.kind = timing::OpKind::Barrier;
+  barrier_op_ = record(op, std::span(deps.data(), n));
+  issued_ = 0;
+  for (auto& p : pipes_) p.clock = joined;
 }
 
 void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
   Mutex& m = mutexes_[mutex];
   if (m.held) return fail(fmt::format("deadlock: mutex {} is locked again before it was unlocked", mutex), instr);
   m.held = true;
+  if (m.release_op >= 0) {
+    const timing::OpRef dep{trace_core_, m.release_op};
+    record_wait(pipe, std::span(&dep, 1), instr, false);
+  }
   Pipe& p = pipes_[static_cast<int>(pipe)];
-  hold_until(p, m.release);
   for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
 }
 
@@ -174,49 +241,16 @@ void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
   Mutex& m = mutexes_[mutex];
   if (!m.held) return fail(fmt::format("mutex_unlock of mutex {} that is not locked", mutex), instr);
   m.held = false;
-  const Pipe& p = pipes_[static_cast<int>(pipe)];
-  m.release = p.free_at;
-  m.clock = p.clock;
+  m.release_op = record_set(pipe, instr);
+  m.clock = pipes_[static_cast<int>(pipe)].clock;
 }
 
 int64_t CoreModel::tile_resource(int group, int64_t slot) const { return group_base_.at(group) + slot; }
 
-void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+std::span<CoreModel::Access> CoreModel::tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi,
+                                                      std::span<Access> out) {
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
-  double cycles = 0;
-  bool on_chip = false;  // a move between local memories (no GM)
-  const double a = static_cast<double>(amount);
-  if (info.op == "load") {
-    cycles = cost_.load_cycles(groups[info.tiles[0].first].space, a);
-    gm_read_ += a;
-  } else if (info.op == "store") {
-    cycles = cost_.store_cycles(groups[info.tiles[0].first].space, a);
-    gm_write_ += a;
-  } else if (info.pipe == ir::Pipe::S) {
-    cycles = cost_.issue_cycles();  // printf, pto_assert, dump_data: the scalar unit
-  } else if (info.op == "move") {
-    on_chip = true;
-    cycles = cost_.move_cycles(groups[info.tiles[0].first].space, a);
-  } else if (info.op == "matmul") {
-    cycles = cost_.matmul_cycles(info.dtype, a);
-    macs_ += a;
-    flops_ += 2 * a;
-  } else {
-    cycles = cost_.vector_cycles(info.dtype, a, info.vector_ops);
-    if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
-  }
-  // One access per tile, except a cross-core move's destination: one per core whose memory it writes.
-  const size_t n = info.tiles.size() + (info.peer_slots ? std::popcount(info.peer_slots) - 1u : 0u);
-  std::array<Access, 16> small;
-  std::vector<Access> large;
-  std::span<Access> tiles;
-  if (n <= small.size()) {
-    tiles = std::span<Access>(small.data(), n);
-  } else {
-    large.resize(n);
-    tiles = large;
-  }
   // A tile that cross-core moves write is compared as a rectangle of its slot: a Vec -> Mat move
   // writes the part [gm_lo, gm_hi) (flattened over the tile's rows), everything else the whole slot.
   size_t k = 0;
@@ -229,18 +263,71 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
       if (part && gm_hi <= gm_lo) continue;    // nothing written
       for (int s = 0; s < kCoresPerBlock; ++s) {
         if (info.peer_slots & (1u << s)) {
-          tiles[k++] = {shared_tile_key(s, tile), write, part ? gm_lo : 0, part ? gm_hi : grp.rows * grp.cols, grp.cols};
+          out[k++] = {shared_tile_key(s, tile), write, part ? gm_lo : 0, part ? gm_hi : grp.rows * grp.cols, grp.cols};
         }
       }
     } else if (!shared_group_.empty() && shared_group_[g]) {
-      tiles[k++] = {shared_tile_key(slot_, tile), write, 0, grp.rows * grp.cols, grp.cols};
+      out[k++] = {shared_tile_key(slot_, tile), write, 0, grp.rows * grp.cols, grp.cols};
     } else {
-      tiles[k++] = {tile, write};
+      out[k++] = {tile, write};
     }
   }
-  tiles = tiles.first(k);
-  run(info.pipe, cycles, instr, tiles);
-  if (on_chip) pipes_[static_cast<int>(info.pipe)].totals.on_chip += cycles;
+  return out.first(k);
+}
+
+void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  const auto& info = kernel_->ir.instrs[instr];
+  const auto& groups = kernel_->ir.groups;
+  // One access per tile, except a cross-core move's destination: one per core whose memory it writes.
+  const size_t n = info.tiles.size() + (info.peer_slots ? std::popcount(info.peer_slots) - 1u : 0u);
+  std::array<Access, 16> small;
+  std::vector<Access> large;
+  std::span<Access> room(small.data(), small.size());
+  if (n > small.size()) {
+    large.resize(n);
+    room = large;
+  }
+  const std::span<Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi, room) : std::span<Access>{};
+  const double a = static_cast<double>(amount);
+  const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
+  auto work = [&](const CostModel::Cost& c, bool on_chip) {
+    timing::TimedOp op;
+    op.head = c.head;
+    op.body = c.body;
+    op.instr = instr;
+    op.pipe = static_cast<uint8_t>(info.pipe);
+    op.on_chip = on_chip;
+    record(op);
+    tick(static_cast<int>(info.pipe), instr, tiles);
+  };
+  switch (info.cls) {
+    case ir::InstrClass::Load:
+    case ir::InstrClass::Store: {
+      const bool load = info.cls == ir::InstrClass::Load;
+      const auto& t = kernel_->ir.tensors[info.tensor];
+      const timing::GmRegion region{info.tensor, static_cast<int32_t>(dtype_size(t.dtype)), gm_lo, gm_hi, info.gm_view_cols, !load};
+      transfer(info.pipe, load ? load_path(space) : store_path(space), a, region, instr, tiles);
+      (load ? gm_read_ : gm_write_) += a;
+      break;
+    }
+    case ir::InstrClass::Move: work(cost_.transfer(move_path(space, groups[info.tiles.at(1).first].space), a), true); break;
+    case ir::InstrClass::Matmul: {
+      // amount: m * n * k MACs; gm_lo, gm_hi: m and n (KernelABI.hpp).
+      const double m = static_cast<double>(gm_lo), nn = static_cast<double>(gm_hi);
+      const double k = m * nn > 0 ? a / (m * nn) : 0;
+      const double fractals = std::ceil(m / 16) * std::ceil(k / cost_.chip().cube_rate(info.dtype).k0) * std::ceil(nn / 16);
+      work(cost_.matmul(info.dtype, fractals), false);
+      macs_ += a;
+      flops_ += 2 * a;
+      break;
+    }
+    case ir::InstrClass::Vector:
+      work(cost_.vector(info.vec_ops, info.dtype, a), false);
+      if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
+      break;
+    case ir::InstrClass::Scalar:
+    case ir::InstrClass::Other: run(info.pipe, cost_.issue_cycles(), instr, tiles); break;
+  }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
     if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
@@ -349,15 +436,10 @@ void CoreModel::fail(std::string reason, int instr) {
   if (!failure_) failure_ = std::make_pair(std::move(reason), instr);
 }
 
-CoreTiming CoreModel::timing() const {
+CoreTiming CoreModel::counters() const {
   CoreTiming t;
   t.kind = kind_;
   t.macs = macs_;
-  t.end_cycles = issue_at_;
-  for (int i = 0; i < kPipeCount; ++i) {
-    t.end_cycles = std::max(t.end_cycles, pipes_[i].free_at);
-    t.pipes[i] = pipes_[i].totals;
-  }
   t.gm_read_bytes = gm_read_;
   t.gm_write_bytes = gm_write_;
   t.flops = flops_;

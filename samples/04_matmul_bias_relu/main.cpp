@@ -4,7 +4,7 @@
 // What it shows:
 //   * pl::section_cube / pl::section_vector in one kernel: each block is 1 AIC + 2 AIVs
 //   * set_cross_core on the AIC's FIX pipe, wait_cross_core on the AIVs' MTE2 pipe
-//   * get_block_idx() in a vector section is the flattened AIV index; get_subblock_idx() picks the half
+//   * get_block_idx() is the block on the AIC and on both AIVs; get_subblock_idx() picks the half
 //   * a {1, n} bias tile broadcast down the columns of a {rows, n} tile
 //   * the race checker follows the cross-core flags: a correct kernel reports no race
 //   * on the a5 profile, the fused path: Acc -> Vec straight into the AIVs' UB (no workspace),

@@ -34,7 +34,7 @@ inline HalfRows half_rows(const pl::Int& mlen, const pl::Int& sub) {
 }
 
 /// True when `chip` moves L0C to UB directly (the fused epilogue needs no workspace).
-inline bool has_acc_to_vec(const std::string& chip) { return ChipProfile::get(chip).acc_to_vec_gibps > 0; }
+inline bool has_acc_to_vec(const std::string& chip) { return ChipProfile::get(chip).path(PathId::AccToVec).present(); }
 
 /// The mix structure samples 04 and 05 share. section_cube: sample 03's tile loop; each finished
 /// float tile goes to the AIVs, announced with set_cross_core. section_vector: `make_epilogue()`
@@ -71,8 +71,8 @@ void cube_tiles_then_vector(const pl::Tensor<T>& a, const pl::Tensor<T>& b, cons
     if (fused) {
       for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(pl::Pipe::V, kVecFree);  // both slots start free
     }
-    auto block = pl::get_block_idx() / pl::get_subblock_num();  // this AIV's block (flattened index / 2)
-    auto blocks = pl::get_block_num() / pl::get_subblock_num();
+    auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
+    auto blocks = pl::get_block_num();
     for (auto t : pl::range(block, tiles, blocks)) {
       auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;
       auto mlen = pl::min(p.tm, M - m0), nlen = pl::min(p.tn, N - n0);

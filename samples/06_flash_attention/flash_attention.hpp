@@ -102,8 +102,8 @@ auto make_kernel(Params p) {
       auto s = pl::make_tile<float>(pl::Vec, {half, p.tkv});
       auto pv = pl::make_tile<float>(pl::Vec, {half, D});
       OnlineSoftmax<T> sm(half, p.tkv, D);
-      auto block = pl::get_block_idx() / pl::get_subblock_num();
-      auto blocks = pl::get_block_num() / pl::get_subblock_num();
+      auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
+      auto blocks = pl::get_block_num();
       for (auto qb : pl::range(block, q_blocks, blocks)) {
         auto q0 = qb * p.tq;
         auto qlen = pl::min(p.tq, S - q0);

@@ -27,7 +27,7 @@ inline constexpr int kFusedScores = 3, kFusedScoresFree = 4, kFusedProbs = 5, kF
 /// True when `chip` moves L0C -> UB and UB -> L1 directly.
 inline bool has_cross_core_paths(const std::string& chip) {
   const auto& c = ChipProfile::get(chip);
-  return c.acc_to_vec_gibps > 0 && c.vec_to_mat_gibps > 0;
+  return c.path(PathId::AccToVec).present() && c.path(PathId::VecToMat).present();
 }
 
 /// The fused kernel body: Q, K, V, O are S x D; `tq` x `tkv` blocks (D <= 128).
@@ -99,8 +99,8 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
     OnlineSoftmax<T> sm(half, tkv, D);
     for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::V, kFusedScoresFree);  // both S slots start free
     for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::V, kFusedValuesFree);  // both PV slots start free
-    auto block = pl::get_block_idx() / pl::get_subblock_num();
-    auto blocks = pl::get_block_num() / pl::get_subblock_num();
+    auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
+    auto blocks = pl::get_block_num();
     for (auto qb : pl::range(block, q_blocks, blocks)) {
       auto q0 = qb * tq;
       auto qlen = pl::min(tq, S - q0);

@@ -72,7 +72,7 @@ auto make_acc_to_vec(Mode mode, bool wait_for_flag = true) {
       pl::set_cross_core(pl::Pipe::FIX, kReady);
     });
     pl::section_vector([&] {
-      auto m0 = pl::get_block_idx() / 2 * kTM;
+      auto m0 = pl::get_block_idx() * kTM;
       auto p = traced_part(mode, pl::min(kTM, M - m0), N, pl::get_subblock_idx());
       if (wait_for_flag) pl::wait_cross_core(pl::Pipe::MTE3, kReady);
       pl::set_validshape(vec, p.rows, p.cols);
@@ -165,7 +165,7 @@ auto make_vec_to_mat(bool split_columns) {
     using Acc = pl::accumulator_t<In>;
     auto am = pl::make_tile<In>(pl::Mat, {kTM, kTK});
     pl::section_vector([&] {
-      auto m0 = pl::get_block_idx() / 2 * kTM;
+      auto m0 = pl::get_block_idx() * kTM;
       auto mlen = pl::min(kTM, M - m0);
       auto sub = pl::get_subblock_idx();
       if (split_columns) {

@@ -189,7 +189,8 @@ constexpr int kCTileReady = 0;  // cross-core event: a workspace tile is complet
 /// Mix kernel: the AIC of each block computes its C tiles into the workspace `ws` and signals;
 /// the two AIVs wait, load their half of the tile's rows and store 2 * C into `y`. Each AIV also
 /// writes its get_block_idx, get_block_num, get_subblock_idx and get_subblock_num into row
-/// get_block_idx() of `ids` (8 copies each).
+/// get_block_idx() * get_subblock_num() + get_subblock_idx() of `ids` (8 copies each): the PyPTO Pro
+/// way of numbering every AIV of a mix launch.
 auto make_mix_kernel() {
   const MmCfg cfg{.tm = 32, .tn = 32, .tk = 32};
   return pl::jit({.name = "mm_mix_twice", .auto_mutex = true},
@@ -210,13 +211,13 @@ auto make_mix_kernel() {
       for (int v = 0; v < 4; ++v) {
         pl::load(id, zero8.slice(0, 1, 0, 8));
         id = id + values[v];
-        pl::store(ids.slice(pl::get_block_idx(), 1, v * 8, 8), id);
+        pl::store(ids.slice(pl::get_block_idx() * pl::get_subblock_num() + pl::get_subblock_idx(), 1, v * 8, 8), id);
       }
       const int64_t half_rows = (cfg.tm + 1) / 2;
       auto c = pl::make_tile_group<float>(pl::Vec, {half_rows, cfg.tn}, {0, 1});
       auto out = pl::make_tile_group<float>(pl::Vec, {half_rows, cfg.tn}, {2, 3});
-      auto block = pl::get_block_idx() / pl::get_subblock_num();
-      auto blocks = pl::get_block_num() / pl::get_subblock_num();
+      auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
+      auto blocks = pl::get_block_num();
       for (auto t : pl::range(block, tiles, blocks)) {
         auto m0 = t / n_tiles * cfg.tm, n0 = t % n_tiles * cfg.tn;
         auto mlen = pl::min(cfg.tm, M - m0), nlen = pl::min(cfg.tn, N - n0);
@@ -269,12 +270,12 @@ void check_mix(int64_t M, int64_t N, int64_t K, int bd, uint64_t seed) {
   CHECK(p.macs == static_cast<double>(M * N * K));
   INFO("races: " << p.races.size() << ", first: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
   CHECK(p.races.empty());
-  // Vector-section core indices: get_block_idx = 2 * block + subblock, get_block_num = 2 * block_dim.
+  // Vector-section core indices, as in PyPTO Pro: get_block_idx = the block, get_block_num = block_dim.
   for (int64_t v = 0; v < 2 * bd; ++v) {
     CAPTURE(v);
     for (int64_t j = 0; j < 8; ++j) {
-      CHECK(r.ids[v * 32 + j] == static_cast<float>(v));
-      CHECK(r.ids[v * 32 + 8 + j] == static_cast<float>(2 * bd));
+      CHECK(r.ids[v * 32 + j] == static_cast<float>(v / 2));
+      CHECK(r.ids[v * 32 + 8 + j] == static_cast<float>(bd));
       CHECK(r.ids[v * 32 + 16 + j] == static_cast<float>(v % 2));
       CHECK(r.ids[v * 32 + 24 + j] == 2.0f);
     }

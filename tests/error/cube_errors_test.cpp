@@ -677,7 +677,7 @@ TEST_CASE("a vector section loading the workspace without wait_cross_core races 
       });
       pl::section_vector([&] {
         auto v = pl::make_tile<float>(pl::Vec, {8, 16});
-        auto row0 = pl::get_block_idx() / 2 * 16 + pl::get_subblock_idx() * 8;
+        auto row0 = pl::get_block_idx() * 16 + pl::get_subblock_idx() * 8;
         if (wait) pl::wait_cross_core(pl::Pipe::MTE2, 0);
         load_line = __LINE__; pl::load(v, ws.slice(row0, 8, 0, 16));
         pl::store(y.slice(row0, 8, 0, 16), v);

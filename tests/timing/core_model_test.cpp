@@ -1,10 +1,11 @@
-// Cycle-exact rules of the pipeline model, on hand-built instruction streams (Ramulator style:
-// each test is named after the rule it checks and asserts exact cycles).
+// Cycle-exact rules of the pipeline model and the launch replay, on hand-built instruction
+// streams (Ramulator style: each test is named after the rule it checks and asserts exact cycles).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include <pto/pto.hpp>
+#include <pto/runtime/timing/Replay.hpp>
 
 namespace {
 
@@ -13,22 +14,37 @@ using pto::CostModel;
 using pto::ir::Pipe;
 
 const CostModel& a2_cost() {
-  static const CostModel cost(pto::ChipProfile::get("a2"), 1);
+  static const CostModel cost(pto::ChipProfile::get("a2"));
   return cost;
 }
 
+/// Replays hand-built cores together on `chip`.
+pto::timing::ReplayResult replay(std::vector<const CoreModel*> cores, const pto::ChipProfile& chip = pto::ChipProfile::get("a2")) {
+  std::vector<const pto::timing::CoreTrace*> traces;
+  for (const auto* c : cores) traces.push_back(&c->trace());
+  return pto::timing::replay({.chip = &chip, .cores = traces});
+}
+
+/// The end of op `op` of a single core.
+double end_of(const CoreModel& m, int op) { return replay({&m}).cores[0].op_end[static_cast<size_t>(op)]; }
+
 TEST_CASE("pipes_without_flags_overlap") {
   CoreModel m(nullptr, a2_cost(), 0, true);
-  CHECK(m.run(Pipe::MTE2, 100) == 100);  // issued at 0
-  CHECK(m.run(Pipe::V, 50) == 51);       // issued at 1, does not wait for MTE2
-  CHECK(m.timing().end_cycles == 100);
+  const int load = m.run(Pipe::MTE2, 100);  // issued at 0
+  const int add = m.run(Pipe::V, 50);       // issued at 1, does not wait for MTE2
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[load] == 100);
+  CHECK(r.op_end[add] == 51);
+  CHECK(r.end_cycles == 100);
 }
 
 TEST_CASE("instructions_on_one_pipe_run_in_order") {
   CoreModel m(nullptr, a2_cost(), 0, true);
   m.run(Pipe::MTE2, 100);
-  CHECK(m.run(Pipe::MTE2, 30) == 130);
-  CHECK(m.timing().pipes[static_cast<int>(Pipe::MTE2)].busy == 130);
+  const int second = m.run(Pipe::MTE2, 30);
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[second] == 130);
+  CHECK(r.pipes[static_cast<int>(Pipe::MTE2)].busy == 130);
 }
 
 TEST_CASE("wait_flag_delays_consumer_until_producer_completes") {
@@ -36,8 +52,10 @@ TEST_CASE("wait_flag_delays_consumer_until_producer_completes") {
   m.run(Pipe::MTE2, 100);
   m.set_flag(Pipe::MTE2, Pipe::V, 0);
   m.wait_flag(Pipe::MTE2, Pipe::V, 0);
-  CHECK(m.run(Pipe::V, 50) == 150);
-  CHECK(m.timing().pipes[static_cast<int>(Pipe::V)].wait == 100);
+  const int add = m.run(Pipe::V, 50);
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[add] == 150);
+  CHECK(r.pipes[static_cast<int>(Pipe::V)].wait == 100);
   CHECK_FALSE(m.failure().has_value());
 }
 
@@ -47,7 +65,7 @@ TEST_CASE("set_flag_marks_the_producer_work_issued_before_it_only") {
   m.set_flag(Pipe::MTE2, Pipe::V, 3);
   m.run(Pipe::MTE2, 400);  // after the set: not waited for
   m.wait_flag(Pipe::MTE2, Pipe::V, 3);
-  CHECK(m.run(Pipe::V, 10) == 110);
+  CHECK(end_of(m, m.run(Pipe::V, 10)) == 110);
 }
 
 TEST_CASE("barrier_all_joins_every_pipe") {
@@ -55,15 +73,18 @@ TEST_CASE("barrier_all_joins_every_pipe") {
   m.run(Pipe::MTE2, 100);
   m.run(Pipe::V, 10);
   m.barrier(Pipe::ALL);
-  CHECK(m.run(Pipe::MTE3, 5) == 105);  // issued at 100, when every pipe has drained
-  CHECK(m.run(Pipe::V, 5) == 106);     // issued one cycle later
+  const int store = m.run(Pipe::MTE3, 5);  // issued at 100, when every pipe has drained
+  const int add = m.run(Pipe::V, 5);       // issued one cycle later
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[store] == 105);
+  CHECK(r.op_end[add] == 106);
 }
 
 TEST_CASE("barrier_on_one_pipe_does_not_order_other_pipes") {
   CoreModel m(nullptr, a2_cost(), 0, true);
   m.run(Pipe::MTE2, 100);
   m.barrier(Pipe::V);
-  CHECK(m.run(Pipe::V, 5) == 6);
+  CHECK(end_of(m, m.run(Pipe::V, 5)) == 6);
 }
 
 TEST_CASE("mutex_orders_sections_on_different_pipes_in_program_order") {
@@ -72,11 +93,14 @@ TEST_CASE("mutex_orders_sections_on_different_pipes_in_program_order") {
   m.run(Pipe::MTE2, 100);
   m.unlock(7, Pipe::MTE2);
   m.lock(7, Pipe::V);
-  CHECK(m.run(Pipe::V, 20) == 120);
+  const int consumer = m.run(Pipe::V, 20);
   m.unlock(7, Pipe::V);
   m.lock(7, Pipe::MTE2);  // the next producer waits for the consumer (WAR)
-  CHECK(m.run(Pipe::MTE2, 1) == 121);
+  const int producer = m.run(Pipe::MTE2, 1);
   m.unlock(7, Pipe::MTE2);
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[consumer] == 120);
+  CHECK(r.op_end[producer] == 121);
 }
 
 TEST_CASE("wait_without_a_prior_set_is_a_deadlock_report_not_a_hang") {
@@ -135,43 +159,125 @@ TEST_CASE("same_pipe_accesses_never_race") {
   CHECK(m.races().empty());
 }
 
-TEST_CASE("shared_gm_bandwidth_slows_each_core") {
-  const auto& chip = pto::ChipProfile::get("a2");
-  const double bytes = 32768;
-  auto expected = [&](int cores) {
-    const double path = chip.gm_to_vec_gibps * 1073741824.0 / (chip.clock_ghz * 1e9);
-    const double share = chip.hbm_gbps * 1e9 / cores / (chip.clock_ghz * 1e9);
-    return chip.issue_cycles + std::ceil(bytes / std::min(path, share));
-  };
-  const CostModel one(chip, 1), all(chip, chip.aiv_count);
-  CHECK(one.load_cycles(pto::ir::MemSpace::Vec, bytes) == expected(1));
-  CHECK(all.load_cycles(pto::ir::MemSpace::Vec, bytes) == expected(chip.aiv_count));
-  CHECK(all.load_cycles(pto::ir::MemSpace::Vec, bytes) > one.load_cycles(pto::ir::MemSpace::Vec, bytes));
-  // one core alone is limited by its own path, not by HBM
-  CHECK(one.load_cycles(pto::ir::MemSpace::Vec, bytes) == chip.issue_cycles + std::ceil(bytes / (chip.gm_to_vec_gibps * 1073741824.0 / (chip.clock_ghz * 1e9))));
+/// A GM read of `bytes` of tensor 0 at element `lo` (1-D, f32).
+int read_gm(CoreModel& m, double bytes, int64_t lo = 0) {
+  const pto::timing::GmRegion region{0, 4, lo, lo + static_cast<int64_t>(bytes) / 4, 0, false};
+  return m.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, region);
 }
 
-TEST_CASE("vector_cost_counts_every_fused_operation") {
+TEST_CASE("a_transfer_alone_takes_its_path_latency_plus_bytes_at_the_path_peak") {
   const auto& chip = pto::ChipProfile::get("a2");
-  const CostModel cost(chip, 1);
-  const double one_op = std::ceil(8192 * 4 / chip.vector_bytes_per_cycle);
-  CHECK(cost.vector_cycles(pto::DType::f32, 8192, 1) == chip.issue_cycles + one_op);
-  CHECK(cost.vector_cycles(pto::DType::f32, 8192, 3) == chip.issue_cycles + 3 * one_op);
-  CHECK(cost.vector_cycles(pto::DType::f16, 8192, 1) == chip.issue_cycles + one_op / 2);
+  const auto& path = chip.path(pto::PathId::GmToVec);
+  CoreModel m(nullptr, a2_cost(), 0, true);
+  const int load = read_gm(m, 65536);
+  // pto-isa's profiled TLOAD f32 128 x 128 GM -> UB: 776 cycles.
+  CHECK(end_of(m, load) == doctest::Approx(path.latency_cycles + 65536 / path.peak_bytes_per_cycle));
+  CHECK(end_of(m, load) == doctest::Approx(776));
 }
 
-TEST_CASE("local_moves_cost_their_path_bandwidth_acc_to_vec_and_vec_to_mat_on_a5") {
+TEST_CASE("hbm_is_shared_fairly_by_the_transfers_in_flight_and_idle_cores_take_none") {
+  const auto& chip = pto::ChipProfile::get("a2");
+  const double latency = chip.path(pto::PathId::GmToVec).latency_cycles;
+  const double hbm = chip.hbm_gbps / chip.clock_ghz;  // bytes per cycle
+  const double bytes = 4 << 20;                       // misses in a cold L2: all of it goes to HBM
+  const int n = 48;
+  std::vector<CoreModel> cores;
+  cores.reserve(n);
+  std::vector<const CoreModel*> busy;
+  for (int c = 0; c < n; ++c) {
+    cores.emplace_back(nullptr, a2_cost(), c, false, 0, nullptr, 1, c);
+    read_gm(cores.back(), bytes, int64_t{c} * (8 << 20) / 4);  // disjoint regions
+    busy.push_back(&cores.back());
+  }
+  const auto all = replay(busy);
+  // 48 equal transfers share HBM: each gets hbm / 48, below its own path peak.
+  CHECK(all.cores[0].end_cycles == doctest::Approx(latency + bytes * n / hbm).epsilon(1e-9));
+  CHECK(all.hbm_bytes == doctest::Approx(bytes * n));
+  // Idle cores beside 3 busy ones change nothing.
+  std::vector<CoreModel> idle;
+  idle.reserve(n);
+  std::vector<const CoreModel*> three(busy.begin(), busy.begin() + 3);
+  for (int c = 3; c < n; ++c) three.push_back(&idle.emplace_back(nullptr, a2_cost(), c, false, 0, nullptr, 1, c));
+  const auto few = replay(std::vector<const CoreModel*>(busy.begin(), busy.begin() + 3));
+  const auto with_idle = replay(three);
+  CHECK(few.cores[0].end_cycles == with_idle.cores[0].end_cycles);
+  CHECK(few.cores[0].end_cycles == doctest::Approx(latency + bytes / std::min(chip.path(pto::PathId::GmToVec).peak_bytes_per_cycle, hbm / 3)));
+}
+
+TEST_CASE("a_second_read_of_the_same_bytes_hits_the_shared_l2_and_takes_no_hbm") {
+  CoreModel first(nullptr, a2_cost(), 0, false, 0, nullptr, 1, 0), second(nullptr, a2_cost(), 1, false, 0, nullptr, 1, 1);
+  read_gm(first, 65536);
+  first.barrier(Pipe::ALL);
+  read_gm(first, 65536);  // again, after the first has ended
+  const auto r = replay({&first});
+  CHECK(r.hbm_bytes == 65536);
+  CHECK(r.l2_read_hit_bytes == 65536);
+  // Another core reading the same bytes later hits too.
+  read_gm(second, 65536);
+  const auto both = replay({&first, &second});
+  CHECK(both.l2_read_hit_bytes + both.l2_read_miss_bytes == 3 * 65536);
+}
+
+TEST_CASE("vector_cost_is_a_head_plus_a_slope_per_repeat_by_operation_class") {
+  const auto& chip = pto::ChipProfile::get("a2");
+  const CostModel cost(chip);
+  pto::ir::VecOpCounts add{}, exp{}, fused{};
+  add[static_cast<int>(pto::ir::VecOp::Binary)] = 1;
+  exp[static_cast<int>(pto::ir::VecOp::Exp)] = 1;
+  fused[static_cast<int>(pto::ir::VecOp::Binary)] = 1;
+  fused[static_cast<int>(pto::ir::VecOp::Exp)] = 1;
+  const auto& b = chip.vector_op(pto::ir::VecOp::Binary);
+  const auto& e = chip.vector_op(pto::ir::VecOp::Exp);
+  // f32 64 x 64: 64 repeats of 256 B (pto-isa profiled TADD 160, TEXP 159).
+  CHECK(cost.vector(add, pto::DType::f32, 4096).total() == doctest::Approx(b.head + 64 * b.per_repeat));
+  CHECK(cost.vector(exp, pto::DType::f32, 4096).total() == doctest::Approx(159));
+  // A fused expression pays one head (the larger) and every body.
+  CHECK(cost.vector(fused, pto::DType::f32, 4096).total() == doctest::Approx(e.head + 64 * (b.per_repeat + e.per_repeat)));
+  // A count that is not a whole number of repeats pays the unaligned penalty per operation.
+  CHECK(cost.vector(add, pto::DType::f32, 100).total() == doctest::Approx(b.head + 2 * b.per_repeat + chip.vector_unaligned_cycles));
+  // Half: 128 elements a repeat.
+  CHECK(cost.vector(exp, pto::DType::f16, 4096).total() == doctest::Approx(e.head + 32 * e.per_repeat_16bit));
+}
+
+TEST_CASE("the_vector_head_is_paid_only_when_the_pipe_starts_from_idle") {
+  CoreModel m(nullptr, a2_cost(), 0, false);
+  m.run(Pipe::MTE2, 1000);
+  m.set_flag(Pipe::MTE2, Pipe::V, 0);
+  m.run(Pipe::MTE2, 4000);
+  m.set_flag(Pipe::MTE2, Pipe::V, 1);
+  m.wait_flag(Pipe::MTE2, Pipe::V, 0);
+  const int first = m.run(Pipe::V, 128, -1, {}, 24);   // starts the idle pipe at 1000: head + body
+  const int queued = m.run(Pipe::V, 128, -1, {}, 24);  // queued behind it: body only
+  m.wait_flag(Pipe::MTE2, Pipe::V, 1);
+  const int later = m.run(Pipe::V, 128, -1, {}, 24);   // the pipe idles until 5000: head again
+  const auto r = replay({&m}).cores[0];
+  CHECK(r.op_end[first] == 1000 + 24 + 128);
+  CHECK(r.op_end[queued] == 1000 + 24 + 128 + 128);
+  CHECK(r.op_end[later] == 5000 + 24 + 128);
+}
+
+TEST_CASE("matmul_costs_its_fractal_blocks_plus_the_cube_head") {
+  const auto& chip = pto::ChipProfile::get("a2");
+  const CostModel cost(chip);
+  // pto-isa's profiled TMATMUL f16 40 x 50 x 60: 3 * 4 * 4 = 48 fractals + 6 = 54 cycles.
+  CHECK(cost.matmul(pto::DType::f16, 3 * 4 * 4).total() == 54);
+  CHECK(chip.cube_macs(pto::DType::f16) == 4096);
+  CHECK(chip.cube_macs(pto::DType::f32) == 1024);
+}
+
+TEST_CASE("local_moves_cost_their_path_acc_to_vec_and_vec_to_mat_on_a5") {
   const auto& chip = pto::ChipProfile::get("a5");
-  const CostModel cost(chip, 1);
+  const CostModel cost(chip);
   const double bytes = 40 * 64 * 2;  // a 40 x 64 half tile
-  auto at = [&](double gibps) { return chip.issue_cycles + std::ceil(bytes / (gibps * 1073741824.0 / (chip.clock_ghz * 1e9))); };
-  CHECK(cost.move_cycles(pto::ir::MemSpace::Left, bytes) == at(chip.mat_to_left_gibps));
-  CHECK(cost.move_cycles(pto::ir::MemSpace::Right, bytes) == at(chip.mat_to_right_gibps));
-  CHECK(cost.move_cycles(pto::ir::MemSpace::Vec, bytes) == at(chip.acc_to_vec_gibps));  // FIX, Acc -> Vec
-  CHECK(cost.move_cycles(pto::ir::MemSpace::Mat, bytes) == at(chip.vec_to_mat_gibps));  // MTE3, Vec -> Mat
-  // Local paths do not share HBM: the same cost with every core of the chip active.
-  const CostModel all(chip, chip.aiv_count);
-  CHECK(all.move_cycles(pto::ir::MemSpace::Vec, bytes) == at(chip.acc_to_vec_gibps));
+  for (auto p : {pto::PathId::MatToLeft, pto::PathId::MatToRight, pto::PathId::AccToVec, pto::PathId::VecToMat}) {
+    CAPTURE(pto::path_name(p));
+    const auto& path = chip.path(p);
+    REQUIRE(path.present());
+    CHECK(cost.transfer(p, bytes).total() == doctest::Approx(path.latency_cycles + bytes / path.peak_bytes_per_cycle));
+  }
+  CHECK(pto::move_path(pto::ir::MemSpace::Vec, pto::ir::MemSpace::Acc) == pto::PathId::AccToVec);
+  CHECK(pto::move_path(pto::ir::MemSpace::Mat, pto::ir::MemSpace::Vec) == pto::PathId::VecToMat);
+  CHECK_FALSE(pto::ChipProfile::get("a2").path(pto::PathId::AccToVec).present());
 }
 
 }  // namespace

@@ -65,9 +65,14 @@ TEST_CASE("the built-in a2 profile has 48 AIV and 24 AIC cores and a 196608-byte
   CHECK(a2.limits(MemSpace::Mat).bytes == 524288);
   CHECK(a2.limits(MemSpace::Left).align == 512);
   CHECK(a2.limits(MemSpace::Acc).bytes == 131072);
-  CHECK(a2.clock_ghz == doctest::Approx(1.85));
-  CHECK(a2.gm_to_vec_gibps == doctest::Approx(100.9));
-  CHECK(a2.vector_bytes_per_cycle == 256);
+  CHECK(a2.clock_ghz == doctest::Approx(1.8));
+  CHECK(a2.path(pto::PathId::GmToVec).peak_bytes_per_cycle == 128);
+  CHECK(a2.path(pto::PathId::GmToVec).latency_cycles == 264);
+  CHECK(a2.l2_bytes == 192 * 1024 * 1024);
+  CHECK(a2.hbm_peak_gbps == 1600);
+  CHECK(a2.cube_macs(pto::DType::f16) == 4096);
+  CHECK(a2.vector_op(pto::ir::VecOp::Exp).head == 31);
+  CHECK_FALSE(a2.path(pto::PathId::AccToVec).present());
 }
 
 TEST_CASE("the built-in a5 profile differs from a2 in cores and memory sizes") {
@@ -111,10 +116,17 @@ TEST_CASE("from_json with a missing field throws a UserError naming the field an
       {{"memories", "Vec"}, "'memories.Vec'"},
       {{"memories", "Vec", "bytes"}, "'memories.Vec.bytes'"},
       {{"memories", "Acc", "align"}, "'memories.Acc.align'"},
-      {{"bandwidth_gibps", "gm_to_vec"}, "'bandwidth_gibps.gm_to_vec'"},
-      {{"cube_macs_per_cycle", "i8"}, "'cube_macs_per_cycle.i8'"},
+      {{"paths", "gm_to_vec"}, "'paths.gm_to_vec'"},
+      {{"paths", "mat_to_left", "latency_cycles"}, "'paths.mat_to_left.latency_cycles'"},
+      {{"vector", "ops", "exp"}, "'vector.ops.exp'"},
+      {{"vector", "ops", "div", "per_repeat_16bit"}, "'vector.ops.div.per_repeat_16bit'"},
+      {{"cube", "i8"}, "'cube.i8'"},
+      {{"cube", "f16", "k0"}, "'cube.f16.k0'"},
+      {{"l2", "bytes"}, "'l2.bytes'"},
+      {{"hbm", "sustained_gbps"}, "'hbm.sustained_gbps'"},
+      {{"launch", "fixed_us"}, "'launch.fixed_us'"},
+      {{"launch", "block_dispatch_cycles"}, "'launch.block_dispatch_cycles'"},
       {{"issue_cycles"}, "'issue_cycles'"},
-      {{"launch_overhead_us"}, "'launch_overhead_us'"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.named);
@@ -129,6 +141,15 @@ TEST_CASE("from_json with a non-numeric number field throws a UserError naming t
   CHECK(msg.find("field 'memories.Vec.bytes' is not a number") != std::string::npos);
   const std::string msg2 = parse_error(with({"clock_ghz", "value"}, nlohmann::json::array()));
   CHECK(msg2.find("field 'clock_ghz' is not a number") != std::string::npos);
+  const std::string msg3 = parse_error(with({"paths", "gm_to_vec", "latency_cycles"}, "slow"), "my_chip.json");
+  CHECK(msg3.find("chip profile my_chip.json: field 'paths.gm_to_vec.latency_cycles' is not a number") != std::string::npos);
+}
+
+TEST_CASE("from_json with a negative field throws a UserError naming the field and the file") {
+  const std::string msg = parse_error(with({"hbm", "sustained_gbps", "value"}, -5), "neg.json");
+  CHECK(msg.find("chip profile neg.json: field 'hbm.sustained_gbps' is negative") != std::string::npos);
+  const std::string msg2 = parse_error(with({"vector", "ops", "mul", "head"}, -1), "neg.json");
+  CHECK(msg2.find("field 'vector.ops.mul.head' is negative") != std::string::npos);
 }
 
 TEST_CASE("from_json rejects invalid JSON and non-positive core counts with a UserError") {

@@ -45,5 +45,8 @@ int cache_command(const std::string& action, bool json);
 int aot_command(const std::string& out, std::vector<std::string> specs);
 int demo_command();
 int fuzz_command(int cases, uint64_t seed, bool json);
+/// Runs the calibration points on `chip`; 1 when a point is outside its tolerance, the median
+/// error is over 10% or the add variants are ranked wrong.
+int calibrate_command(const std::string& chip, bool json);
 
 }  // namespace pto::cli

@@ -76,6 +76,12 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--seed", fuzz_seed, "random seed (the same seed gives the same cases)");
   fuzz_cmd->add_flag("--json", fuzz_json, "print {cases, mismatches, seconds, failures} as JSON");
 
+  std::string calibrate_chip = "a2";
+  bool calibrate_json = false;
+  auto* calibrate_cmd = app.add_subcommand("calibrate", "hold the timing model against published Ascend figures (docs/calibration.md)");
+  calibrate_cmd->add_option("--chip", calibrate_chip, "chip profile: a built-in name (a2, a5) or a JSON file")->capture_default_str();
+  calibrate_cmd->add_flag("--json", calibrate_json, "print the points, errors and verdict as JSON");
+
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   CLI11_PARSE(app, argc, argv);
@@ -88,6 +94,7 @@ int main(int argc, char** argv) {
     if (aot_cmd->parsed()) return pto::cli::aot_command(aot_out, aot_specs);
     if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
+    if (calibrate_cmd->parsed()) return pto::cli::calibrate_command(calibrate_chip, calibrate_json);
     if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz_cases, fuzz_seed, fuzz_json);
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());

@@ -35,10 +35,11 @@ struct CoreStatus {
   int64_t a = 0, b = 0, c = 0;
 };
 
-/// Reports one executed instruction to the pipeline model: `amount` is bytes for data movement
-/// and elements for vector instructions; `slots` the runtime slot of each tile access (in
-/// ir::tile_accesses order); [gm_lo, gm_hi) the GM elements touched (empty when lo == hi), or
-/// for a Vec -> Mat move the destination part, flattened over the tile's rows.
+/// Reports one executed instruction to the pipeline model: `amount` is bytes for data movement,
+/// elements for vector instructions and m * n * k MACs for a matmul; `slots` the runtime slot of
+/// each tile access (in ir::tile_accesses order); [gm_lo, gm_hi) the GM elements touched (empty
+/// when lo == hi), for a Vec -> Mat move the destination part, flattened over the tile's rows, and
+/// for a matmul its m and n (the cube's cost counts fractal blocks).
 using ExecHook = void (*)(void* model, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
 /// Reports a synchronisation instruction: `event` is the flag event or mutex id, `slot` the tile
 /// slot of an automatic mutex (or -1).
@@ -59,8 +60,8 @@ struct CoreContext {
   void* const* tensors;    // GM base pointer of each tensor parameter
   const int64_t* scalars;  // runtime scalar parameters
   uint8_t* arena[6];       // local memory of each ir::MemSpace (GM unused)
-  int64_t block_idx;       // get_block_idx() as this core sees it (mix AIVs: block * 2 + subblock)
-  int64_t block_num;       // get_block_num() as this core sees it (mix AIVs: 2 * block_dim)
+  int64_t block_idx;       // get_block_idx(): the block, on every core of it
+  int64_t block_num;       // get_block_num(): the launch's block_dim
   CoreStatus* status;
   void* model;             // the core's pipeline model (instrumented kernels only)
   ExecHook exec;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pto/ir/IR.hpp"
+#include "pto/ir/InstrClass.hpp"
 
 namespace pto::ir {
 
@@ -49,6 +50,9 @@ struct InstrInfo {
   int64_t gm_view_cols = 0;                 // columns of the row-major view the GM region was cut from
   DType dtype = DType::f32;                 // element type moved or produced
   int vector_ops = 0;                       // element-wise operations of a vector instruction
+  InstrClass cls = InstrClass::Other;       // what the cost model charges it as (classified once, at trace)
+  VecOpCounts vec_ops{};                    // a vector instruction's operations by class (a row reduction
+                                            // counts its reduction step as VecOp::Reduce)
   bool gm_write = false;                    // a store (writes GM)
   uint8_t peer_slots = 0;                   // a cross-core move: bit s for each core of the block (0 AIC, 1 and 2
                                             // AIV 0 and 1) whose memory holds the destination it writes (tiles[0])

@@ -15,11 +15,13 @@
 
 namespace pto::lang {
 
-/// Index of this core's share of the work in [0, get_block_num()): the block index, except on
-/// the AIVs of a mix kernel, where it is the flattened AIV index block * 2 + get_subblock_idx()
-/// (as in PyPTO Pro), so `range(get_block_idx(), n, get_block_num())` covers n on every core kind.
+/// The block index in [0, get_block_num()), on every core kind, as in PyPTO Pro
+/// (docs/zh/pypto_pro/api/SIMD-API/system_variables/get_block_idx.md): the AIC and both AIVs of a
+/// mix block see the same value, and the AIVs tell themselves apart with get_subblock_idx(). A
+/// vector section that splits work over every AIV of a mix launch uses
+/// `range(get_block_idx() * get_subblock_num() + get_subblock_idx(), n, get_block_num() * get_subblock_num())`.
 Int get_block_idx(std::source_location loc = std::source_location::current());
-/// block_dim, or 2 * block_dim on the AIVs of a mix kernel.
+/// The launch's block_dim, on every core kind.
 Int get_block_num(std::source_location loc = std::source_location::current());
 
 class Range {

@@ -29,7 +29,8 @@ struct LaunchProfile {
   uint64_t instructions = 0;
   double host_us = 0;             // host wall time of the emulation
   double host_start_us = 0;       // when the emulation started, host steady clock (us)
-  int gm_pipes = 1;               // pipes moving GM data (HBM is shared among them)
+  double l2_hit_bytes = 0;        // GM bytes read that hit the shared L2 (the replay's L2 model)
+  double hbm_bytes = 0;           // bytes that went to HBM: L2 read misses + writes
 
   // Recorded while a profiler is active: per core, its instruction spans and flag flows, and the
   // instruction table to name them.

@@ -1,12 +1,12 @@
 #pragma once
-// The pipes of one AI Core in simulated time, with the sync rules and the race checker.
+// The pipes of one AI Core: what it records for the timing replay, and the race checker.
 //
-// Timing. Instructions issue in program order from the scalar unit (one cycle each) into the
-// pipe they run on; each pipe runs its instructions in order, independently of the others
-// (start = max(issue time, pipe free)). The only orderings between pipes are set_flag/wait_flag,
-// pipe_barrier(ALL) and mutexes. A core ends when its last pipe drains. Costs come from the chip
-// profile (CostModel). Everything is a function of the core's instruction stream: the same
-// kernel and inputs give the same cycles on any machine and any host thread count.
+// Timing. A core records one timing::TimedOp per instruction and sync point, in program order,
+// with its uncontended cost (CostModel) and the orderings it obeys: its pipe's previous op,
+// set_flag/wait_flag, pipe_barrier(ALL), mutexes and cross-core flags. timing::replay then runs
+// every core of the launch together with the shared L2 and HBM (timing/Replay.hpp). Everything is
+// a function of the cores' instruction streams: the same kernel and inputs give the same cycles on
+// any machine and any host thread count.
 //
 // Races. A happens-before check with vector clocks over the core's pipes: every instruction
 // ticks its pipe's clock; flags and mutexes carry clocks from the releasing pipe to the
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "pto/backend/ChipProfile.hpp"
+#include "pto/runtime/timing/TimedOp.hpp"
 
 namespace pto {
 
@@ -34,34 +35,34 @@ inline constexpr int kCoresPerBlock = 3;
 /// A vector clock entry per pipe of every core of a block.
 inline constexpr int kClockWidth = kPipeCount * kCoresPerBlock;
 
-/// Cycle costs of instructions on one chip, for a launch of `active_cores` cores sharing HBM.
-/// HBM is split evenly among the cores that move GM data and, within a core, among the
-/// `gm_pipes` pipes of its kind that do (MTE2, MTE3 on an AIV; MTE2, FIX on an AIC), since they
-/// run at the same time. A mix launch has one CostModel per core kind.
+/// Uncontended cycle costs of instructions on one chip, from its architecture table: a cost is a
+/// head (paid when the pipe starts from idle; for a transfer, the DMA latency) and a body.
 class CostModel {
  public:
-  CostModel(const ChipProfile& chip, int active_cores, int gm_pipes = 1);
-  /// GM -> `dst` space (MTE2): bytes at the slower of the path bandwidth and this core's HBM share.
-  double load_cycles(ir::MemSpace dst, double bytes) const;
-  /// `src` space -> GM (MTE3 from Vec, FIX from Acc).
-  double store_cycles(ir::MemSpace src, double bytes) const;
-  /// A vector instruction of `ops` element-wise operations over `elements` of `dtype`.
-  double vector_cycles(DType dtype, double elements, int ops) const;
-  /// A local copy of `bytes` into `dst`: MTE1 into Left/Right, FIX Acc -> Vec, MTE3 Vec -> Mat.
-  double move_cycles(ir::MemSpace dst, double bytes) const;
-  /// A cube multiply of `macs` multiply-accumulates on inputs of `dtype`, at the profile's peak.
-  double matmul_cycles(DType dtype, double macs) const;
+  struct Cost {
+    double head = 0, body = 0;
+    double total() const { return head + body; }
+  };
+  explicit CostModel(const ChipProfile& chip) : chip_(&chip) {}
+  /// A transfer of `bytes` on `path` alone: latency + bytes / peak.
+  Cost transfer(PathId path, double bytes) const;
+  /// A vector instruction performing `ops` (by class) on `elements` of `dtype`.
+  Cost vector(const ir::VecOpCounts& ops, DType dtype, double elements) const;
+  /// A cube multiply of `fractals` fractal steps on inputs of `dtype` (KernelABI: the exec hook's
+  /// gm_lo of a matmul).
+  Cost matmul(DType dtype, double fractals) const;
   double issue_cycles() const { return chip_->issue_cycles; }
   double cycles_to_us(double cycles) const { return cycles / (chip_->clock_ghz * 1e3); }
-  /// Bytes per cycle of one GM pipe's share of HBM.
-  double hbm_share_bytes_per_cycle() const { return hbm_share_; }
   const ChipProfile& chip() const { return *chip_; }
 
  private:
-  double bytes_per_cycle(double gibps) const;
   const ChipProfile* chip_;
-  double hbm_share_;
 };
+
+/// The GM path of a load into / a store from `space`, and the path of a local move into `dst` from `src`.
+PathId load_path(ir::MemSpace dst);
+PathId store_path(ir::MemSpace src);
+PathId move_path(ir::MemSpace dst, ir::MemSpace src);
 
 struct PipeTotals {
   double busy = 0;     // cycles running instructions
@@ -166,19 +167,21 @@ using GmRaceState = std::map<int64_t, ResourceState>;
 class CoreModel {
  public:
   using Clock = std::array<uint64_t, kClockWidth>;
-  /// A cross-core flag in flight: when the setting pipe was done, and its clock.
+  /// A cross-core flag in flight: the op that set it, and the setting pipe's clock.
   struct CrossFlag {
-    double time = 0;
     Clock clock{};
     int instr = -1;
-    int pipe = 0, slot = 0;  // the setting pipe and core slot
+    int pipe = 0, slot = 0;    // the setting pipe and core slot
+    timing::OpRef op{};        // the set's op in the launch's traces
   };
 
   /// `kernel` names instructions in reports; it may be null for hand-built programs (tests).
-  /// `slot`: this core's place in its block (0 AIC or single core, 1/2 the AIVs of a mix block);
-  /// `gm`: the block's shared GM race state (null: this core's own). `kind`: ir::CoreKind.
+  /// `core`: the core's number among its kind (reports); `trace_core`: its index among all
+  /// cores of the launch (the traces' OpRef::core). `slot`: its place in its block (0 AIC or
+  /// single core, 1/2 the AIVs of a mix block); `gm`: the block's shared GM race state (null:
+  /// this core's own). `kind`: ir::CoreKind.
   CoreModel(const CompiledKernel* kernel, const CostModel& cost, int core, bool race_check, int slot = 0,
-            GmRaceState* gm = nullptr, int kind = 1);
+            GmRaceState* gm = nullptr, int kind = 1, int trace_core = 0);
 
   // ---- the rules, for hand-built programs and the hooks below
   struct Access {
@@ -186,18 +189,19 @@ class CoreModel {
     bool write;
     int64_t lo = 0, hi = 1, width = 0;  // the part touched (Touch); a tile slot is [0, 1)
   };
-  /// Runs an instruction of `cycles` on `pipe`; returns its end time.
-  double run(ir::Pipe pipe, double cycles, int instr = -1, std::span<const Access> tiles = {});
+  /// Records an instruction of `cycles` on `pipe` (plus `head` when the pipe starts it from idle);
+  /// returns its op index in trace().
+  int run(ir::Pipe pipe, double cycles, int instr = -1, std::span<const Access> tiles = {}, double head = 0);
+  /// Records a GM transfer of `bytes` on `path` (uncontended cost from the CostModel).
+  int transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr = -1,
+               std::span<const Access> tiles = {});
   void set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
   void wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
   void barrier(ir::Pipe pipe);
   void lock(int64_t mutex, ir::Pipe pipe, int instr = -1);
   void unlock(int64_t mutex, ir::Pipe pipe, int instr = -1);
-  double pipe_free(ir::Pipe p) const { return pipes_[static_cast<int>(p)].free_at; }
-  /// When the scalar unit issues the next instruction (cycles from the core's start).
-  double issue_time() const { return issue_at_; }
-  /// set_cross_core on `pipe`: the flag carries the pipe's finish time and clock.
-  CrossFlag cross_set(ir::Pipe pipe, int instr = -1) const;
+  /// set_cross_core on `pipe`: the flag carries the pipe's clock and the set's op.
+  CrossFlag cross_set(ir::Pipe pipe, int instr = -1);
   /// wait_cross_core on `pipe`: holds it until every flag in `flags` has arrived.
   void cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr = -1);
 
@@ -205,12 +209,10 @@ class CoreModel {
   void exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
   void sync(int instr, int64_t event, int64_t slot);
 
-  /// Keeps every instruction span and flag flow (for trace_view.json); off by default.
-  void record_spans(bool on) { record_ = on; }
-  const std::vector<InstrSpan>& spans() const { return spans_; }
-  const std::vector<FlagFlow>& flows() const { return flows_; }
-
-  CoreTiming timing() const;
+  /// What the core recorded for the timing replay.
+  const timing::CoreTrace& trace() const { return trace_; }
+  /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
+  CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
   /// Keeps every GM access of a race-checked core (for the check between blocks); off by default.
   void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
@@ -221,21 +223,27 @@ class CoreModel {
 
  private:
   struct Pipe {
-    double free_at = 0;
-    PipeTotals totals;
+    int last_op = -1;      // the newest op recorded on the pipe
+    int seen_barrier = -1; // the newest barrier this pipe's ops already depend on
     Clock clock{};
   };
   struct Flag {
-    double time;
     Clock clock;
     int instr;
+    int op;
   };
   struct Mutex {
-    double release = 0;
+    int release_op = -1;
     Clock clock{};
     bool held = false;
   };
-  void hold_until(Pipe& p, double t);
+  /// Appends an op on `pipe` (or a barrier) with `deps`; returns its index.
+  int record(timing::TimedOp op, std::span<const timing::OpRef> deps = {});
+  /// A Sync op on `pipe` that waits for `deps`.
+  int record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, int instr, bool flow);
+  /// The op a set on `pipe` marks: a Sync op after everything issued on it so far.
+  int record_set(ir::Pipe pipe, int instr);
+  void tick(int pipe, int instr, std::span<const Access> tiles);
   /// Checks an access of `pipe` to resource `key` against the other pipes' last accesses (of
   /// every core of the block for GM), then records it.
   void access(int64_t key, int pipe, bool write, int64_t lo, int64_t hi, int instr, int64_t width = 0);
@@ -248,6 +256,8 @@ class CoreModel {
   std::string describe(int instr, int at) const;
   void fail(std::string reason, int instr);
   int64_t tile_resource(int group, int64_t slot) const;
+  /// Fills `out` with the accesses of instruction `instr` (its tiles, in slots `slots`).
+  std::span<Access> tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi, std::span<Access> out);
 
   const CompiledKernel* kernel_;
   const CostModel& cost_;
@@ -256,7 +266,10 @@ class CoreModel {
   int slot_;
   GmRaceState* gm_;
   int kind_;
-  double issue_at_ = 0;
+  int trace_core_;
+  timing::CoreTrace trace_;
+  int barrier_op_ = -1;    // the newest barrier op
+  uint32_t issued_ = 0;    // instructions issued since it
   std::array<Pipe, kPipeCount> pipes_{};
   std::map<std::tuple<int, int, int64_t>, std::vector<Flag>> flags_;
   std::map<int64_t, Mutex> mutexes_;
@@ -272,9 +285,6 @@ class CoreModel {
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
   std::optional<std::pair<std::string, int>> failure_;
-  bool record_ = false;
-  std::vector<InstrSpan> spans_;
-  std::vector<FlagFlow> flows_;
 };
 
 }  // namespace pto

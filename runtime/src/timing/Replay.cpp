@@ -1,0 +1,350 @@
+#include "pto/runtime/timing/Replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+#include "FairShare.hpp"
+#include "SharedL2.hpp"
+
+namespace pto::timing {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+/// An event: at `time`, op `op` (global index) starts, or its fixed part ends. Ties go to the
+/// lower op index, so the order is a function of the traces only.
+struct Event {
+  double time;
+  uint32_t op;
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : op > o.op; }
+};
+using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
+
+class Replayer {
+ public:
+  explicit Replayer(const ReplayInput& in)
+      : in_(in), chip_(*in.chip),
+        l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways),
+        hbm_per_cycle_(chip_.hbm_gbps / chip_.clock_ghz),
+        l2_per_cycle_(chip_.l2_gbps / chip_.clock_ghz) {}
+
+  ReplayResult run() {
+    build();
+    for (uint32_t g = 0; g < ops_.size(); ++g) {
+      if (pending_[g] == 0) schedule(g);
+    }
+    loop();
+    return finish();
+  }
+
+ private:
+  struct Active {
+    uint32_t op;
+    double left;  // bytes still to move
+    double cap, use;
+  };
+
+  const TimedOp& op(uint32_t g) const { return *ops_[g]; }
+
+  void build() {
+    const size_t n_cores = in_.cores.size();
+    base_.resize(n_cores + 1, 0);
+    for (size_t c = 0; c < n_cores; ++c) base_[c + 1] = base_[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
+    const uint32_t n = base_.back();
+    ops_.resize(n);
+    core_of_.resize(n);
+    pending_.assign(n, 0);
+    dep_ready_.assign(n, 0);
+    pred_end_.assign(n, -1);
+    start_.assign(n, 0);
+    end_.assign(n, 0);
+    pipe_next_.assign(n, UINT32_MAX);
+    work_end_.assign(n_cores * kPipeCount, -1);
+    std::vector<uint32_t> rdep_count(n + 1, 0);
+    for (size_t c = 0; c < n_cores; ++c) {
+      const CoreTrace& t = *in_.cores[c];
+      std::array<uint32_t, kPipeCount> last{};
+      last.fill(UINT32_MAX);
+      for (size_t i = 0; i < t.ops.size(); ++i) {
+        const uint32_t g = base_[c] + static_cast<uint32_t>(i);
+        const TimedOp& o = t.ops[i];
+        ops_[g] = &o;
+        core_of_[g] = static_cast<uint32_t>(c);
+        pending_[g] = o.dep_count;
+        for (uint32_t d = 0; d < o.dep_count; ++d) rdep_count[ref(t.deps[o.dep_begin + d])] += 1;
+        if (o.kind != OpKind::Barrier) {
+          uint32_t& prev = last[o.pipe];
+          if (prev != UINT32_MAX) {
+            pipe_next_[prev] = g;
+            pending_[g] += 1;
+          }
+          prev = g;
+        }
+      }
+    }
+    // Reverse deps, CSR.
+    rdep_begin_.assign(n + 1, 0);
+    for (uint32_t g = 0; g < n; ++g) rdep_begin_[g + 1] = rdep_begin_[g] + rdep_count[g];
+    rdeps_.resize(rdep_begin_[n]);
+    std::vector<uint32_t> fill(rdep_begin_.begin(), rdep_begin_.end() - 1);
+    for (size_t c = 0; c < n_cores; ++c) {
+      const CoreTrace& t = *in_.cores[c];
+      for (size_t i = 0; i < t.ops.size(); ++i) {
+        const TimedOp& o = t.ops[i];
+        for (uint32_t d = 0; d < o.dep_count; ++d) rdeps_[fill[ref(t.deps[o.dep_begin + d])]++] = base_[c] + static_cast<uint32_t>(i);
+      }
+    }
+  }
+
+  uint32_t ref(const OpRef& r) const { return base_[static_cast<size_t>(r.core)] + static_cast<uint32_t>(r.op); }
+
+  double core_start(uint32_t c) const { return in_.core_start.empty() ? 0 : in_.core_start[c]; }
+
+  /// When the scalar unit has issued op g.
+  double issue_ready(uint32_t g) const {
+    const TimedOp& o = op(g);
+    const uint32_t c = core_of_[g];
+    const double from = o.barrier >= 0 ? end_[base_[c] + static_cast<uint32_t>(o.barrier)] : core_start(c);
+    return from + o.issue * chip_.issue_cycles;
+  }
+
+  /// All of g's conditions hold: queue its start.
+  void schedule(uint32_t g) {
+    const double t = std::max({dep_ready_[g], pred_end_[g], issue_ready(g)});
+    starts_.push({t, g});
+  }
+
+  void ended(uint32_t g, double t) {
+    end_[g] = t;
+    if (pipe_next_[g] != UINT32_MAX) {
+      const uint32_t s = pipe_next_[g];
+      pred_end_[s] = t;
+      if (--pending_[s] == 0) schedule(s);
+    }
+    for (uint32_t i = rdep_begin_[g]; i < rdep_begin_[g + 1]; ++i) {
+      const uint32_t s = rdeps_[i];
+      dep_ready_[s] = std::max(dep_ready_[s], t);
+      if (--pending_[s] == 0) schedule(s);
+    }
+  }
+
+  void start(uint32_t g, double now) {
+    start_[g] = now;
+    const TimedOp& o = op(g);
+    switch (o.kind) {
+      case OpKind::Sync:
+      case OpKind::Barrier: ended(g, now); return;
+      case OpKind::Work: {
+        // The head is paid when the pipe starts from idle: no work of this pipe ended just as
+        // this op starts (pto-isa's vector and cube queues pay it only at an empty queue).
+        double& last = work_end_[static_cast<size_t>(core_of_[g]) * kPipeCount + o.pipe];
+        const bool idle = now > last;
+        last = now + o.body + (idle ? o.head : 0);
+        fixed_ends_.push({last, g});
+        return;
+      }
+      case OpKind::Transfer: {
+        fixed_ends_.push({now + o.head, g});  // the DMA latency, then the bytes
+        return;
+      }
+    }
+  }
+
+  /// The bytes of a transfer that go to HBM: read misses in L2, or all of a write.
+  double hbm_bytes(uint32_t g) {
+    const TimedOp& o = op(g);
+    const CoreTrace& t = *in_.cores[core_of_[g]];
+    if (o.region < 0) return o.bytes;
+    const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
+    const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
+    const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
+    SharedL2::Outcome seen;
+    auto touch = [&](uint64_t addr, uint64_t len) {
+      const SharedL2::Outcome o = l2_.access(addr, len);
+      seen.hit_bytes += o.hit_bytes;
+      seen.fetched_bytes += o.fetched_bytes;
+    };
+    if (r.width <= 0 || r.hi - r.lo <= r.width) {
+      touch(base + static_cast<uint64_t>(r.lo) * es, static_cast<uint64_t>(r.hi - r.lo) * es);
+    } else {
+      // Rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
+      const int64_t w = r.width, r0 = r.lo / w, c0 = r.lo % w, r1 = (r.hi - c0 - 1) / w, c1 = r.hi - r1 * w;
+      for (int64_t row = r0; row <= r1; ++row) {
+        touch(base + static_cast<uint64_t>(row * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es);
+      }
+    }
+    if (r.write) {
+      result_.gm_write_bytes += o.bytes;
+      return o.bytes;
+    }
+    result_.l2_read_miss_bytes += o.bytes - seen.hit_bytes;
+    result_.l2_read_hit_bytes += seen.hit_bytes;
+    return seen.fetched_bytes;
+  }
+
+  void join(uint32_t g) {
+    const TimedOp& o = op(g);
+    if (o.bytes <= 0) return ended(g, now_);
+    const double hbm = hbm_bytes(g);
+    result_.hbm_bytes += hbm;
+    active_.push_back({g, o.bytes, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.bytes});  // use > 1: partial lines
+    rates_dirty_ = true;
+  }
+
+  /// Moves every transfer in flight forward to `t` at its current rate.
+  void advance(double t) {
+    const double dt = t - now_;
+    if (dt > 0) {
+      for (size_t i = 0; i < active_.size(); ++i) active_[i].left -= rate_[i] * dt;
+    }
+    now_ = t;
+  }
+
+  void share() {
+    const size_t n = active_.size();
+    cap_.resize(n);
+    use_.resize(n);
+    rate_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      cap_[i] = active_[i].cap;
+      use_[i] = active_[i].use;
+    }
+    share_fairly(cap_, use_, hbm_per_cycle_, rate_, order_);
+    // Then the L2's own bandwidth, over every transfer (hits and misses pass through it).
+    double total = 0;
+    for (double r : rate_) total += r;
+    if (total > l2_per_cycle_) {
+      cap_.assign(rate_.begin(), rate_.end());
+      use_.assign(n, 1.0);
+      share_fairly(cap_, use_, l2_per_cycle_, rate_, order_);
+    }
+    rates_dirty_ = false;
+  }
+
+  double next_transfer_end() const {
+    double t = kNever;
+    for (size_t i = 0; i < active_.size(); ++i) {
+      if (rate_[i] > 0) t = std::min(t, now_ + std::max(0.0, active_[i].left) / rate_[i]);
+    }
+    return t;
+  }
+
+  void loop() {
+    double transfer_end = kNever;
+    while (true) {
+      if (rates_dirty_) {
+        share();
+        transfer_end = next_transfer_end();
+      }
+      const double t_start = starts_.empty() ? kNever : starts_.top().time;
+      const double t_fixed = fixed_ends_.empty() ? kNever : fixed_ends_.top().time;
+      const double t = std::min({t_start, t_fixed, transfer_end});
+      if (t == kNever) break;
+      advance(t);
+      if (transfer_end <= t && transfer_end <= t_fixed && transfer_end <= t_start) {
+        // Every transfer that has moved its bytes ends now (ordered by op index).
+        std::vector<uint32_t> done;
+        for (size_t i = 0; i < active_.size();) {
+          if (rate_[i] > 0 && active_[i].left <= 1e-6 * std::max(1.0, op(active_[i].op).bytes) + rate_[i] * 1e-9) {
+            done.push_back(active_[i].op);
+            active_[i] = active_.back();
+            rate_[i] = rate_.back();
+            active_.pop_back();
+            rate_.pop_back();
+          } else {
+            ++i;
+          }
+        }
+        if (done.empty()) {  // rounding: end the closest one
+          size_t best = 0;
+          for (size_t i = 1; i < active_.size(); ++i) {
+            if (active_[i].left / rate_[i] < active_[best].left / rate_[best]) best = i;
+          }
+          done.push_back(active_[best].op);
+          active_[best] = active_.back();
+          rate_[best] = rate_.back();
+          active_.pop_back();
+          rate_.pop_back();
+        }
+        std::sort(done.begin(), done.end());
+        for (uint32_t g : done) ended(g, now_);
+        rates_dirty_ = true;
+      } else if (t_fixed <= t_start) {
+        const Event e = fixed_ends_.top();
+        fixed_ends_.pop();
+        if (op(e.op).kind == OpKind::Transfer) {
+          join(e.op);
+        } else {
+          ended(e.op, now_);
+        }
+      } else {
+        const Event e = starts_.top();
+        starts_.pop();
+        start(e.op, now_);
+      }
+    }
+  }
+
+  ReplayResult finish() {
+    result_.cores.resize(in_.cores.size());
+    for (size_t c = 0; c < in_.cores.size(); ++c) {
+      const CoreTrace& t = *in_.cores[c];
+      CoreReplay& out = result_.cores[c];
+      out.end_cycles = core_start(static_cast<uint32_t>(c));
+      out.op_start.resize(t.ops.size());
+      out.op_end.resize(t.ops.size());
+      for (size_t i = 0; i < t.ops.size(); ++i) {
+        const uint32_t g = base_[c] + static_cast<uint32_t>(i);
+        const TimedOp& o = t.ops[i];
+        out.op_start[i] = start_[g];
+        out.op_end[i] = end_[g];
+        out.end_cycles = std::max(out.end_cycles, end_[g]);
+        if (o.kind == OpKind::Barrier) continue;
+        PipeTotals& p = out.pipes[o.pipe];
+        if (o.dep_count > 0) p.wait += std::max(0.0, dep_ready_[g] - std::max(0.0, pred_end_[g]));
+        if (o.kind == OpKind::Sync) {
+          if (o.flow && in_.record_spans) {
+            for (uint32_t d = 0; d < o.dep_count; ++d) {
+              const OpRef& r = t.deps[o.dep_begin + d];
+              const uint32_t s = ref(r);
+              const int src_slot = static_cast<size_t>(r.core) == c ? -1 : in_.cores[r.core]->slot;
+              out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, end_[s], start_[g], src_slot});
+            }
+          }
+          continue;
+        }
+        const double busy = end_[g] - start_[g];
+        p.busy += busy;
+        if (o.on_chip) p.on_chip += busy;
+        p.instructions += 1;
+        if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, start_[g], end_[g]});
+      }
+    }
+    return std::move(result_);
+  }
+
+  const ReplayInput& in_;
+  const ChipProfile& chip_;
+  SharedL2 l2_;
+  double hbm_per_cycle_, l2_per_cycle_;
+  std::vector<uint32_t> base_;
+  std::vector<const TimedOp*> ops_;
+  std::vector<uint32_t> core_of_, pending_, pipe_next_, rdep_begin_, rdeps_;
+  std::vector<double> dep_ready_, pred_end_, start_, end_;
+  std::vector<double> work_end_;  // per core and pipe: when its newest Work op ends
+  EventQueue starts_, fixed_ends_;
+  std::vector<Active> active_;
+  std::vector<double> cap_, use_, rate_;
+  std::vector<int> order_;
+  bool rates_dirty_ = false;
+  double now_ = 0;
+  ReplayResult result_;
+};
+
+}  // namespace
+
+ReplayResult replay(const ReplayInput& in) { return Replayer(in).run(); }
+
+}  // namespace pto::timing

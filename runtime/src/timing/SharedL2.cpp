@@ -1,0 +1,46 @@
+#include "SharedL2.hpp"
+
+#include <algorithm>
+
+namespace pto::timing {
+
+SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways)
+    : line_(std::max<int64_t>(1, line_bytes)), ways_(std::max(1, ways)),
+      sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))) {}
+
+SharedL2::Way* SharedL2::set(uint64_t index) {
+  auto [it, fresh] = set_at_.try_emplace(index, static_cast<uint32_t>(ways_store_.size()));
+  if (fresh) ways_store_.resize(ways_store_.size() + static_cast<size_t>(ways_));
+  return &ways_store_[it->second];
+}
+
+SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
+  Outcome out;
+  if (len == 0) return out;
+  const uint64_t line = static_cast<uint64_t>(line_);
+  for (uint64_t l = addr / line, last = (addr + len - 1) / line; l <= last; ++l) {
+    Way* w = set(l % sets_);
+    const uint64_t tag = l / sets_;
+    Way* victim = w;
+    bool hit = false;
+    for (int i = 0; i < ways_; ++i) {
+      if (w[i].tag == tag) {
+        victim = &w[i];
+        hit = true;
+        break;
+      }
+      if (w[i].used < victim->used) victim = &w[i];
+    }
+    if (hit) {
+      const uint64_t lo = std::max(addr, l * line), hi = std::min(addr + len, (l + 1) * line);  // the part of the line in range
+      out.hit_bytes += static_cast<double>(hi - lo);
+    } else {
+      out.fetched_bytes += static_cast<double>(line);
+      victim->tag = tag;
+    }
+    victim->used = ++clock_;
+  }
+  return out;
+}
+
+}  // namespace pto::timing
