@@ -146,6 +146,7 @@ inline SampleInfo sample() {
       const int64_t M = args.shape[0], N = args.shape[1], K = args.shape[2];
       Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 128),
                static_cast<int>(args.param("buffers", 2)), args.chip};
+      p.l0_buffers = static_cast<int>(args.param("l0_buffers", 0));
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto a = Tensor<T>::random({M, K}, 1), b = Tensor<T>::random({K, N}, 2);
       auto c = Tensor<T>::zeros({M, N});

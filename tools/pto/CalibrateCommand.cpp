@@ -111,10 +111,10 @@ std::vector<Point> points() {
       {"add_f32_double_buffer", "fp32 add, 471.9 MB, 48 AIVs, 8192-element tiles, double-buffered", "us",
        "huawei-csl/pto-dsl pull request 50 (910B2)", 447, 0.25,
        [=](const std::string& c) { return sample_us("vector_add", {add_n}, DType::f32, 48, {{"buffers", "2"}, {"tile", "8192"}}, c); }},
-      {"gemm_f16_1536", "GEMM f16 in, m=k=n=1536, 24 AICs, 128x128 base blocks, K step 64, L1/L0 double-buffered", "us",
+      {"gemm_f16_1536", "GEMM f16 in, m=k=n=1536, 24 AICs, 128x128 blocks, K step 256 (64 and 64 KiB L1 loads), L1 double-buffered", "us",
        "hw-native-sys/pto-isa kernels/manual/a2a3/gemm_performance/README.md", 38.8, 0.25,
        [](const std::string& c) {
-         return sample_us("matmul", {1536, 1536, 1536}, DType::f16, 24, {{"tm", "128"}, {"tn", "128"}, {"tk", "64"}}, c);
+         return sample_us("matmul", {1536, 1536, 1536}, DType::f16, 24, {{"tm", "128"}, {"tn", "128"}, {"tk", "256"}, {"l0_buffers", "1"}}, c);
        }},
       {"flash_attention_s1024_d128", "flash attention D=128, S0=S1=1024, 1 head, 128-row Q and KV blocks, 8 blocks", "us",
        "hw-native-sys/pto-isa kernels/manual/common/flash_atten/README.md (910B2)", 20.96, 0.25,
