@@ -437,9 +437,10 @@ timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::Launch
     const auto& shape = args.tensors[t].shape;
     const uint64_t bytes = static_cast<uint64_t>(shape[0] * shape[1]) * dtype_size(args.tensors[t].dtype);
     base[t] = next;
-    next += (bytes + kAlign - 1) / kAlign * kAlign + kAlign;
+    next += (bytes + kAlign - 1) / kAlign * kAlign;
   }
-  return timing::replay({.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .record_spans = record});
+  return timing::replay(
+      {.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record});
 }
 
 std::mutex threads_mu;

@@ -26,7 +26,7 @@ class Replayer {
  public:
   explicit Replayer(const ReplayInput& in)
       : in_(in), chip_(*in.chip),
-        l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways),
+        l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint),
         hbm_per_cycle_(chip_.hbm_gbps / chip_.clock_ghz),
         l2_per_cycle_(chip_.l2_gbps / chip_.clock_ghz) {}
 

@@ -4,22 +4,33 @@
 
 namespace pto::timing {
 
-SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways)
+SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint)
     : line_(std::max<int64_t>(1, line_bytes)), ways_(std::max(1, ways)),
-      sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))) {}
-
-SharedL2::Way* SharedL2::set(uint64_t index) {
-  auto [it, fresh] = set_at_.try_emplace(index, static_cast<uint32_t>(ways_store_.size()));
-  if (fresh) ways_store_.resize(ways_store_.size() + static_cast<size_t>(ways_));
-  return &ways_store_[it->second];
+      sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))),
+      fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes)) {
+  if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
 }
 
 SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
   Outcome out;
   if (len == 0) return out;
   const uint64_t line = static_cast<uint64_t>(line_);
+  if (fits_) {
+    for (uint64_t l = addr / line, last = (addr + len - 1) / line; l <= last; ++l) {
+      uint64_t& word = present_[l / 64];
+      const uint64_t bit = uint64_t{1} << (l % 64);
+      if (word & bit) {
+        out.hit_bytes += static_cast<double>(std::min(addr + len, (l + 1) * line) - std::max(addr, l * line));
+      } else {
+        out.fetched_bytes += static_cast<double>(line);
+        word |= bit;
+      }
+    }
+    return out;
+  }
+  if (ways_store_.empty()) ways_store_.resize(sets_ * static_cast<uint64_t>(ways_));
   for (uint64_t l = addr / line, last = (addr + len - 1) / line; l <= last; ++l) {
-    Way* w = set(l % sets_);
+    Way* w = &ways_store_[(l % sets_) * static_cast<uint64_t>(ways_)];
     const uint64_t tag = l / sets_;
     Way* victim = w;
     bool hit = false;

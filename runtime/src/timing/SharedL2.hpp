@@ -1,16 +1,17 @@
 #pragma once
 // The L2 shared by every core of a chip: set-associative with LRU replacement, write-allocate
-// (writes also go through to HBM, so a later read of written data hits). Only the sets a launch
-// touches take memory.
+// (writes also go through to HBM, so a later read of written data hits). A launch whose GM
+// footprint fits in the L2 never evicts, so it keeps one bit per line instead (the same answers,
+// at a fraction of the cost).
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace pto::timing {
 
 class SharedL2 {
  public:
-  SharedL2(int64_t bytes, int64_t line_bytes, int ways);
+  /// `footprint`: the bytes of GM addresses the launch can touch, from 0 (0: unknown).
+  SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint = 0);
   struct Outcome {
     double hit_bytes = 0;     // bytes of the range in lines that were present
     double fetched_bytes = 0; // whole lines brought in for the rest (HBM moves lines, not bytes)
@@ -23,13 +24,13 @@ class SharedL2 {
     uint64_t tag = ~uint64_t{0};
     uint64_t used = 0;  // LRU stamp
   };
-  Way* set(uint64_t index);
   int64_t line_;
   int ways_;
   uint64_t sets_;
   uint64_t clock_ = 0;
-  std::unordered_map<uint64_t, uint32_t> set_at_;  // set index -> first way in ways_store_
-  std::vector<Way> ways_store_;
+  bool fits_;                        // the footprint fits: present_ holds one bit per line
+  std::vector<uint64_t> present_;
+  std::vector<Way> ways_store_;      // sets_ * ways_, allocated on first use
 };
 
 }  // namespace pto::timing

@@ -24,6 +24,7 @@ struct ReplayInput {
   std::span<const CoreTrace* const> cores;
   std::span<const double> core_start;       // per core, cycles (empty: all 0)
   std::span<const uint64_t> tensor_base;    // per tensor: its virtual GM byte address (for the L2)
+  uint64_t gm_footprint = 0;                // virtual GM addresses in use are below this (0: unknown)
   bool record_spans = false;                // keep each instruction's span and each flag flow
 };
 
