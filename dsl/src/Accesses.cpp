@@ -16,14 +16,6 @@ void reads(const Expr& e, std::vector<TileAccess>& out) {
   c.visit(e);
 }
 
-struct OpCounter : Visitor {
-  int ops = 0;
-  void visit_node(const Binary* op) override { ++ops; Visitor::visit_node(op); }
-  void visit_node(const Unary* op) override { ++ops; Visitor::visit_node(op); }
-  void visit_node(const Cast* op) override { ++ops; Visitor::visit_node(op); }
-  void visit_node(const Select* op) override { ++ops; Visitor::visit_node(op); }
-};
-
 }  // namespace
 
 std::vector<TileAccess> tile_accesses(const StmtNode* s) {
@@ -83,12 +75,6 @@ int64_t loop_iteration_cost(const Stmt& body) {
   } c;
   c.visit(body);
   return c.n;
-}
-
-int vector_op_count(const Expr& e) {
-  OpCounter c;
-  c.visit(e);
-  return std::max(1, c.ops);
 }
 
 }  // namespace pto::ir

@@ -1,5 +1,7 @@
 #include "pto/ir/InstrClass.hpp"
 
+#include <algorithm>
+
 #include "pto/ir/Visitor.hpp"
 
 namespace pto::ir {
@@ -57,6 +59,12 @@ struct VecOpCounter : Visitor {
 };
 
 }  // namespace
+
+int elementwise_ops(const VecOpCounts& counts) {
+  int n = 0;
+  for (int i = 0; i < kVecOpCount; ++i) n += i == static_cast<int>(VecOp::Reduce) ? 0 : counts[i];
+  return std::max(1, n);
+}
 
 VecOpCounts count_vec_ops(const Expr& e) {
   VecOpCounter c;

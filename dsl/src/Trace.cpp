@@ -107,13 +107,10 @@ class InstrTexts : public ir::Visitor {
     info.gm_write = true;
   }
   void visit_node(const ir::VecCompute* op) override {
-    auto& info = set(*op, op);
-    info.vector_ops = ir::vector_op_count(op->value);
-    info.vec_ops = ir::count_vec_ops(op->value);
+    set(*op, op).vec_ops = ir::count_vec_ops(op->value);
   }
   void visit_node(const ir::RowReduce* op) override {
     auto& info = set(*op, op);
-    info.vector_ops = ir::vector_op_count(op->value);
     info.vec_ops = ir::count_vec_ops(op->value);
     info.vec_ops[static_cast<int>(ir::VecOp::Reduce)] += 1;
   }

@@ -213,7 +213,8 @@ int32_t cross_hook(CoreContext* ctx, int32_t instr, int32_t op, int64_t event) {
 class DebugLog {
  public:
   DebugLog(const CompiledKernel& k, const CoreLayout& layout, std::vector<CoreStatus>& status)
-      : k_(k), layout_(layout), status_(status), per_core_(k.has_debug ? status.size() : 0) {}  // nothing to allocate without debug ops
+      : k_(k), layout_(layout), status_(status), per_core_(k.has_debug ? status.size() : 0),
+        op_of_(per_core_.size()) {}  // nothing to allocate without debug ops
 
   int32_t on_debug(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {
     const int c = static_cast<int>(ctx->status - status_.data());
@@ -227,7 +228,6 @@ class DebugLog {
     m.instr = instr;
     m.loc = info.loc;
     m.kind = info.op;
-    if (ctx->model) m.time_us = static_cast<double>(static_cast<CoreModel*>(ctx->model)->trace().ops.size());  // an op index until timed()
     const int nargs = static_cast<int>(d->args.size());
     int32_t stop = 0;
     switch (d->op) {
@@ -243,6 +243,8 @@ class DebugLog {
       case ir::DebugOp::Dump: m.text = dump(d, data, rows, cols, pitch); break;
     }
     per_core_[c].push_back(std::move(m));
+    // The op the message precedes; its simulated time is known after the replay (timed()).
+    op_of_[c].push_back(ctx->model ? static_cast<CoreModel*>(ctx->model)->trace().ops.size() : 0);
     return stop;
   }
 
@@ -253,9 +255,9 @@ class DebugLog {
       if (per_core_[c].empty()) continue;
       const std::vector<double>& starts = op_start(c);
       const double end = starts.empty() ? 0 : starts.back();
-      for (auto& m : per_core_[c]) {
-        const auto i = static_cast<size_t>(m.time_us);
-        m.time_us = (i < starts.size() ? starts[i] : end) / (k_.chip->clock_ghz * 1e3);
+      for (size_t j = 0; j < per_core_[c].size(); ++j) {
+        const size_t i = op_of_[c][j];
+        per_core_[c][j].time_us = (i < starts.size() ? starts[i] : end) / (k_.chip->clock_ghz * 1e3);
       }
     }
   }
@@ -308,6 +310,7 @@ class DebugLog {
   const CoreLayout& layout_;
   std::vector<CoreStatus>& status_;
   std::vector<std::vector<DebugMessage>> per_core_;
+  std::vector<std::vector<size_t>> op_of_;  // per message: the index of the op it precedes in its core's trace
 };
 
 int32_t debug_hook(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols, int64_t pitch) {

@@ -122,15 +122,20 @@ void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
   }
 }
 
-int CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Access> tiles, double head) {
+int CoreModel::record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip) {
   timing::TimedOp op;
-  op.head = head;
-  op.body = cycles;
+  op.head = c.head;
+  op.body = c.body;
   op.instr = instr;
   op.pipe = static_cast<uint8_t>(pipe);
+  op.on_chip = on_chip;
   const int index = record(op);
   tick(static_cast<int>(pipe), instr, tiles);
   return index;
+}
+
+int CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Access> tiles, double head) {
+  return record_work(pipe, {head, cycles}, instr, tiles, false);
 }
 
 int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr,
@@ -169,7 +174,7 @@ int CoreModel::record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, i
 void CoreModel::set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
   if (event < 0 || event > 15) return fail(fmt::format("set_flag event id {} is out of range 0..15", event), instr);
   const int op = record_set(src, instr);
-  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({pipes_[static_cast<int>(src)].clock, instr, op});
+  flags_[{static_cast<int>(src), static_cast<int>(dst), event}].push_back({pipes_[static_cast<int>(src)].clock, op});
 }
 
 void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
@@ -191,7 +196,7 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
 
 CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) {
   const int op = record_set(pipe, instr);
-  return {pipes_[static_cast<int>(pipe)].clock, instr, static_cast<int>(pipe), slot_, {trace_core_, op}};
+  return {pipes_[static_cast<int>(pipe)].clock, {trace_core_, op}};
 }
 
 void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr) {
@@ -290,16 +295,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   const std::span<Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi, room) : std::span<Access>{};
   const double a = static_cast<double>(amount);
   const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
-  auto work = [&](const CostModel::Cost& c, bool on_chip) {
-    timing::TimedOp op;
-    op.head = c.head;
-    op.body = c.body;
-    op.instr = instr;
-    op.pipe = static_cast<uint8_t>(info.pipe);
-    op.on_chip = on_chip;
-    record(op);
-    tick(static_cast<int>(info.pipe), instr, tiles);
-  };
+  auto work = [&](const CostModel::Cost& c, bool on_chip) { record_work(info.pipe, c, instr, tiles, on_chip); };
   switch (info.cls) {
     case ir::InstrClass::Load:
     case ir::InstrClass::Store: {
@@ -323,10 +319,10 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     }
     case ir::InstrClass::Vector:
       work(cost_.vector(info.vec_ops, info.dtype, a), false);
-      if (is_floating(info.dtype)) flops_ += a * info.vector_ops;
+      if (is_floating(info.dtype)) flops_ += a * ir::elementwise_ops(info.vec_ops);
       break;
     case ir::InstrClass::Scalar:
-    case ir::InstrClass::Other: run(info.pipe, cost_.issue_cycles(), instr, tiles); break;
+    case ir::InstrClass::Other: work({0, cost_.issue_cycles()}, false); break;
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);

@@ -244,11 +244,17 @@ class Replayer {
       if (t == kNever) break;
       advance(t);
       if (transfer_end <= t && transfer_end <= t_fixed && transfer_end <= t_start) {
-        // Every transfer that has moved its bytes ends now (ordered by op index).
-        std::vector<uint32_t> done;
+        // Every transfer that has moved its bytes ends now (ordered by op index); rounding may
+        // leave the one that defined this moment a hair short.
+        size_t closest = 0;
+        for (size_t i = 1; i < active_.size(); ++i) {
+          if (active_[i].left * rate_[closest] < active_[closest].left * rate_[i]) closest = i;
+        }
+        active_[closest].left = 0;
+        done_.clear();
         for (size_t i = 0; i < active_.size();) {
-          if (rate_[i] > 0 && active_[i].left <= 1e-6 * std::max(1.0, op(active_[i].op).bytes) + rate_[i] * 1e-9) {
-            done.push_back(active_[i].op);
+          if (active_[i].left <= 1e-6 * std::max(1.0, op(active_[i].op).bytes)) {
+            done_.push_back(active_[i].op);
             active_[i] = active_.back();
             rate_[i] = rate_.back();
             active_.pop_back();
@@ -257,19 +263,8 @@ class Replayer {
             ++i;
           }
         }
-        if (done.empty()) {  // rounding: end the closest one
-          size_t best = 0;
-          for (size_t i = 1; i < active_.size(); ++i) {
-            if (active_[i].left / rate_[i] < active_[best].left / rate_[best]) best = i;
-          }
-          done.push_back(active_[best].op);
-          active_[best] = active_.back();
-          rate_[best] = rate_.back();
-          active_.pop_back();
-          rate_.pop_back();
-        }
-        std::sort(done.begin(), done.end());
-        for (uint32_t g : done) ended(g, now_);
+        std::sort(done_.begin(), done_.end());
+        for (uint32_t g : done_) ended(g, now_);
         rates_dirty_ = true;
       } else if (t_fixed <= t_start) {
         const Event e = fixed_ends_.top();
@@ -338,6 +333,7 @@ class Replayer {
   std::vector<Active> active_;
   std::vector<double> cap_, use_, rate_;
   std::vector<int> order_;
+  std::vector<uint32_t> done_;
   bool rates_dirty_ = false;
   double now_ = 0;
   ReplayResult result_;

@@ -16,9 +16,6 @@ struct TileAccess {
 /// Writes first, then reads in expression order. Empty for non-instructions and syncs.
 std::vector<TileAccess> tile_accesses(const StmtNode* instr);
 
-/// Number of element-wise operations in a tile expression (1 for a plain copy).
-int vector_op_count(const Expr& e);
-
 /// The instructions one iteration of a loop with this body runs outside its nested loops (each
 /// nested loop counts 1; its own body is charged by that loop): what an iteration costs of a
 /// core's instruction budget, with 1 for the loop itself.

@@ -42,5 +42,7 @@ const char* vec_op_name(VecOp op);
 using VecOpCounts = std::array<uint8_t, kVecOpCount>;
 /// The classes of the operations in a tile expression (each Binary, Unary, Cast, Select node).
 VecOpCounts count_vec_ops(const Expr& e);
+/// The element-wise operations per element (every class but Reduce; 1 for a plain copy): FLOPs.
+int elementwise_ops(const VecOpCounts& counts);
 
 }  // namespace pto::ir

@@ -49,7 +49,6 @@ struct InstrInfo {
   int tensor = -1;                          // GM tensor moved to or from, or -1
   int64_t gm_view_cols = 0;                 // columns of the row-major view the GM region was cut from
   DType dtype = DType::f32;                 // element type moved or produced
-  int vector_ops = 0;                       // element-wise operations of a vector instruction
   InstrClass cls = InstrClass::Other;       // what the cost model charges it as (classified once, at trace)
   VecOpCounts vec_ops{};                    // a vector instruction's operations by class (a row reduction
                                             // counts its reduction step as VecOp::Reduce)

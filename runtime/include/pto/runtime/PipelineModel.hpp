@@ -170,9 +170,7 @@ class CoreModel {
   /// A cross-core flag in flight: the op that set it, and the setting pipe's clock.
   struct CrossFlag {
     Clock clock{};
-    int instr = -1;
-    int pipe = 0, slot = 0;    // the setting pipe and core slot
-    timing::OpRef op{};        // the set's op in the launch's traces
+    timing::OpRef op{};  // the set's op in the launch's traces
   };
 
   /// `kernel` names instructions in reports; it may be null for hand-built programs (tests).
@@ -229,8 +227,7 @@ class CoreModel {
   };
   struct Flag {
     Clock clock;
-    int instr;
-    int op;
+    int op;  // the set's op
   };
   struct Mutex {
     int release_op = -1;
@@ -239,6 +236,8 @@ class CoreModel {
   };
   /// Appends an op on `pipe` (or a barrier) with `deps`; returns its index.
   int record(timing::TimedOp op, std::span<const timing::OpRef> deps = {});
+  /// A Work op of cost `c` on `pipe`, issued by the scalar unit (ticks the pipe's clock, checks `tiles`).
+  int record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip);
   /// A Sync op on `pipe` that waits for `deps`.
   int record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, int instr, bool flow);
   /// The op a set on `pipe` marks: a Sync op after everything issued on it so far.
