@@ -413,6 +413,29 @@ double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int bloc
   return peak > 0 ? p.macs / peak : 0;
 }
 
+/// Trace storage kept between launches: a launch records tens of thousands of ops per core, and
+/// fresh vectors would grow, copy and fault in their pages every time.
+class TracePool {
+ public:
+  timing::CoreTrace take() {
+    std::lock_guard lock(mu_);
+    if (free_.empty()) return {};
+    timing::CoreTrace t = std::move(free_.back());
+    free_.pop_back();
+    return t;
+  }
+  void give(timing::CoreTrace&& t) {
+    std::lock_guard lock(mu_);
+    if (free_.size() < kKept) free_.push_back(std::move(t));
+  }
+
+ private:
+  static constexpr size_t kKept = 3 * 64;  // a launch's worth of cores on the largest profile
+  std::mutex mu_;
+  std::vector<timing::CoreTrace> free_;
+};
+TracePool trace_pool;
+
 /// The launch's cores replayed together (timing/Replay.hpp). Blocks start block_dispatch_cycles
 /// apart; tensors get virtual GM addresses in parameter order (2 MiB aligned; a tensor passed
 /// twice is one memory), so the L2's sets never depend on host addresses.
@@ -488,6 +511,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
     if (k.instrumented) {
       ctx.model = &models[c].emplace(&k, cost, layout.number(b, slot), k.race_check, slot, gm_state.empty() ? nullptr : &gm_state[b],
                                      static_cast<int>(kind), c);
+      models[c]->reuse(trace_pool.take());
       models[c]->keep_gm_spans(k.race_check && block_dim > 1);  // for the check between blocks
     }
     return static_cast<CoreModel*>(ctx.model);
@@ -606,6 +630,9 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
         prof.instr_sources.push_back(info.loc.str());
       }
     }
+  }
+  for (auto& m : models) {
+    if (m) trace_pool.give(m->release_trace());
   }
   prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();

@@ -94,6 +94,15 @@ int64_t shared_tile_key(int owner_slot, int64_t tile) { return -(kSharedTileKeys
 bool is_gm_key(int64_t key) { return key < 0 && key > -kSharedTileKeys; }
 }  // namespace
 
+void CoreModel::reuse(timing::CoreTrace&& storage) {
+  storage.ops.clear();
+  storage.deps.clear();
+  storage.regions.clear();
+  storage.kind = trace_.kind;
+  storage.slot = trace_.slot;
+  trace_ = std::move(storage);
+}
+
 int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
   const int index = static_cast<int>(trace_.ops.size());
   op.barrier = barrier_op_;

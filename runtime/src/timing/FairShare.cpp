@@ -5,28 +5,36 @@
 namespace pto::timing {
 
 void share_fairly(std::span<const double> cap, std::span<const double> use, double capacity, std::span<double> rate,
-                  std::vector<int>& order) {
-  order.clear();
+                  std::vector<int>& open) {
+  open.clear();
   for (size_t i = 0; i < cap.size(); ++i) {
     if (use[i] > 0) {
-      order.push_back(static_cast<int>(i));
+      open.push_back(static_cast<int>(i));
     } else {
       rate[i] = cap[i];
     }
   }
-  // Smallest demand first; ties by index, so the result never depends on the sort's stability.
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const double da = use[a] * cap[a], db = use[b] * cap[b];
-    return da != db ? da < db : a < b;
-  });
+  // Water-filling in rounds: every transfer that wants no more than an equal share of what is
+  // left gets all it wants; when none does, the rest split what is left equally. No sort, and the
+  // result depends on the demands only.
   double left = capacity;
-  size_t k = order.size();
-  for (int i : order) {
-    const double level = left / static_cast<double>(k);
-    const double got = std::min(use[i] * cap[i], level);
-    rate[i] = got / use[i];
-    left -= got;
-    --k;
+  while (!open.empty()) {
+    const double level = left / static_cast<double>(open.size());
+    size_t kept = 0;
+    for (int i : open) {
+      const double want = use[i] * cap[i];
+      if (want <= level) {
+        rate[i] = cap[i];
+        left -= want;
+      } else {
+        open[kept++] = i;
+      }
+    }
+    if (kept == open.size()) {
+      for (int i : open) rate[i] = level / use[i];
+      return;
+    }
+    open.resize(kept);
   }
 }
 

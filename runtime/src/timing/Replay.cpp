@@ -22,18 +22,41 @@ struct Event {
 };
 using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
 
+/// The replay's per-op arrays. One set per host thread is kept between launches: a launch of tens
+/// of thousands of ops would otherwise map, fault in and zero fresh pages every time.
+struct Buffers {
+  std::vector<uint32_t> base, core_of, pending, pipe_next, rdep_begin, rdeps, fill;
+  std::vector<const TimedOp*> ops;
+  std::vector<double> dep_ready, pred_end, start, end, work_end;
+
+  template <class F>
+  void each(Buffers& o, F&& f) {
+    f(base, o.base), f(core_of, o.core_of), f(pending, o.pending), f(pipe_next, o.pipe_next), f(rdep_begin, o.rdep_begin);
+    f(rdeps, o.rdeps), f(fill, o.fill), f(ops, o.ops), f(dep_ready, o.dep_ready), f(pred_end, o.pred_end), f(start, o.start);
+    f(end, o.end), f(work_end, o.work_end);
+  }
+  void swap(Buffers& o) {
+    each(o, [](auto& a, auto& b) { a.swap(b); });
+  }
+};
+
 class Replayer {
  public:
-  explicit Replayer(const ReplayInput& in)
+  Replayer(const ReplayInput& in, Buffers& kept)
       : in_(in), chip_(*in.chip),
         l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint),
         hbm_per_cycle_(chip_.hbm_gbps / chip_.clock_ghz),
-        l2_per_cycle_(chip_.l2_gbps / chip_.clock_ghz) {}
+        l2_per_cycle_(chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
+    b_.swap(kept_);
+  }
+  ~Replayer() { b_.swap(kept_); }
+  Replayer(const Replayer&) = delete;
+  Replayer& operator=(const Replayer&) = delete;
 
   ReplayResult run() {
     build();
-    for (uint32_t g = 0; g < ops_.size(); ++g) {
-      if (pending_[g] == 0) schedule(g);
+    for (uint32_t g = 0; g < b_.ops.size(); ++g) {
+      if (b_.pending[g] == 0) schedule(g);
     }
     loop();
     return finish();
@@ -46,92 +69,107 @@ class Replayer {
     double cap, use;
   };
 
-  const TimedOp& op(uint32_t g) const { return *ops_[g]; }
+  const TimedOp& op(uint32_t g) const { return *b_.ops[g]; }
 
   void build() {
     const size_t n_cores = in_.cores.size();
-    base_.resize(n_cores + 1, 0);
-    for (size_t c = 0; c < n_cores; ++c) base_[c + 1] = base_[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
-    const uint32_t n = base_.back();
-    ops_.resize(n);
-    core_of_.resize(n);
-    pending_.assign(n, 0);
-    dep_ready_.assign(n, 0);
-    pred_end_.assign(n, -1);
-    start_.assign(n, 0);
-    end_.assign(n, 0);
-    pipe_next_.assign(n, UINT32_MAX);
-    work_end_.assign(n_cores * kPipeCount, -1);
-    std::vector<uint32_t> rdep_count(n + 1, 0);
+    b_.base.assign(n_cores + 1, 0);
+    for (size_t c = 0; c < n_cores; ++c) b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
+    const uint32_t n = b_.base.back();
+    b_.ops.resize(n);
+    b_.core_of.resize(n);
+    b_.pending.assign(n, 0);
+    b_.dep_ready.assign(n, 0);
+    b_.pred_end.assign(n, -1);
+    b_.start.assign(n, 0);
+    b_.end.assign(n, 0);
+    b_.pipe_next.assign(n, UINT32_MAX);
+    b_.work_end.assign(n_cores * kPipeCount, -1);
+    b_.rdep_begin.assign(n + 1, 0);  // first the count of each op's dependents, at index op + 1
     for (size_t c = 0; c < n_cores; ++c) {
       const CoreTrace& t = *in_.cores[c];
       std::array<uint32_t, kPipeCount> last{};
       last.fill(UINT32_MAX);
       for (size_t i = 0; i < t.ops.size(); ++i) {
-        const uint32_t g = base_[c] + static_cast<uint32_t>(i);
+        const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
-        ops_[g] = &o;
-        core_of_[g] = static_cast<uint32_t>(c);
-        pending_[g] = o.dep_count;
-        for (uint32_t d = 0; d < o.dep_count; ++d) rdep_count[ref(t.deps[o.dep_begin + d])] += 1;
+        b_.ops[g] = &o;
+        b_.core_of[g] = static_cast<uint32_t>(c);
+        b_.pending[g] = o.dep_count;
+        for (uint32_t d = 0; d < o.dep_count; ++d) b_.rdep_begin[ref(t.deps[o.dep_begin + d]) + 1] += 1;
         if (o.kind != OpKind::Barrier) {
           uint32_t& prev = last[o.pipe];
           if (prev != UINT32_MAX) {
-            pipe_next_[prev] = g;
-            pending_[g] += 1;
+            b_.pipe_next[prev] = g;
+            b_.pending[g] += 1;
           }
           prev = g;
         }
       }
     }
     // Reverse deps, CSR.
-    rdep_begin_.assign(n + 1, 0);
-    for (uint32_t g = 0; g < n; ++g) rdep_begin_[g + 1] = rdep_begin_[g] + rdep_count[g];
-    rdeps_.resize(rdep_begin_[n]);
-    std::vector<uint32_t> fill(rdep_begin_.begin(), rdep_begin_.end() - 1);
+    for (uint32_t g = 0; g < n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
+    b_.rdeps.resize(b_.rdep_begin[n]);
+    b_.fill.assign(b_.rdep_begin.begin(), b_.rdep_begin.end() - 1);
     for (size_t c = 0; c < n_cores; ++c) {
       const CoreTrace& t = *in_.cores[c];
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const TimedOp& o = t.ops[i];
-        for (uint32_t d = 0; d < o.dep_count; ++d) rdeps_[fill[ref(t.deps[o.dep_begin + d])]++] = base_[c] + static_cast<uint32_t>(i);
+        for (uint32_t d = 0; d < o.dep_count; ++d) b_.rdeps[b_.fill[ref(t.deps[o.dep_begin + d])]++] = b_.base[c] + static_cast<uint32_t>(i);
       }
     }
   }
 
-  uint32_t ref(const OpRef& r) const { return base_[static_cast<size_t>(r.core)] + static_cast<uint32_t>(r.op); }
+  uint32_t ref(const OpRef& r) const { return b_.base[static_cast<size_t>(r.core)] + static_cast<uint32_t>(r.op); }
 
   double core_start(uint32_t c) const { return in_.core_start.empty() ? 0 : in_.core_start[c]; }
 
   /// When the scalar unit has issued op g.
   double issue_ready(uint32_t g) const {
     const TimedOp& o = op(g);
-    const uint32_t c = core_of_[g];
-    const double from = o.barrier >= 0 ? end_[base_[c] + static_cast<uint32_t>(o.barrier)] : core_start(c);
+    const uint32_t c = b_.core_of[g];
+    const double from = o.barrier >= 0 ? b_.end[b_.base[c] + static_cast<uint32_t>(o.barrier)] : core_start(c);
     return from + o.issue * chip_.issue_cycles;
   }
 
   /// All of g's conditions hold: queue its start.
   void schedule(uint32_t g) {
-    const double t = std::max({dep_ready_[g], pred_end_[g], issue_ready(g)});
-    starts_.push({t, g});
+    const double t = std::max({b_.dep_ready[g], b_.pred_end[g], issue_ready(g)});
+    // A sync point due now takes no time and no shared resource: settle it at once (most ops of a
+    // pipelined kernel are flags and mutexes), not through the queue.
+    const OpKind kind = op(g).kind;
+    if (t <= now_ && (kind == OpKind::Sync || kind == OpKind::Barrier)) {
+      due_now_.push_back(g);
+    } else {
+      starts_.push({t, g});
+    }
+  }
+
+  void settle_due_now() {
+    while (!due_now_.empty()) {
+      const uint32_t g = due_now_.back();
+      due_now_.pop_back();
+      b_.start[g] = now_;
+      ended(g, now_);
+    }
   }
 
   void ended(uint32_t g, double t) {
-    end_[g] = t;
-    if (pipe_next_[g] != UINT32_MAX) {
-      const uint32_t s = pipe_next_[g];
-      pred_end_[s] = t;
-      if (--pending_[s] == 0) schedule(s);
+    b_.end[g] = t;
+    if (b_.pipe_next[g] != UINT32_MAX) {
+      const uint32_t s = b_.pipe_next[g];
+      b_.pred_end[s] = t;
+      if (--b_.pending[s] == 0) schedule(s);
     }
-    for (uint32_t i = rdep_begin_[g]; i < rdep_begin_[g + 1]; ++i) {
-      const uint32_t s = rdeps_[i];
-      dep_ready_[s] = std::max(dep_ready_[s], t);
-      if (--pending_[s] == 0) schedule(s);
+    for (uint32_t i = b_.rdep_begin[g]; i < b_.rdep_begin[g + 1]; ++i) {
+      const uint32_t s = b_.rdeps[i];
+      b_.dep_ready[s] = std::max(b_.dep_ready[s], t);
+      if (--b_.pending[s] == 0) schedule(s);
     }
   }
 
   void start(uint32_t g, double now) {
-    start_[g] = now;
+    b_.start[g] = now;
     const TimedOp& o = op(g);
     switch (o.kind) {
       case OpKind::Sync:
@@ -139,7 +177,7 @@ class Replayer {
       case OpKind::Work: {
         // The head is paid when the pipe starts from idle: no work of this pipe ended just as
         // this op starts (pto-isa's vector and cube queues pay it only at an empty queue).
-        double& last = work_end_[static_cast<size_t>(core_of_[g]) * kPipeCount + o.pipe];
+        double& last = b_.work_end[static_cast<size_t>(b_.core_of[g]) * kPipeCount + o.pipe];
         const bool idle = now > last;
         last = now + o.body + (idle ? o.head : 0);
         fixed_ends_.push({last, g});
@@ -155,7 +193,7 @@ class Replayer {
   /// The bytes of a transfer that go to HBM: read misses in L2, or all of a write.
   double hbm_bytes(uint32_t g) {
     const TimedOp& o = op(g);
-    const CoreTrace& t = *in_.cores[core_of_[g]];
+    const CoreTrace& t = *in_.cores[b_.core_of[g]];
     if (o.region < 0) return o.bytes;
     const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
@@ -234,6 +272,7 @@ class Replayer {
   void loop() {
     double transfer_end = kNever;
     while (true) {
+      settle_due_now();
       if (rates_dirty_) {
         share();
         transfer_end = next_transfer_end();
@@ -291,30 +330,30 @@ class Replayer {
       out.op_start.resize(t.ops.size());
       out.op_end.resize(t.ops.size());
       for (size_t i = 0; i < t.ops.size(); ++i) {
-        const uint32_t g = base_[c] + static_cast<uint32_t>(i);
+        const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
-        out.op_start[i] = start_[g];
-        out.op_end[i] = end_[g];
-        out.end_cycles = std::max(out.end_cycles, end_[g]);
+        out.op_start[i] = b_.start[g];
+        out.op_end[i] = b_.end[g];
+        out.end_cycles = std::max(out.end_cycles, b_.end[g]);
         if (o.kind == OpKind::Barrier) continue;
         PipeTotals& p = out.pipes[o.pipe];
-        if (o.dep_count > 0) p.wait += std::max(0.0, dep_ready_[g] - std::max(0.0, pred_end_[g]));
+        if (o.dep_count > 0) p.wait += std::max(0.0, b_.dep_ready[g] - std::max(0.0, b_.pred_end[g]));
         if (o.kind == OpKind::Sync) {
           if (o.flow && in_.record_spans) {
             for (uint32_t d = 0; d < o.dep_count; ++d) {
               const OpRef& r = t.deps[o.dep_begin + d];
               const uint32_t s = ref(r);
               const int src_slot = static_cast<size_t>(r.core) == c ? -1 : in_.cores[r.core]->slot;
-              out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, end_[s], start_[g], src_slot});
+              out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, b_.end[s], b_.start[g], src_slot});
             }
           }
           continue;
         }
-        const double busy = end_[g] - start_[g];
+        const double busy = b_.end[g] - b_.start[g];
         p.busy += busy;
         if (o.on_chip) p.on_chip += busy;
         p.instructions += 1;
-        if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, start_[g], end_[g]});
+        if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, b_.start[g], b_.end[g]});
       }
     }
     return std::move(result_);
@@ -324,16 +363,13 @@ class Replayer {
   const ChipProfile& chip_;
   SharedL2 l2_;
   double hbm_per_cycle_, l2_per_cycle_;
-  std::vector<uint32_t> base_;
-  std::vector<const TimedOp*> ops_;
-  std::vector<uint32_t> core_of_, pending_, pipe_next_, rdep_begin_, rdeps_;
-  std::vector<double> dep_ready_, pred_end_, start_, end_;
-  std::vector<double> work_end_;  // per core and pipe: when its newest Work op ends
+  Buffers& kept_;
+  Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
   std::vector<Active> active_;
   std::vector<double> cap_, use_, rate_;
   std::vector<int> order_;
-  std::vector<uint32_t> done_;
+  std::vector<uint32_t> done_, due_now_;
   bool rates_dirty_ = false;
   double now_ = 0;
   ReplayResult result_;
@@ -341,6 +377,9 @@ class Replayer {
 
 }  // namespace
 
-ReplayResult replay(const ReplayInput& in) { return Replayer(in).run(); }
+ReplayResult replay(const ReplayInput& in) {
+  thread_local Buffers kept;
+  return Replayer(in, kept).run();
+}
 
 }  // namespace pto::timing

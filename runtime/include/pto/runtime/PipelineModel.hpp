@@ -209,6 +209,11 @@ class CoreModel {
 
   /// What the core recorded for the timing replay.
   const timing::CoreTrace& trace() const { return trace_; }
+  /// Records into `storage` (emptied; its capacity is kept) instead of fresh vectors: launches
+  /// hand trace storage from one to the next. Call before the first op.
+  void reuse(timing::CoreTrace&& storage);
+  /// Gives the trace's storage back (the model records nothing after).
+  timing::CoreTrace release_trace() { return std::move(trace_); }
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
