@@ -112,6 +112,8 @@ int demo_command() {
                profile->device_us, 100 * profile->mac_util, v.ok ? "ok" : "FAILED");
   }
   tuning_walkthrough(all_ok);
+  fmt::print("\nHow far to trust the simulated numbers: ");
+  calibrate_command("a2", false);  // its verdict is the model's, not the demo's: the demo's exit code is the results'
   const auto stats = CompileCache::global().stats();
   fmt::print("\ncompile cache: {} specialisations, {} hits, {:.1f} ms compiling in total\n", stats.entries, stats.hits, stats.compile_ms);
   fmt::print("{}\n", all_ok ? "all results match the plain C++ references" : "SOME RESULTS DID NOT MATCH");
