@@ -1,6 +1,7 @@
 // The `pto` command line as a user calls it: field names are a contract.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -100,6 +101,32 @@ TEST_CASE("pto_reports_bad_input_clearly") {
   auto chip = run("run vector_add --chip nowhere.json");
   CHECK(chip.status == 2);
   CHECK(chip.text.find("unknown chip 'nowhere.json'") != std::string::npos);
+  auto calibrate = run("calibrate --chip nowhere.json");
+  CHECK(calibrate.status == 2);
+  CHECK(calibrate.text == "pto: unknown chip 'nowhere.json': not a built-in profile (a2, a5) nor a readable JSON file\n");
+}
+
+TEST_CASE("pto_calibrate_json_gives_every_point_with_its_published_figure_source_and_error") {
+  auto out = run("calibrate --json");
+  INFO(out.text);
+  const auto j = nlohmann::json::parse(out.text);
+  CHECK(j["chip"] == "a2");
+  REQUIRE(j["points"].size() == 8);
+  int outside = 0;
+  for (const auto& p : j["points"]) {
+    CAPTURE(p.dump());
+    CHECK_FALSE(p["source"].get<std::string>().empty());
+    CHECK(p["published"].get<double>() > 0);
+    const double err = p["simulated"].get<double>() / p["published"].get<double>() - 1;
+    CHECK(p["relative_error"].get<double>() == doctest::Approx(err));
+    CHECK(p["within"].get<bool>() == (std::abs(err) <= p["tolerance"].get<double>()));
+    outside += p["within"].get<bool>() ? 0 : 1;
+  }
+  CHECK(j["outside_tolerance"] == outside);
+  // The exit code is the verdict: 0 only when every point is within tolerance, the median error
+  // is at most 10% and the add variants rank as published.
+  const bool pass = outside == 0 && j["median_abs_error"].get<double>() <= 0.10 && j["variants_ranked"].get<bool>();
+  CHECK(out.status == (pass ? 0 : 1));
 }
 
 }  // namespace

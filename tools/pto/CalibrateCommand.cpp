@@ -127,6 +127,7 @@ std::vector<Point> points() {
 }  // namespace
 
 int calibrate_command(const std::string& chip, bool json) {
+  (void)ChipProfile::get(chip);  // a bad profile is one clear error before any output
   nlohmann::json rows = nlohmann::json::array();
   int outside = 0;
   std::vector<double> errors;
