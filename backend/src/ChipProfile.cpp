@@ -160,6 +160,15 @@ const char* path_name(PathId p) {
   return kNames[static_cast<int>(p)];
 }
 
+PathId load_path(ir::MemSpace dst) { return dst == ir::MemSpace::Mat ? PathId::GmToMat : PathId::GmToVec; }
+PathId store_path(ir::MemSpace src) { return src == ir::MemSpace::Acc ? PathId::AccToGm : PathId::VecToGm; }
+PathId move_path(ir::MemSpace dst, ir::MemSpace src) {
+  if (dst == ir::MemSpace::Right) return PathId::MatToRight;
+  if (dst == ir::MemSpace::Vec && src == ir::MemSpace::Acc) return PathId::AccToVec;
+  if (dst == ir::MemSpace::Mat && src == ir::MemSpace::Vec) return PathId::VecToMat;
+  return PathId::MatToLeft;
+}
+
 const CubeRate& ChipProfile::cube_rate(DType dtype) const {
   switch (dtype) {
     case DType::f16: return cube_f16;

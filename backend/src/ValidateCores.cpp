@@ -55,7 +55,7 @@ class CoreValidator : public ir::Visitor {
   void visit_node(const ir::Move* op) override {
     if (!op->attrs.cross_core) return instr(op, *op);
     const auto from = k_.groups[op->src.group].space, to = k_.groups[op->dst.group].space;
-    const bool present = chip_.path(from == ir::MemSpace::Acc ? PathId::AccToVec : PathId::VecToMat).present();
+    const bool present = chip_.path(move_path(to, from)).present();
     PTO_USER_CHECK(present, site(*op)) << "the '" << chip_.name << "' chip profile has no " << ir::mem_space_name(from) << " -> "
                                          << ir::mem_space_name(to) << " path; pass the data through a GM workspace";
     PTO_USER_CHECK(k_.mode == ir::KernelMode::Mix, site(*op))

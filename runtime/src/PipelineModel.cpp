@@ -44,14 +44,6 @@ CostModel::Cost CostModel::matmul(DType dtype, double fractals) const {
   return {chip_->cube_head_cycles, fractals * chip_->cube_rate(dtype).cycles};
 }
 
-PathId load_path(ir::MemSpace dst) { return dst == ir::MemSpace::Mat ? PathId::GmToMat : PathId::GmToVec; }
-PathId store_path(ir::MemSpace src) { return src == ir::MemSpace::Acc ? PathId::AccToGm : PathId::VecToGm; }
-PathId move_path(ir::MemSpace dst, ir::MemSpace src) {
-  if (dst == ir::MemSpace::Right) return PathId::MatToRight;
-  if (dst == ir::MemSpace::Vec && src == ir::MemSpace::Acc) return PathId::AccToVec;
-  if (dst == ir::MemSpace::Mat && src == ir::MemSpace::Vec) return PathId::VecToMat;
-  return PathId::MatToLeft;
-}
 
 // ------------------------------------------------------------------------------------ CoreModel
 

@@ -24,6 +24,10 @@ struct MemoryLimits {
 enum class PathId : uint8_t { GmToVec, GmToMat, VecToGm, AccToGm, MatToLeft, MatToRight, AccToVec, VecToMat };
 inline constexpr int kPathCount = 8;
 const char* path_name(PathId p);  // "gm_to_vec", ... (the JSON keys)
+/// The GM path of a load into / a store from `space`, and the path of a local move into `dst` from `src`.
+PathId load_path(ir::MemSpace dst);
+PathId store_path(ir::MemSpace src);
+PathId move_path(ir::MemSpace dst, ir::MemSpace src);
 
 /// One transfer of B bytes on a path takes latency + B / peak cycles (the peak * B / (K + B) rate
 /// form, with K = latency * peak). A path with peak 0 does not exist on the chip.

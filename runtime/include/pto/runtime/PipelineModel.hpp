@@ -59,11 +59,6 @@ class CostModel {
   const ChipProfile* chip_;
 };
 
-/// The GM path of a load into / a store from `space`, and the path of a local move into `dst` from `src`.
-PathId load_path(ir::MemSpace dst);
-PathId store_path(ir::MemSpace src);
-PathId move_path(ir::MemSpace dst, ir::MemSpace src);
-
 struct PipeTotals {
   double busy = 0;     // cycles running instructions
   double wait = 0;     // cycles held back by flags, barriers and mutexes
