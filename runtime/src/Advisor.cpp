@@ -14,7 +14,6 @@ namespace {
 
 using ir::Pipe;
 
-
 struct PipeView {
   Pipe pipe;
   double util;
@@ -38,10 +37,11 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
     read_bytes += c.gm_read_bytes;
     write_bytes += c.gm_write_bytes;
   }
-  const double gbps = chip.clock_ghz;  // B/cycle -> GB/s
   const double cores = p.block_dim * (p.mode == "mix" ? 3.0 : 1.0);
-  const double read_gbps = std::max(chip.path(PathId::GmToVec).peak_bytes_per_cycle, chip.path(PathId::GmToMat).peak_bytes_per_cycle) * gbps * cores;
-  const double write_gbps = std::max(chip.path(PathId::VecToGm).peak_bytes_per_cycle, chip.path(PathId::AccToGm).peak_bytes_per_cycle) * gbps * cores;
+  auto gbps = [&](PathId a, PathId b) {  // the faster of two paths on every core, B/cycle -> GB/s
+    return std::max(chip.path(a).peak_bytes_per_cycle, chip.path(b).peak_bytes_per_cycle) * chip.clock_ghz * cores;
+  };
+  const double read_gbps = gbps(PathId::GmToVec, PathId::GmToMat), write_gbps = gbps(PathId::VecToGm, PathId::AccToGm);
   const double peak_gflops = chip.vector_bytes_per_cycle() / 4.0 * chip.clock_ghz * std::max(1, aivs);  // f32 lanes
   const double memory_us = std::max({p.hbm_bytes / (chip.hbm_gbps * 1e3), p.gm_bytes / (chip.l2_gbps * 1e3),
                                      read_bytes / (read_gbps * 1e3), write_bytes / (write_gbps * 1e3)});

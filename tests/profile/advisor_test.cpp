@@ -54,6 +54,33 @@ TEST_CASE("many_cores_on_a_bandwidth_bound_kernel_saturate_hbm") {
   CHECK(verdict(vector_add({}, 1 << 22, 48)) == "bandwidth-saturated");
 }
 
+TEST_CASE("re_reads_that_hit_l2_are_not_hbm_bound") {
+  // 48 blocks each read the same 32 KB 64 times: after the first read, L2 serves every byte.
+  const auto kernel = pl::jit({.name = "rereads", .auto_mutex = true}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile_group<float>(pl::Vec, {8192}, {0, 1});
+    auto out = pl::make_tile<float>(pl::Vec, {8192});
+    for (auto i : pl::range(0, 64)) {
+      (void)i;
+      pl::load(t.current(), x.slice(0, 8192));
+      out = t.current() + 1.0f;
+      t.next();
+    }
+    pl::store(y.slice(pl::get_block_idx() * 8192, 8192), out);
+  });
+  auto x = pto::Tensor<float>::random({8192}), y = pto::Tensor<float>::zeros({48 * 8192});
+  const auto p = kernel[{.block_dim = 48}].run_sync(x, y);
+  CHECK(p.races.empty());
+  const double read = 48.0 * 64 * 8192 * 4;
+  CHECK(p.l2_hit_bytes == doctest::Approx(read - 8192 * 4));     // only the very first read of each line misses
+  CHECK(p.hbm_bytes == doctest::Approx(8192 * 4 + 48 * 8192 * 4));  // that miss, and the writes
+  const auto a = pto::advise(p);
+  CHECK(a.bottleneck != "bandwidth-saturated");
+  bool l2_named = false;
+  for (const auto& e : a.evidence) l2_named = l2_named || e.find("L2 served 100% of the GM bytes read") != std::string::npos;
+  CHECK(l2_named);
+  for (int64_t i = 0; i < 48 * 8192; ++i) REQUIRE(y[i] == x[i % 8192] + 1.0f);
+}
+
 TEST_CASE("a_few_cores_streaming_data_are_gm_bound") { CHECK(verdict(vector_add({}, 1 << 21, 4)) == "GM-bound"); }
 
 TEST_CASE("a_cube_streaming_its_accumulator_into_the_aivs_is_on_chip_move_bound_not_gm_bound") {
