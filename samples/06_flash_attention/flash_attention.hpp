@@ -4,13 +4,14 @@
 //
 // Query rows are cut into blocks of tq; block i goes to mix block i % block_dim. For each query
 // block the AIC keeps Q_i in L0A and walks the keys in blocks of tkv:
-//   AIC   S_j = Q_i K_j^T  (K_j moved into L0B transposed)  -> workspace, flag S
+//   AIC   S_j = Q_i K_j^T  (K_j moved into L0B transposed)  -> workspace slot j % 2, flag S
 //   AIV   online softmax on its half of the rows: m' = max(m, rowmax(S_j) / sqrt(D)),
 //         P_j = exp(S_j / sqrt(D) - m'), l = l e^(m - m') + rowsum(P_j) -> P_j workspace, flag P
-//   AIC   (after both AIVs' flag P) PV_j = P_j V_j -> workspace, flag PV
+//   AIC   (after both AIVs' flag P) PV_j = P_j V_j -> workspace slot j % 2, flag PV
 //   AIV   O = PV_j + O e^(m - m')
-// and at the end each AIV writes O / l. The workspaces are per block and reused for every j: each
-// flag also tells the producer that its previous contents were consumed, so no extra flags are needed.
+// and at the end each AIV writes O / l. Both sides run one step ahead of the other (S_{j+1} while
+// the AIVs work on S_j, P_{j+1} while the cube works on P_j), as the published PTO kernel does with
+// its QK preload; each workspace slot is handed back to its producer with a "free" flag.
 // On a chip with the cross-core paths (a5) the kernel skips the workspaces: flash_attention_fused.hpp.
 #include <cmath>
 
@@ -30,17 +31,14 @@ struct Params {
   bool fused = true;  // on chips with the cross-core paths, skip the GM workspaces (false: use them anyway)
 };
 
-/// Cross-core events.
-inline constexpr int kScoresReady = 0, kProbsReady = 1, kValuesReady = 2;
-
-/// Workspaces of a launch: per block, S and PV in float and P in the input type.
+/// Workspaces of a launch: per block, two slots of S and PV in float and one of P in the input type.
 template <class T>
 struct Workspace {
   Tensor<float> scores, values;
   Tensor<T> probs;
   Workspace(int block_dim, const Params& p, int64_t D)
-      : scores(Tensor<float>::zeros({block_dim * p.tq, p.tkv})),
-        values(Tensor<float>::zeros({block_dim * p.tq, D})),
+      : scores(Tensor<float>::zeros({2 * block_dim * p.tq, p.tkv})),
+        values(Tensor<float>::zeros({2 * block_dim * p.tq, D})),
         probs(Tensor<T>::zeros({block_dim * p.tq, p.tkv})) {}
 };
 
@@ -59,40 +57,58 @@ auto make_kernel(Params p) {
       return attention_fused<T>(q, k, v, o, p.tq, p.tkv);
     }
     using pl::Pipe;
+    // Software-pipelined across the cores as the published kernels are: the cube computes S_{j+1}
+    // while the AIVs turn S_j into P_j, and the AIVs compute P_{j+1} while the cube multiplies
+    // P_j V_j. S and PV each have two workspace slots per block (slot j % 2); every buffer written
+    // across cores is handed back with a "free" flag (the same events as the fused kernel).
+    auto slot_row = [&](const pl::Int& j) { return (pl::get_block_idx() * 2 + j % 2) * p.tq; };
 
     pl::section_cube([&] {
       auto q_l1 = pl::make_tile<T>(pl::Mat, {p.tq, D});
-      auto k_l1 = pl::make_tile<T>(pl::Mat, {p.tkv, D});
+      auto k_l1 = pl::make_tile_group<T>(pl::Mat, {p.tkv, D}, {0, 1});
       auto p_l1 = pl::make_tile<T>(pl::Mat, {p.tq, p.tkv});
-      auto v_l1 = pl::make_tile<T>(pl::Mat, {p.tkv, D});
+      auto v_l1 = pl::make_tile_group<T>(pl::Mat, {p.tkv, D}, {2, 3});
       auto q_l0 = pl::make_tile<T>(pl::Left, {p.tq, D});
       auto p_l0 = pl::make_tile<T>(pl::Left, {p.tq, p.tkv});
       auto kt_l0 = pl::make_tile<T>(pl::Right, {D, p.tkv});
       auto v_l0 = pl::make_tile<T>(pl::Right, {p.tkv, D});
       auto s_acc = pl::make_tile<float>(pl::Acc, {p.tq, p.tkv});
       auto pv_acc = pl::make_tile<float>(pl::Acc, {p.tq, D});
-      auto ws_row = pl::get_block_idx() * p.tq;  // this block's rows of the workspaces
+      auto p_row = pl::get_block_idx() * p.tq;  // this block's rows of the P workspace
+      // S_j = Q_i K_j^T into S slot j % 2, once both AIVs have read what that slot held.
+      auto scores = [&](const pl::Int& j, const pl::Int& qlen) {
+        auto k0 = j * p.tkv;
+        auto klen = pl::min(p.tkv, S - k0);
+        pl::load(k_l1.current(), k.slice(k0, klen, 0, D));
+        pl::move(kt_l0, k_l1.current(), {.transpose = true});  // K_j^T: D x klen
+        pl::matmul(s_acc, q_l0, kt_l0);
+        pl::wait_cross_core(Pipe::FIX, kFusedScoresFree);
+        pl::store(s_ws.slice(slot_row(j), qlen, 0, klen), s_acc);
+        pl::set_cross_core(Pipe::FIX, kFusedScores);
+        k_l1.next();
+      };
+      pl::set_cross_core(Pipe::MTE2, kFusedProbsFree);  // the P workspace starts free
       for (auto qb : pl::range(pl::get_block_idx(), q_blocks, pl::get_block_num())) {
         auto q0 = qb * p.tq;
         auto qlen = pl::min(p.tq, S - q0);
         pl::load(q_l1, q.slice(q0, qlen, 0, D));
         pl::move(q_l0, q_l1);
+        scores(0, qlen);
         for (auto j : pl::range(kv_blocks)) {
+          pl::if_(j + 1 < kv_blocks, [&] { scores(j + 1, qlen); });
           auto k0 = j * p.tkv;
           auto klen = pl::min(p.tkv, S - k0);
-          pl::load(k_l1, k.slice(k0, klen, 0, D));
-          pl::move(kt_l0, k_l1, {.transpose = true});                // K_j^T: D x klen
-          pl::matmul(s_acc, q_l0, kt_l0);
-          pl::store(s_ws.slice(ws_row, qlen, 0, klen), s_acc);
-          pl::set_cross_core(Pipe::FIX, kScoresReady);
-          pl::wait_cross_core(Pipe::MTE2, kProbsReady);               // both AIVs wrote P_j
-          pl::load(p_l1, p_ws.slice(ws_row, qlen, 0, klen));
-          pl::load(v_l1, v.slice(k0, klen, 0, D));
+          pl::load(v_l1.current(), v.slice(k0, klen, 0, D));
+          pl::move(v_l0, v_l1.current());
+          v_l1.next();
+          pl::wait_cross_core(Pipe::MTE2, kFusedProbs);  // both AIVs wrote their rows of P_j
+          pl::load(p_l1, p_ws.slice(p_row, qlen, 0, klen));
+          pl::set_cross_core(Pipe::MTE2, kFusedProbsFree);
           pl::move(p_l0, p_l1);
-          pl::move(v_l0, v_l1);
           pl::matmul(pv_acc, p_l0, v_l0);
-          pl::store(pv_ws.slice(ws_row, qlen, 0, D), pv_acc);
-          pl::set_cross_core(Pipe::FIX, kValuesReady);
+          pl::wait_cross_core(Pipe::FIX, kFusedValuesFree);
+          pl::store(pv_ws.slice(slot_row(j), qlen, 0, D), pv_acc);
+          pl::set_cross_core(Pipe::FIX, kFusedValues);
         }
       }
     });
@@ -102,6 +118,8 @@ auto make_kernel(Params p) {
       auto s = pl::make_tile<float>(pl::Vec, {half, p.tkv});
       auto pv = pl::make_tile<float>(pl::Vec, {half, D});
       OnlineSoftmax<T> sm(half, p.tkv, D);
+      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::MTE2, kFusedScoresFree);  // both S slots start free
+      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::MTE2, kFusedValuesFree);  // both PV slots start free
       auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
       auto blocks = pl::get_block_num();
       for (auto qb : pl::range(block, q_blocks, blocks)) {
@@ -109,18 +127,28 @@ auto make_kernel(Params p) {
         auto qlen = pl::min(p.tq, S - q0);
         auto first = pl::get_subblock_idx() * ((qlen + 1) / 2);       // this AIV's rows of the block
         auto rows = pl::max(0, pl::min((qlen + 1) / 2, qlen - first));
-        auto ws_row = block * p.tq + first;
-        sm.start();
-        for (auto j : pl::range(kv_blocks)) {
+        // P_j from S_j, written to the P workspace once the cube has loaded the previous P.
+        auto probs = [&](const pl::Int& j) {
           auto klen = pl::min(p.tkv, S - j * p.tkv);
-          pl::wait_cross_core(Pipe::MTE2, kScoresReady);
-          pl::load(s, s_ws.slice(ws_row, rows, 0, klen));
+          pl::wait_cross_core(Pipe::MTE2, kFusedScores);
+          pl::load(s, s_ws.slice(slot_row(j) + first, rows, 0, klen));
+          pl::set_cross_core(Pipe::MTE2, kFusedScoresFree);  // S read: the cube may refill the slot
           sm.scores(s);
-          pl::store(p_ws.slice(ws_row, rows, 0, klen), sm.probs);
-          pl::set_cross_core(Pipe::MTE3, kProbsReady);
-          pl::wait_cross_core(Pipe::MTE2, kValuesReady);
-          pl::load(pv, pv_ws.slice(ws_row, rows, 0, D));
-          sm.values(pv);
+          pl::wait_cross_core(Pipe::MTE3, kFusedProbsFree);
+          pl::store(p_ws.slice(block * p.tq + first, rows, 0, klen), sm.probs);
+          pl::set_cross_core(Pipe::MTE3, kFusedProbs);
+        };
+        sm.start();
+        probs(0);
+        for (auto j : pl::range(kv_blocks)) {
+          // P_{j+1} is computed while the cube works on P_j V_j; PV_j is then rescaled by step
+          // j's alpha, kept aside before step j + 1 replaces it.
+          sm.hold_alpha();
+          pl::if_(j + 1 < kv_blocks, [&] { probs(j + 1); });
+          pl::wait_cross_core(Pipe::MTE2, kFusedValues);
+          pl::load(pv, pv_ws.slice(slot_row(j) + first, rows, 0, D));
+          pl::set_cross_core(Pipe::MTE2, kFusedValuesFree);
+          sm.values(pv, sm.alpha_held);
         }
         sm.finish();
         pl::store(o.slice(q0 + first, rows, 0, D), sm.out);

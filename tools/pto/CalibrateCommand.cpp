@@ -116,7 +116,7 @@ std::vector<Point> points() {
        [](const std::string& c) {
          return sample_us("matmul", {1536, 1536, 1536}, DType::f16, 24, {{"tm", "128"}, {"tn", "128"}, {"tk", "256"}, {"l0_buffers", "1"}}, c);
        }},
-      {"flash_attention_s1024_d128", "flash attention D=128, S0=S1=1024, 1 head, 128-row Q and KV blocks, 8 blocks", "us",
+      {"flash_attention_s1024_d128", "flash attention D=128, S0=S1=1024, 1 head, 128-row Q and KV blocks, 8 blocks, QK one step ahead of PV", "us",
        "hw-native-sys/pto-isa kernels/manual/common/flash_atten/README.md (910B2)", 20.96, 0.25,
        [](const std::string& c) {
          return sample_us("flash_attention", {1024, 128}, DType::f16, 8, {{"tq", "128"}, {"tkv", "128"}}, c);
