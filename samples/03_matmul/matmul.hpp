@@ -144,9 +144,13 @@ inline SampleInfo sample() {
     return dispatch_float_dtype(args.dtype, [&]<class T>() {
       PTO_USER_CHECK(args.shape.size() == 3, ErrorSite{}) << "matmul takes --shape MxNxK";
       const int64_t M = args.shape[0], N = args.shape[1], K = args.shape[2];
-      Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 128),
+      // The published kernels' lever: large K steps, so each GM -> L1 load is 64 KiB or more and its
+      // DMA latency is amortised; L0 keeps two slots only where they fit.
+      Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 256),
                static_cast<int>(args.param("buffers", 2)), args.chip};
-      p.l0_buffers = static_cast<int>(args.param("l0_buffers", 0));
+      const int64_t l0_slot = std::max(p.tm, p.tn) * p.tk * static_cast<int64_t>(sizeof(T));
+      const bool two_fit = 2 * l0_slot <= ChipProfile::get(args.chip).limits(ir::MemSpace::Left).bytes;
+      p.l0_buffers = static_cast<int>(args.param("l0_buffers", two_fit ? 2 : 1));
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto a = Tensor<T>::random({M, K}, 1), b = Tensor<T>::random({K, N}, 2);
       auto c = Tensor<T>::zeros({M, N});
