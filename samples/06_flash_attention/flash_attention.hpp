@@ -138,19 +138,12 @@ auto make_kernel(Params p) {
           pl::store(p_ws.slice(block * p.tq + first, rows, 0, klen), sm.probs);
           pl::set_cross_core(Pipe::MTE3, kFusedProbs);
         };
-        sm.start();
-        probs(0);
-        for (auto j : pl::range(kv_blocks)) {
-          // P_{j+1} is computed while the cube works on P_j V_j; PV_j is then rescaled by step
-          // j's alpha, kept aside before step j + 1 replaces it.
-          sm.hold_alpha();
-          pl::if_(j + 1 < kv_blocks, [&] { probs(j + 1); });
+        sm.steps_ahead(kv_blocks, probs, [&](const pl::Int& j, const auto& use) {
           pl::wait_cross_core(Pipe::MTE2, kFusedValues);
           pl::load(pv, pv_ws.slice(slot_row(j) + first, rows, 0, D));
-          pl::set_cross_core(Pipe::MTE2, kFusedValuesFree);
-          sm.values(pv, sm.alpha_held);
-        }
-        sm.finish();
+          pl::set_cross_core(Pipe::MTE2, kFusedValuesFree);  // PV read: the cube may refill the slot
+          use(pv);
+        });
         pl::store(o.slice(q0 + first, rows, 0, D), sm.out);
       }
     });

@@ -118,20 +118,13 @@ void attention_fused(const pl::Tensor<T>& q, const pl::Tensor<T>& k, const pl::T
         pl::move(p_l1, sm.probs, {.offset = {first, 0}});
         pl::set_cross_core(Pipe::MTE3, kFusedProbs);
       };
-      sm.start();
-      probs(0);
-      for (auto j : pl::range(kv_blocks)) {
-        // Software pipelining: P_{j+1} is computed while the cube works on P_j V_j; PV_j is then
-        // rescaled by step j's alpha, kept aside before step j + 1 replaces it.
-        sm.hold_alpha();
-        pl::if_(j + 1 < kv_blocks, [&] { probs(j + 1); });
+      sm.steps_ahead(kv_blocks, probs, [&](const pl::Int&, const auto& use) {
         pl::wait_cross_core(Pipe::V, kFusedValues);
         pl::set_validshape(pv_vec.current(), rows, D);
-        sm.values(pv_vec.current(), sm.alpha_held);
+        use(pv_vec.current());
         pl::set_cross_core(Pipe::V, kFusedValuesFree);
         pv_vec.next();
-      }
-      sm.finish();
+      });
       pl::store(o.slice(q0 + first, rows, 0, D), sm.out);
     }
   });

@@ -60,6 +60,22 @@ struct OnlineSoftmax {
   /// Keeps this step's alpha for values() while the next scores() computes its own.
   void hold_alpha() { alpha_held = alpha; }
   void finish() { out = pl::cast<T>(acc / l); }
+
+  /// One query block's steps, one step ahead of the cube (software pipelining across the cores):
+  /// P_{j+1} is computed while the cube works on P_j V_j, and PV_j is rescaled by step j's alpha,
+  /// kept aside before step j + 1 replaces it. `probs(j)` turns S_j into P_j and hands it over;
+  /// `with_values(j, use)` takes PV_j in, calls use(tile) and hands the tile back.
+  template <class Probs, class WithValues>
+  void steps_ahead(int64_t kv_blocks, Probs&& probs, WithValues&& with_values) {
+    start();
+    probs(pl::Int(0));
+    for (auto j : pl::range(kv_blocks)) {
+      hold_alpha();
+      pl::if_(j + 1 < kv_blocks, [&] { probs(j + 1); });
+      with_values(j, [&](const pl::Tile<float>& pv) { values(pv, alpha_held); });
+    }
+    finish();
+  }
 };
 
 }  // namespace pto::samples::flash_attention
