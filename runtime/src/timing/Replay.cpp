@@ -140,6 +140,8 @@ class Replayer {
     const OpKind kind = op(g).kind;
     if (t <= now_ && (kind == OpKind::Sync || kind == OpKind::Barrier)) {
       due_now_.push_back(g);
+    } else if (kind == OpKind::Work) {
+      start(g, t);  // its start touches nothing shared: its end is known now
     } else {
       starts_.push({t, g});
     }
@@ -261,12 +263,18 @@ class Replayer {
     rates_dirty_ = false;
   }
 
+  /// When the first transfer in flight will have moved its bytes. The smallest left / rate is
+  /// found by cross-multiplying (one division in all: this runs at every change of the rates).
   double next_transfer_end() const {
-    double t = kNever;
+    double left = 0, rate = 0;
     for (size_t i = 0; i < active_.size(); ++i) {
-      if (rate_[i] > 0) t = std::min(t, now_ + std::max(0.0, active_[i].left) / rate_[i]);
+      const double l = std::max(0.0, active_[i].left);
+      if (rate_[i] > 0 && (rate == 0 || l * rate < left * rate_[i])) {
+        left = l;
+        rate = rate_[i];
+      }
     }
-    return t;
+    return rate > 0 ? now_ + left / rate : kNever;
   }
 
   void loop() {
