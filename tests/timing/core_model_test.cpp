@@ -18,11 +18,12 @@ const CostModel& a2_cost() {
   return cost;
 }
 
-/// Replays hand-built cores together on `chip`.
-pto::timing::ReplayResult replay(std::vector<const CoreModel*> cores, const pto::ChipProfile& chip = pto::ChipProfile::get("a2")) {
+/// Replays hand-built cores together on `chip`; `footprint` > 0 tells the L2 that every address is below it.
+pto::timing::ReplayResult replay(std::vector<const CoreModel*> cores, const pto::ChipProfile& chip = pto::ChipProfile::get("a2"),
+                                 uint64_t footprint = 0) {
   std::vector<const pto::timing::CoreTrace*> traces;
   for (const auto* c : cores) traces.push_back(&c->trace());
-  return pto::timing::replay({.chip = &chip, .cores = traces});
+  return pto::timing::replay({.chip = &chip, .cores = traces, .gm_footprint = footprint});
 }
 
 /// The end of op `op` of a single core.
@@ -216,6 +217,22 @@ TEST_CASE("a_second_read_of_the_same_bytes_hits_the_shared_l2_and_takes_no_hbm")
   read_gm(second, 65536);
   const auto both = replay({&first, &second});
   CHECK(both.l2_read_hit_bytes + both.l2_read_miss_bytes == 3 * 65536);
+}
+
+TEST_CASE("an_l2_that_holds_the_whole_footprint_answers_as_the_set_associative_one") {
+  // Reads that start and end inside lines (partial edge lines) and overlap earlier ones.
+  CoreModel m(nullptr, a2_cost(), 0, false, 0, nullptr, 1, 0);
+  const std::pair<int64_t, double> reads[] = {{0, 65536}, {100, 1000}, {1000, 70000}, {16000, 40}, {30000, 200000}, {7, 4}};
+  for (const auto& [lo, bytes] : reads) {
+    read_gm(m, bytes, lo);
+    m.barrier(Pipe::ALL);  // one after another: the L2 sees them in this order
+  }
+  const auto set_associative = replay({&m});
+  const auto bitmap = replay({&m}, pto::ChipProfile::get("a2"), uint64_t{1} << 20);
+  CHECK(bitmap.l2_read_hit_bytes == set_associative.l2_read_hit_bytes);
+  CHECK(bitmap.hbm_bytes == set_associative.hbm_bytes);
+  CHECK(bitmap.cores[0].end_cycles == set_associative.cores[0].end_cycles);
+  CHECK(set_associative.l2_read_hit_bytes > 0);
 }
 
 TEST_CASE("vector_cost_is_a_head_plus_a_slope_per_repeat_by_operation_class") {

@@ -1,6 +1,7 @@
 #include "SharedL2.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace pto::timing {
 
@@ -16,7 +17,10 @@ SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
   if (len == 0) return out;
   const uint64_t line = static_cast<uint64_t>(line_);
   if (fits_) {
-    for (uint64_t l = addr / line, last = (addr + len - 1) / line; l <= last; ++l) {
+    // Lines [first, last]: the two edge lines may be partly in the range; the ones between are
+    // whole, taken 64 to a bitmap word.
+    const uint64_t first = addr / line, last = (addr + len - 1) / line;
+    auto one = [&](uint64_t l) {
       uint64_t& word = present_[l / 64];
       const uint64_t bit = uint64_t{1} << (l % 64);
       if (word & bit) {
@@ -25,7 +29,20 @@ SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
         out.fetched_bytes += static_cast<double>(line);
         word |= bit;
       }
+    };
+    one(first);
+    if (last != first) one(last);
+    uint64_t present = 0, total = 0;
+    for (uint64_t l = first + 1; l < last;) {
+      const uint64_t w = l / 64, lo = l % 64, n = std::min<uint64_t>(64 - lo, last - l);
+      const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << lo;
+      present += static_cast<uint64_t>(std::popcount(present_[w] & mask));
+      total += n;
+      present_[w] |= mask;
+      l += n;
     }
+    out.hit_bytes += static_cast<double>(present * line);
+    out.fetched_bytes += static_cast<double>((total - present) * line);
     return out;
   }
   if (ways_store_.empty()) ways_store_.resize(sets_ * static_cast<uint64_t>(ways_));
