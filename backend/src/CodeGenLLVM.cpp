@@ -763,10 +763,11 @@ class CodeGen {
     const bool transpose = op->attrs.transpose;
     Value* rows = valid(op->src, 0);
     Value* cols = valid(op->src, 1);
+    Value* src = tile_base(op->src);
+    if (op->attrs.window) narrow_to_window(op, rows, cols, src, es);
     Value* out_rows = transpose ? cols : rows;
     Value* out_cols = transpose ? rows : cols;
     check_fits(op->dst, out_rows, out_cols, op->id);
-    Value* src = tile_base(op->src);
     Value* dst = tile_base(op->dst);
     if (!transpose) {
       copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
@@ -782,6 +783,28 @@ class CodeGen {
     }
     set_valid(op->dst, out_rows, out_cols);
     report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
+  }
+
+  /// pl::extract: narrows the source extent to the window at attrs.offset (as large as the
+  /// destination holds, transposed: its columns x rows; cut to the source's valid extent) and moves
+  /// `src` to the window's first element.
+  void narrow_to_window(const ir::Move* op, Value*& rows, Value*& cols, Value*& src, int64_t es) {
+    const auto& sg = group(op->src);
+    const auto& dg = group(op->dst);
+    const bool transpose = op->attrs.transpose;
+    Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
+    Value* ext[2] = {rows, cols};
+    const int64_t fits[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
+    for (int d = 0; d < 2; ++d) {
+      check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
+      check(b_.CreateICmpSLE(off[d], ext[d]), op->id, RuntimeCheck::window_past_valid, d, off[d], ext[d]);
+      Value* left = b_.CreateSub(ext[d], off[d]);
+      ext[d] = b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(fits[d])), left, b_.getInt64(fits[d]));
+    }
+    rows = ext[0];
+    cols = ext[1];
+    src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src,
+                               b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(sg.cols)), off[1]), b_.getInt64(es)));
   }
 
   /// Acc -> Vec on the AIC: each receiving AIV's part of the accumulator (ir::AccToVec), converted

@@ -423,11 +423,23 @@ class Runner {
     const auto& dg = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
     const bool transpose = s->attrs.transpose;
-    const int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
+    int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
+    const uint8_t* src = tile_base(s->src);
+    if (s->attrs.window) {
+      // CodeGen::narrow_to_window: the window at the offset, as large as dst holds, cut to src's valid extent.
+      const int64_t off[2] = {eval(s->attrs.offset[0]), eval(s->attrs.offset[1])};
+      int64_t* ext[2] = {&rows, &cols};
+      const int64_t fits[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
+      for (int d = 0; d < 2; ++d) {
+        if (!check(off[d] >= 0, s->id, RuntimeCheck::offset_negative, d, off[d], 0)) return false;
+        if (!check(off[d] <= *ext[d], s->id, RuntimeCheck::window_past_valid, d, off[d], *ext[d])) return false;
+        *ext[d] = std::min(*ext[d] - off[d], fits[d]);
+      }
+      src += (off[0] * sg.cols + off[1]) * es;
+    }
     const int64_t out_rows = transpose ? cols : rows;
     const int64_t out_cols = transpose ? rows : cols;
     if (!check_fits(s->dst, out_rows, out_cols, s->id)) return false;
-    const uint8_t* src = tile_base(s->src);
     uint8_t* dst = tile_base(s->dst);
     if (!transpose) {
       copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);

@@ -84,7 +84,9 @@ class Printer {
       out_ += fmt::format("{}#{} {}({})\n", pad, op->id, sync_op_name(op->op), args);
     } else if (const auto* op = s.as<Move>()) {
       std::string how = op->attrs.transpose ? " (transposed)" : "";
-      if (op->attrs.offset[0]) how += fmt::format(" at [{}, {}]", expr(op->attrs.offset[0]), expr(op->attrs.offset[1]));
+      if (op->attrs.offset[0]) {
+        how += fmt::format(" {} [{}, {}]", op->attrs.window ? "window from" : "at", expr(op->attrs.offset[0]), expr(op->attrs.offset[1]));
+      }
       if (op->attrs.cross_core && !op->attrs.offset[0]) how += fmt::format(" ({})", acc_to_vec_name(op->attrs.split));
       out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), how);
     } else if (const auto* op = s.as<SetValid>()) {

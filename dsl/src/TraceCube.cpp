@@ -54,6 +54,25 @@ void emit_move(const ir::TileRef& dst, const TileShape& dst_shape, const ir::Til
   ctx.emit(ir::Move::make(dst, src, std::move(attrs), ctx.new_instr("move", *pipe, loc)));
 }
 
+void emit_extract(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
+                  const Int& row, const Int& col, bool transpose, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  PTO_USER_CHECK(src_shape.space == MemSpace::Mat && (dst_shape.space == MemSpace::Left || dst_shape.space == MemSpace::Right), site)
+      << "extract from " << space(src_shape.space) << " to " << space(dst_shape.space)
+      << ": extract takes a window of a Mat (L1) tile into a Left or Right (L0) tile";
+  PTO_USER_CHECK(dst_shape.rank == 2 && src_shape.rank == 2, site) << "extract takes 2-D {rows, cols} tiles";
+  for (const auto& [what, off, cap] : {std::tuple{"row", row.constant(), src_shape.rows}, std::tuple{"column", col.constant(), src_shape.cols}}) {
+    PTO_USER_CHECK(!off || (*off >= 0 && *off < cap), site)
+        << "extract " << what << " offset " << *off << " is outside the source tile's " << cap << " " << what << "s";
+  }
+  ir::MoveAttrs attrs;
+  attrs.transpose = transpose;
+  attrs.window = true;
+  attrs.offset = {row.expr(), col.expr()};
+  ctx.emit(ir::Move::make(dst, src, std::move(attrs), ctx.new_instr("extract", Pipe::MTE1, loc)));
+}
+
 void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& rows, const Int& cols, const std::source_location& loc) {
   auto& ctx = TraceContext::get(loc);
   const auto site = ctx.site(SourceLoc::from(loc));

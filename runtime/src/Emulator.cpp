@@ -348,6 +348,9 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
                          unwritten_hint(s.b));
     case RuntimeCheck::offset_negative:
       return fmt::format("{} at a negative {} offset {}", op, s.axis == 0 ? "row" : "column", s.a);
+    case RuntimeCheck::window_past_valid:
+      return fmt::format("{} window at {} {} starts past the source tile's valid extent of {} {}{}", op, s.axis == 0 ? "row" : "column",
+                         s.a, s.b, axis, unwritten_hint(s.b));
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

@@ -9,8 +9,10 @@
 // (Mat), MTE1 moves them into L0A/L0B (Left/Right), and the cube (M pipe) multiplies into the
 // L0C accumulator (Acc) — the first step overwrites it, later steps accumulate. FIX stores the
 // finished tile. The L1 and L0 tile groups have `buffers` slots, so the next panel loads while the
-// cube works on this one (auto_mutex orders every slot). M, N and K need not be multiples of the
-// tile: the last tiles are short and every instruction follows the valid extents.
+// cube works on this one (auto_mutex orders every slot). With `k0` < tk the L1 panels are walked
+// into L0 in K slices of k0 (pl::extract), as the published Ascend GEMMs do: big GM loads that
+// amortise the DMA latency, L0 tiles small enough to double-buffer. M, N and K need not be
+// multiples of the tile: the last tiles are short and every instruction follows the valid extents.
 #include <cmath>
 #include <numeric>
 
@@ -30,6 +32,8 @@ struct Params {
   bool timing = true;
   bool transpose_b = false;             // B is given as N x K and moved into L0B transposed
   int l0_buffers = 0;                   // slots of the L0 tile groups (0: `buffers`)
+  int64_t k0 = 0;                       // K slice moved from L1 into L0 (pl::extract); 0: the whole K step
+  int acc_buffers = 2;                  // slots of the L0C accumulator group
 };
 
 /// The output element type of a multiply of `T` inputs: T itself for floats, int32 for int8.
@@ -53,9 +57,10 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
   const auto l1 = slots(p.buffers), l0 = slots(p.l0_buffers > 0 ? p.l0_buffers : p.buffers);
   auto a_l1 = pl::make_tile_group<T>(pl::Mat, {p.tm, p.tk}, l1);
   auto b_l1 = p.transpose_b ? pl::make_tile_group<T>(pl::Mat, {p.tn, p.tk}, l1) : pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, l1);
-  auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, p.tk}, l0);
-  auto b_l0 = pl::make_tile_group<T>(pl::Right, {p.tk, p.tn}, l0);
-  auto acc = pl::make_tile_group<Acc>(pl::Acc, {p.tm, p.tn}, {0, 1});
+  const int64_t l0_k = p.k0 > 0 ? std::min(p.k0, p.tk) : p.tk;  // the K slice in L0
+  auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, l0_k}, l0);
+  auto b_l0 = pl::make_tile_group<T>(pl::Right, {l0_k, p.tn}, l0);
+  auto acc = pl::make_tile_group<Acc>(pl::Acc, {p.tm, p.tn}, slots(p.acc_buffers));
   const int64_t n_tiles = (N + p.tn - 1) / p.tn;
   const int64_t tiles = (M + p.tm - 1) / p.tm * n_tiles;
   const int64_t k_steps = (K + p.tk - 1) / p.tk;
@@ -70,13 +75,29 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
       } else {
         pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
       }
-      pl::move(a_l0.current(), a_l1.current());
-      pl::move(b_l0.current(), b_l1.current(), {.transpose = p.transpose_b});
-      pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = accumulate});
+      // One K slice of the panels (from K offset `s` in them) into L0 and through the cube.
+      auto slice = [&](const pl::Int& s, bool acc_into) {
+        if (l0_k == p.tk) {
+          pl::move(a_l0.current(), a_l1.current());
+          pl::move(b_l0.current(), b_l1.current(), {.transpose = p.transpose_b});
+        } else {
+          pl::extract(a_l0.current(), a_l1.current(), 0, s);
+          if (p.transpose_b) {
+            pl::extract(b_l0.current(), b_l1.current(), 0, s, {.transpose = true});
+          } else {
+            pl::extract(b_l0.current(), b_l1.current(), s, 0);
+          }
+        }
+        pl::matmul(acc.current(), a_l0.current(), b_l0.current(), {.accumulate = acc_into});
+        a_l0.next();
+        b_l0.next();
+      };
+      slice(0, accumulate);
+      if (l0_k < p.tk) {
+        for (auto s : pl::range(1, (klen + l0_k - 1) / l0_k)) slice(s * l0_k, true);
+      }
       a_l1.next();
       b_l1.next();
-      a_l0.next();
-      b_l0.next();
     };
     k_step(0, false);                                  // the first K step overwrites the accumulator
     for (auto kk : pl::range(1, k_steps)) k_step(kk * p.tk, true);
@@ -101,22 +122,20 @@ auto make_kernel(Params p) {
                  });
 }
 
-/// Plain C++: each C element summed in double from the exact products, rounded once to the output type.
+/// Each C element summed in double from the exact products (a product of two inputs of 24 or fewer
+/// significant bits is exact in double), rounded once to the output type. The sums are OpenBLAS
+/// dgemm's, so the reference stays seconds long at the published GEMM's 6144^3.
 template <class T>
 void reference(const Tensor<T>& a, const Tensor<T>& b, Tensor<out_t<T>>& c) {
   const int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
-  tbb::parallel_for(int64_t{0}, M, [&](int64_t i) {
-    std::vector<double> row(static_cast<size_t>(N), 0.0);
-    for (int64_t k = 0; k < K; ++k) {
-      const double av = static_cast<double>(static_cast<float>(a[i * K + k]));
-      for (int64_t j = 0; j < N; ++j) row[j] += av * static_cast<double>(static_cast<float>(b[k * N + j]));
-    }
-    for (int64_t j = 0; j < N; ++j) {
-      if constexpr (std::is_same_v<T, int8_t>) {
-        c[i * N + j] = static_cast<int32_t>(row[j]);
-      } else {
-        c[i * N + j] = out_t<T>(static_cast<float>(row[j]));
-      }
+  const std::vector<double> ad = to_double(a.data(), M * K), bd = to_double(b.data(), K * N);
+  std::vector<double> cd(static_cast<size_t>(M * N));
+  blas_dgemm(ad.data(), bd.data(), cd.data(), M, N, K);
+  tbb::parallel_for(int64_t{0}, M * N, [&](int64_t i) {
+    if constexpr (std::is_same_v<T, int8_t>) {
+      c[i] = static_cast<int32_t>(cd[static_cast<size_t>(i)]);
+    } else {
+      c[i] = out_t<T>(static_cast<float>(cd[static_cast<size_t>(i)]));
     }
   });
 }
@@ -148,9 +167,14 @@ inline SampleInfo sample() {
       // DMA latency is amortised; L0 keeps two slots only where they fit.
       Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 256),
                static_cast<int>(args.param("buffers", 2)), args.chip};
-      const int64_t l0_slot = std::max(p.tm, p.tn) * p.tk * static_cast<int64_t>(sizeof(T));
-      const bool two_fit = 2 * l0_slot <= ChipProfile::get(args.chip).limits(ir::MemSpace::Left).bytes;
+      p.k0 = args.param("k0", 0);
+      const ChipProfile& chip = ChipProfile::get(args.chip);
+      const int64_t l0_k = p.k0 > 0 ? std::min(p.k0, p.tk) : p.tk;
+      const int64_t l0_slot = std::max(p.tm, p.tn) * l0_k * static_cast<int64_t>(sizeof(T));
+      const bool two_fit = 2 * l0_slot <= chip.limits(ir::MemSpace::Left).bytes;
       p.l0_buffers = static_cast<int>(args.param("l0_buffers", two_fit ? 2 : 1));
+      const bool two_acc_fit = 2 * p.tm * p.tn * 4 <= chip.limits(ir::MemSpace::Acc).bytes;
+      p.acc_buffers = static_cast<int>(args.param("acc_buffers", two_acc_fit ? 2 : 1));
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto a = Tensor<T>::random({M, K}, 1), b = Tensor<T>::random({K, N}, 2);
       auto c = Tensor<T>::zeros({M, N});

@@ -17,6 +17,7 @@ namespace {
 struct MmCfg {
   int64_t tm = 40, tn = 32, tk = 32;
   bool transpose_b = false;
+  int64_t k0 = 0;  // K slice extracted from the L1 panels into L0 (0: the whole K step)
 };
 
 /// An input dtype and the dtype C is stored in.
@@ -34,13 +35,13 @@ using acc_t = pl::accumulator_t<T>;
 template <class T, class O>
 void matmul_body(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const MmCfg& cfg, const pl::Int& first, const pl::Int& step,
                  const std::function<void(const pl::Tile<acc_t<T>>&, const pl::Int&, const pl::Int&, const pl::Int&, const pl::Int&)>& store_tile) {
-  pto::samples::matmul::matmul_tiles<T>(a, b, {.tm = cfg.tm, .tn = cfg.tn, .tk = cfg.tk, .buffers = 2, .transpose_b = cfg.transpose_b},
+  pto::samples::matmul::matmul_tiles<T>(a, b, {.tm = cfg.tm, .tn = cfg.tn, .tk = cfg.tk, .buffers = 2, .transpose_b = cfg.transpose_b, .k0 = cfg.k0},
                                         first, step, store_tile);
 }
 
 template <class T, class O>
 auto make_matmul(MmCfg cfg) {
-  const std::string name = "mm_" + type_name<T>() + "_to_" + type_name<O>() + (cfg.transpose_b ? "_bt" : "");
+  const std::string name = "mm_" + type_name<T>() + "_to_" + type_name<O>() + (cfg.transpose_b ? "_bt" : "") + (cfg.k0 ? "_k0" : "");
   return pl::jit({.name = name, .auto_mutex = true}, [cfg](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<O> c) {
     pl::require(c.dim(0) == a.dim(0) && c.dim(1) == (cfg.transpose_b ? b.dim(0) : b.dim(1)), "C must be M x N");
     matmul_body<T, O>(a, b, cfg, pl::get_block_idx(), pl::get_block_num(),
@@ -118,6 +119,62 @@ TEST_CASE_TEMPLATE("matmul with B given as N x K, moved into Right with transpos
   const auto k = make_matmul<T, O>({.tm = 40, .tn = 32, .tk = 32, .transpose_b = true});
   run_and_check<T, O>(k, {80, 64, 96}, true, 2, 30);
   run_and_check<T, O>(k, {77, 45, 83}, true, 3, 31);
+}
+
+TEST_CASE_TEMPLATE("matmul walking 64-deep L1 panels into L0 in K slices of 16 with pl::extract (B plain and transposed; "
+                   "a K tail that ends inside a slice)", P, PTO_MM_PAIRS) {
+  using T = typename P::T;
+  using O = typename P::O;
+  CAPTURE(type_name<T>());
+  CAPTURE(type_name<O>());
+  for (bool bt : {false, true}) {
+    CAPTURE(bt);
+    const auto k = make_matmul<T, O>({.tm = 40, .tn = 32, .tk = 64, .transpose_b = bt, .k0 = 16});
+    run_and_check<T, O>(k, {80, 64, 128}, bt, 2, 35);  // 2 panels of 4 slices each
+    run_and_check<T, O>(k, {77, 45, 83}, bt, 3, 36);   // panels of 64 and 19: slices 16, 3
+  }
+}
+
+TEST_CASE("pl::extract copies the window at (row, col), as large as the destination holds and cut to the source's valid extent") {
+  // A 32 x 48 Mat tile loaded with only 20 x 40 valid; windows into a 16 x 16 Left tile, then
+  // stored through the cube as window x identity.
+  const auto k = pl::jit({.name = "extract_windows", .auto_mutex = true},
+                         [](pl::Tensor<float> a, pl::Tensor<float> eye, pl::Tensor<float> c, pl::Int r0, pl::Int c0) {
+    auto am = pl::make_tile<float>(pl::Mat, {32, 48});
+    auto em = pl::make_tile<float>(pl::Mat, {16, 16});
+    auto l = pl::make_tile<float>(pl::Left, {16, 16});
+    auto r = pl::make_tile<float>(pl::Right, {16, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    pl::load(am, a.slice(0, 20, 0, 40));
+    pl::load(em, eye.slice(0, pl::min(16, 40 - c0), 0, 16));  // K = the window's columns
+    pl::extract(l, am, r0, c0);
+    pl::move(r, em);
+    pl::matmul(acc, l, r);
+    pl::store(c.slice(0, pl::min(16, 20 - r0), 0, 16), acc);  // the window's rows
+  });
+  auto a = mm_input<float>({20, 40}, 50);
+  auto eye = pto::Tensor<float>::zeros({16, 16});
+  for (int64_t i = 0; i < 16; ++i) eye[i * 16 + i] = 1.0f;
+  for (auto [r0, c0] : {std::pair<int64_t, int64_t>{0, 0}, {3, 8}, {8, 30}, {19, 39}}) {
+    CAPTURE(r0);
+    CAPTURE(c0);
+    const int64_t rows = std::min<int64_t>(16, 20 - r0), cols = std::min<int64_t>(16, 40 - c0);
+    auto c = pto::Tensor<float>::full({16, 16}, 777.0f);
+    k[{.block_dim = 1}].run_sync(a, eye, c, r0, c0);
+    // The window's rows x cols land at the top left; times the identity's first `cols` rows, the
+    // product is the window padded by zero columns up to 16.
+    for (int64_t i = 0; i < 16; ++i) {
+      for (int64_t j = 0; j < 16; ++j) {
+        CAPTURE(i);
+        CAPTURE(j);
+        if (i < rows) {
+          CHECK(c[i * 16 + j] == (j < cols ? a[(r0 + i) * 40 + c0 + j] : 0.0f));
+        } else {
+          CHECK(c[i * 16 + j] == 777.0f);  // rows past the window are not stored
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("matmul: accumulate=true adds to the Acc tile, accumulate=false overwrites it (f32, one tile, explicit steps)") {

@@ -284,6 +284,64 @@ TEST_CASE("only Mat -> Left/Right moves transpose") {
   check_usable_after_cube_error();
 }
 
+TEST_CASE("extract takes a window of a Mat tile into Left/Right: another path, or a constant offset outside the source, fails at launch") {
+  struct Case {
+    bool from_vec;
+    int64_t row;
+    const char* want;
+  };
+  for (const Case c : {Case{true, 0, "extract from Vec to Left: extract takes a window of a Mat (L1) tile into a Left or Right"},
+                       Case{false, 32, "extract row offset 32 is outside the source tile's 32 rows"}}) {
+    CAPTURE(c.want);
+    int line = 0;
+    const auto k = pl::jit({.name = "bad_extract"}, [&](pl::Tensor<float> x) {
+      auto l = pl::make_tile<float>(pl::Left, {16, 16});
+      if (c.from_vec) {
+        auto v = pl::make_tile<float>(pl::Vec, {32, 32});
+        line = __LINE__; pl::extract(l, v, c.row, 0);
+      } else {
+        auto m = pl::make_tile<float>(pl::Mat, {32, 32});
+        line = __LINE__; pl::extract(l, m, c.row, 0);
+      }
+      (void)x;
+    });
+    auto x = pto::Tensor<float>::zeros({16, 16});
+    CHECK_HAS(user_error([&] { k[{.block_dim = 1}](x); }), "kernel 'bad_extract'", c.want, PTO_AT(line));
+  }
+  check_usable_after_cube_error();
+}
+
+TEST_CASE("an extract window at a negative offset or past the source's valid extent is reported by synchronize; C stays intact") {
+  struct Case {
+    int64_t row, col;
+    const char* want;
+  };
+  for (const Case c : {Case{-1, 0, "extract at a negative row offset -1"},
+                       Case{0, 21, "extract window at column 21 starts past the source tile's valid extent of 20 columns"}}) {
+    CAPTURE(c.want);
+    int line = 0;
+    const auto k = pl::jit({.name = "bad_extract_window", .auto_mutex = true},
+                           [&](pl::Tensor<float> a, pl::Tensor<float> y, pl::Int row, pl::Int col) {
+      auto m = pl::make_tile<float>(pl::Mat, {32, 32});
+      auto l = pl::make_tile<float>(pl::Left, {16, 16});
+      auto r = pl::make_tile<float>(pl::Right, {16, 16});
+      auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+      pl::load(m, a.slice(0, 16, 0, 20));
+      line = __LINE__; pl::extract(l, m, row, col);
+      pl::extract(r, m, 0, 0);
+      pl::matmul(acc, l, r);
+      pl::store(y.slice(0, 16, 0, 16), acc);
+    });
+    auto a = pto::Tensor<float>::random({16, 20}, 1);
+    auto y = pto::Tensor<float>::full({16, 16}, 3.0f);
+    const auto y0 = copy_of(y);
+    k[{.block_dim = 1}](a, y, c.row, c.col);
+    CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'bad_extract_window'", c.want, "AIC", "MTE1", PTO_AT(line));
+    CHECK(same_bits(y, y0));
+  }
+  check_usable_after_cube_error();
+}
+
 TEST_CASE("an Acc -> Vec move fails at launch on chip a2, which has no such path: pass the data through a GM workspace") {
   int line = 0;
   const auto k = pl::jit({.name = "acc_to_vec"}, [&](pl::Tensor<float> a, pl::Tensor<float> y) {

@@ -24,7 +24,8 @@ enum class RuntimeCheck : int32_t {
   instruction_budget,  // a = the budget (instructions per core)
   trap,                // pl::trap()
   assert_failed,       // a fatal pl::pto_assert
-  offset_negative,     // a = offset; axis (a Vec -> Mat move's offset)
+  offset_negative,     // a = offset; axis (a Vec -> Mat move's offset, an extract's window)
+  window_past_valid,   // a = offset, b = source valid extent; axis (an extract's window)
 };
 
 struct CoreStatus {

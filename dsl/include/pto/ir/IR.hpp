@@ -322,7 +322,10 @@ struct MoveAttrs {
   bool transpose = false;                   // Mat -> Left/Right only
   bool cross_core = false;
   AccToVec split = AccToVec::SingleModeVec0;  // Acc -> Vec only
-  std::array<Expr, 2> offset;               // Vec -> Mat: where the source's valid region lands (empty: 0)
+  std::array<Expr, 2> offset;               // Vec -> Mat: where the source's valid region lands (empty: 0);
+                                            // a window (pl::extract): its top-left element in the source
+  bool window = false;                      // Mat -> Left/Right: copy the window of the source at `offset`
+                                            // that the destination holds, cut to the source's valid extent
 };
 
 /// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed) sets

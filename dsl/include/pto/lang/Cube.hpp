@@ -2,6 +2,8 @@
 // Cube instructions and the mix-kernel structure (PyPTO Pro names).
 //   load   GM -> Mat                 (MTE2)  as for Vec tiles
 //   move   Mat -> Left / Right       (MTE1)  optionally transposed
+//   extract Mat -> Left / Right      (MTE1)  a window of the L1 tile (pto-isa TEXTRACT): a K slice
+//          of an L1 panel into L0
 //   move   Acc -> Vec                (FIX)   on the AIC, into its AIVs' UB (acc_to_vec_mode),
 //          converting float to half/bfloat16; where the profile has the path (a5), mix kernels
 //   move   Vec -> Mat                (MTE3)  on an AIV, into its AIC's L1 at `offset`; as above
@@ -43,6 +45,8 @@ struct MatmulOptions {
 namespace detail {
 void emit_move(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
                const MoveOptions& options, const std::source_location& loc);
+void emit_extract(const ir::TileRef& dst, const TileShape& dst_shape, const ir::TileRef& src, const TileShape& src_shape,
+                  const Int& row, const Int& col, bool transpose, const std::source_location& loc);
 void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& rows, const Int& cols, const std::source_location& loc);
 void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,
                  const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc);
@@ -61,6 +65,22 @@ template <Element T, Element U>
 void move(const Tile<T>& dst, const Tile<U>& src, MoveOptions options = {},
           std::source_location loc = std::source_location::current()) {
   detail::emit_move(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), options, loc);
+}
+
+struct ExtractOptions {
+  bool transpose = false;  // the window is transposed on the way (as move's transpose)
+};
+
+/// Mat -> Left/Right on MTE1: the window of `src` whose top-left element is (row, col), in src's
+/// coordinates (pto-isa's TEXTRACT). The window is as large as `dst` holds (transposed: dst's
+/// columns x rows), cut to what src has valid past (row, col), so a K tail needs no special case;
+/// dst's valid extent becomes the window's (transposed: swapped). The offsets are runtime values,
+/// checked: not negative, not past src's valid extent.
+///   for (auto s : pl::range(0, ksteps)) pl::extract(left.current(), a_l1.current(), 0, s * 64);
+template <Element T>
+void extract(const Tile<T>& dst, const Tile<T>& src, Int row, Int col, ExtractOptions options = {},
+             std::source_location loc = std::source_location::current()) {
+  detail::emit_extract(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), row, col, options.transpose, loc);
 }
 
 /// Declares that `tile` (its current slot) holds valid data in its first rows x cols.
