@@ -163,11 +163,13 @@ inline SampleInfo sample() {
     return dispatch_float_dtype(args.dtype, [&]<class T>() {
       PTO_USER_CHECK(args.shape.size() == 3, ErrorSite{}) << "matmul takes --shape MxNxK";
       const int64_t M = args.shape[0], N = args.shape[1], K = args.shape[2];
-      // The published kernels' lever: large K steps, so each GM -> L1 load is 64 KiB or more and its
-      // DMA latency is amortised; L0 keeps two slots only where they fit.
-      Params p{args.param("tm", 128), args.param("tn", 128), args.param("tk", std::is_same_v<T, float> ? 64 : 256),
+      // 16-bit inputs take the published GEMM's tiling (pto-isa gemm_performance): 128 x 256 output
+      // blocks, 256-deep L1 panels (64 and 128 KiB loads amortise the DMA latency) walked into L0 in
+      // 64-deep K slices that double-buffer. L0 and L0C keep two slots only where they fit.
+      constexpr bool wide = std::is_same_v<T, float>;
+      Params p{args.param("tm", 128), args.param("tn", wide ? 128 : 256), args.param("tk", wide ? 64 : 256),
                static_cast<int>(args.param("buffers", 2)), args.chip};
-      p.k0 = args.param("k0", 0);
+      p.k0 = args.param("k0", wide ? 0 : 64);
       const ChipProfile& chip = ChipProfile::get(args.chip);
       const int64_t l0_k = p.k0 > 0 ? std::min(p.k0, p.tk) : p.tk;
       const int64_t l0_slot = std::max(p.tm, p.tn) * l0_k * static_cast<int64_t>(sizeof(T));

@@ -111,7 +111,7 @@ TEST_CASE("pto_calibrate_json_gives_every_point_with_its_published_figure_source
   INFO(out.text);
   const auto j = nlohmann::json::parse(out.text);
   CHECK(j["chip"] == "a2");
-  REQUIRE(j["points"].size() == 8);
+  REQUIRE(j["points"].size() == 9);
   int outside = 0;
   for (const auto& p : j["points"]) {
     CAPTURE(p.dump());
