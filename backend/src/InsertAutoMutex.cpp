@@ -1,5 +1,6 @@
 #include "pto/backend/Passes.hpp"
 #include "pto/ir/Accesses.hpp"
+#include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 
 namespace pto::backend {
@@ -33,12 +34,16 @@ class AutoMutex : public ir::Mutator {
     return {id, loc};
   }
 
+  /// Whether two slot expressions name the same slot: the same node, or the same expression
+  /// built twice (`g.current()` read twice in one tile expression, slot 0 of a single tile).
+  static bool same_slot(const ir::Expr& a, const ir::Expr& b) { return a.same_as(b) || ir::to_string(a) == ir::to_string(b); }
+
   ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
     std::vector<ir::TileRef> tiles;
     for (const auto& a : ir::tile_accesses(node)) {
       if (a.remote) continue;  // another core's tile: ordered by cross-core flags, not this core's mutexes
       bool seen = false;
-      for (const auto& t : tiles) seen |= t.group == a.tile.group && t.slot.same_as(a.tile.slot);
+      for (const auto& t : tiles) seen |= t.group == a.tile.group && same_slot(t.slot, a.tile.slot);
       if (!seen) tiles.push_back(a.tile);
     }
     if (tiles.empty()) return self;

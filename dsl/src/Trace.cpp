@@ -206,6 +206,8 @@ int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::
   if (g.depth > 1) {
     g.counter = ctx.new_var(g.name + ".slot", ir::VarKind::Mutable);
     ctx.kernel().mutable_vars.push_back(g.counter);
+    // PyPTO Pro's cursor starts on the last slot: the first next() gives slot 0.
+    ctx.emit(ir::Assign::make(g.counter, ir::IntImm::make(g.depth - 1)));
   }
   g.loc = SourceLoc::from(loc);
   return ctx.add_group(std::move(g));

@@ -132,7 +132,7 @@ TEST_CASE("the printer writes synchronisation instructions with their pipes, eve
 
 TEST_CASE("a traced kernel's instruction table holds the printed form of each instruction") {
   namespace pl = pto::lang;
-  const auto k = pl::jit({.name = "copy_scaled"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+  const auto k = pl::jit({.name = "copy_scaled", .auto_mutex = false}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
     auto a = pl::make_tile<float>(pl::Vec, {64});
     auto b = pl::make_tile<float>(pl::Vec, {64});
     pl::load(a, x.slice(0, 64));

@@ -2,7 +2,10 @@
 // Tiles and tile groups. A tile is a static-capacity (rows, cols) buffer in one of the core's
 // local memories; its valid extent is set at run time by the instruction that writes it (a
 // load of a tail region is shorter than the tile). A tile group is `depth` slots of one tile
-// shape, one per mutex id, rotated with `next()`: the double/multi-buffering of PyPTO Pro.
+// shape, one per mutex id, rotated with `next()`: the double/multi-buffering of PyPTO Pro. As in
+// PyPTO Pro, a group's cursor starts at the last slot (depth - 1), so the first `next()` returns
+// slot 0: `for (...) { auto t = g.next(); ... }`. Code that uses `current()` and calls `next()`
+// at the end of each step works as well (it starts on the last slot).
 #include <initializer_list>
 #include <source_location>
 #include <vector>
@@ -97,14 +100,15 @@ class TileGroup {
   Tile<T> previous() const { return Tile<T>({group_, slot_expr(depth_ - 1)}, shape_); }
   /// Slot `i` (0 <= i < depth), independent of the current position.
   Tile<T> operator[](int i) const { return Tile<T>({group_, ir::IntImm::make(i)}, shape_); }
-  /// Advances to the next slot (cyclically); a runtime operation inside `pl::range`.
-  void next(std::source_location loc = std::source_location::current()) const {
+  /// Advances to the next slot (cyclically) and returns it; a runtime operation inside `pl::range`.
+  Tile<T> next(std::source_location loc = std::source_location::current()) const {
     auto& ctx = TraceContext::get(loc);
     ctx.note(loc);
     if (depth_ > 1) {
       Int c(counter_);
       ctx.emit(ir::Assign::make(counter_, ((c + 1) % depth_).expr()));
     }
+    return current();
   }
 
  private:

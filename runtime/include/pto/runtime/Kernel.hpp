@@ -29,7 +29,8 @@ namespace pto {
 
 struct JitOptions {
   std::string name = "kernel";
-  bool auto_mutex = false;   // insert the tile-slot mutexes (RAW/WAR ordering) automatically
+  bool auto_mutex = true;    // insert the tile-slot mutexes (RAW/WAR ordering) automatically (PyPTO Pro's default);
+                             // false for kernels that order their pipes by hand with flags
   int opt_level = 2;
   std::string chip = "a2";   // a built-in profile name or a JSON file path
   bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
