@@ -163,6 +163,13 @@ class CodeGen {
       PTO_INTERNAL_CHECK(var_slot_[op->id]) << "variable " << op->name << " used before definition";
       return b_.CreateLoad(b_.getInt64Ty(), var_slot_[op->id], op->name);
     }
+    if (const auto* op = e.as<ir::TileValid>()) {
+      const auto& g = group(op->tile);
+      Value* rows = valid(op->tile, 0);
+      Value* cols = valid(op->tile, 1);
+      Value* unset = b_.CreateAnd(b_.CreateICmpEQ(rows, b_.getInt64(0)), b_.CreateICmpEQ(cols, b_.getInt64(0)));
+      return b_.CreateSelect(unset, b_.getInt64(op->axis == 0 ? g.rows : g.cols), op->axis == 0 ? rows : cols);
+    }
     if (const auto* op = e.as<ir::Binary>()) {
       Value* a = scalar(op->a);
       Value* c = scalar(op->b);

@@ -99,6 +99,15 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
       }
       return wrapping_binary<int64_t>(op->op, a, c);
     }
+    case ir::NodeKind::TileValid: {
+      // CodeGen::scalar: a slot never written or declared (0 x 0) reads as its capacity.
+      const auto* op = static_cast<const ir::TileValid*>(e);
+      const auto& g = f.kernel->groups[static_cast<size_t>(op->tile.group)];
+      const size_t at = static_cast<size_t>(f.valid_base[op->tile.group] + eval_scalar(op->tile.slot.get(), f) * 2);
+      const int64_t rows = f.valid[at], cols = f.valid[at + 1];
+      if (rows == 0 && cols == 0) return op->axis == 0 ? g.rows : g.cols;
+      return op->axis == 0 ? rows : cols;
+    }
     default:
       break;
   }
@@ -651,6 +660,8 @@ void InterpretedKernel::run(CoreContext* ctx) const {
     f.vars[static_cast<size_t>(var->id)] = ctx->scalars[var->param_index];
   }
   f.valid.assign(p.valid_size, 0);
+  f.valid_base = p.valid_base.data();
+  f.kernel = p.k;
   f.slots.assign(p.slots_size, 0);
   interp::Runner(p, f).stmt(p.root);
 }

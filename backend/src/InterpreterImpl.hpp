@@ -81,6 +81,8 @@ struct Frame {
   SyncHook sync = nullptr;
   std::vector<int64_t> vars;   // by Var id
   std::vector<int64_t> valid;  // per group and slot: (rows, cols)
+  const int64_t* valid_base = nullptr;  // per group: index of slot 0's rows in `valid`
+  const ir::Kernel* kernel = nullptr;
   std::vector<int64_t> slots;  // the exec hook's slot array
   std::vector<Val> scratch;    // tile expression node buffers
   std::vector<const uint8_t*> leaf_base, leaf_row;

@@ -152,6 +152,8 @@ Expr TileRead::make(TileRef t, DType dtype, bool row_broadcast) {
   return std::make_shared<const TileRead>(std::move(t), dtype, row_broadcast);
 }
 
+Expr TileValid::make(TileRef t, int axis) { return std::make_shared<const TileValid>(std::move(t), axis); }
+
 Stmt Seq::make(std::vector<Stmt> body) { return std::make_shared<const Seq>(std::move(body)); }
 Stmt For::make(Expr var, Expr begin, Expr end, Expr step, Stmt body, int instr, SourceLoc loc) {
   return std::make_shared<const For>(std::move(var), std::move(begin), std::move(end), std::move(step), std::move(body), instr, std::move(loc));

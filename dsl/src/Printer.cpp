@@ -25,6 +25,7 @@ class Printer {
     if (const auto* op = e.as<Cast>()) return fmt::format("cast<{}>({})", dtype_name(op->type.dtype), expr(op->a));
     if (const auto* op = e.as<Select>()) return fmt::format("select({}, {}, {})", expr(op->cond), expr(op->a), expr(op->b));
     if (const auto* op = e.as<TileRead>()) return tile(op->tile) + (op->row_broadcast ? ".bcast" : "");
+    if (const auto* op = e.as<TileValid>()) return fmt::format("valid_{}({})", op->axis == 0 ? "rows" : "cols", tile(op->tile));
     return "<?>";
   }
 

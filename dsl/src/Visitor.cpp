@@ -38,6 +38,7 @@ void Visitor::visit_node(const Unary* op) { visit(op->a); }
 void Visitor::visit_node(const Cast* op) { visit(op->a); }
 void Visitor::visit_node(const Select* op) { visit(op->cond); visit(op->a); visit(op->b); }
 void Visitor::visit_node(const TileRead* op) { visit_tile(op->tile); }
+void Visitor::visit_node(const TileValid* op) { visit_tile(op->tile); }
 void Visitor::visit_node(const Seq* op) { for (const auto& s : op->body) visit(s); }
 void Visitor::visit_node(const For* op) { visit(op->begin); visit(op->end); visit(op->step); visit(op->body); }
 void Visitor::visit_node(const IfThenElse* op) { visit(op->cond); visit(op->then_case); visit(op->else_case); }
@@ -126,6 +127,11 @@ Expr Mutator::mutate_node(const Cast* op, const Expr& self) {
 Expr Mutator::mutate_node(const Select* op, const Expr& self) {
   Expr c = mutate(op->cond), a = mutate(op->a), b = mutate(op->b);
   return c.same_as(op->cond) && a.same_as(op->a) && b.same_as(op->b) ? self : Select::make(c, a, b);
+}
+Expr Mutator::mutate_node(const TileValid* op, const Expr& self) {
+  bool changed = false;
+  TileRef t = mutate_tile(op->tile, changed);
+  return changed ? TileValid::make(t, op->axis) : self;
 }
 Expr Mutator::mutate_node(const TileRead* op, const Expr& self) {
   bool changed = false;

@@ -25,7 +25,8 @@ namespace pto::ir {
   X(Unary)                      \
   X(Cast)                       \
   X(Select)                     \
-  X(TileRead)
+  X(TileRead)                   \
+  X(TileValid)
 
 #define PTO_FOR_EACH_IR_STMT(X) \
   X(Seq)                        \
@@ -188,6 +189,18 @@ struct TileRead : ExprNode {
   bool row_broadcast;
   TileRead(TileRef t, DType d, bool bcast) : ExprNode(kKind, {d, true}), tile(std::move(t)), row_broadcast(bcast) {}
   static Expr make(TileRef t, DType dtype, bool row_broadcast);
+};
+
+/// A scalar: the valid extent of a tile slot along `axis` (0 rows, 1 columns) when the expression
+/// is evaluated (after every earlier instruction of the core in program order). A slot that
+/// nothing has written or declared (0 x 0) reads as its capacity: PyPTO Pro's tiles have their
+/// shape as valid shape until set_validshape says otherwise (pl::load(tile, tensor, offsets)).
+struct TileValid : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::TileValid;
+  TileRef tile;
+  int axis;
+  TileValid(TileRef t, int a) : ExprNode(kKind, {DType::i64, false}), tile(std::move(t)), axis(a) {}
+  static Expr make(TileRef t, int axis);
 };
 
 // ----------------------------------------------------------------------------------- statements

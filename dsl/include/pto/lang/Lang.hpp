@@ -10,3 +10,4 @@
 #include "pto/lang/Tile.hpp"
 #include "pto/lang/TileExpr.hpp"
 #include "pto/lang/TilingKey.hpp"
+#include "pto/lang/PyptoForms.hpp"

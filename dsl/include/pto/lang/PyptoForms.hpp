@@ -1,0 +1,179 @@
+#pragma once
+// PyPTO Pro's spellings, as thin forms over the language's own (the fused tile expression stays
+// the primary form: `c = a * b + 1.0f` is one vector instruction; `pl::mul(t, a, b);
+// pl::add(c, t, 1.0f)` is two, as in PyPTO Pro). Names and argument orders follow PyPTO Pro's
+// SIMD-API documentation (hicann/pypto docs/zh/pypto_pro/api/SIMD-API); differences are listed
+// in docs/porting-from-pypto-pro.md.
+//
+//   destination-passing vector ops   add/sub/mul/div/maximum/minimum(out, lhs, rhs_or_scalar)
+//                                    abs/neg/relu/exp/log/sqrt/rsqrt/recip(out, src)
+//   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
+//                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
+//   reductions                       sum/max/min(out, src, tmp, dim)  (dim 0: per row -> [rows, 1])
+//   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
+//                                    load_tile / store_tile (offsets in tiles), the extent is the
+//                                    tile's valid shape (its capacity until set_validshape)
+#include <array>
+#include <initializer_list>
+#include <source_location>
+
+#include "pto/lang/Ops.hpp"
+#include "pto/lang/Tensor.hpp"
+#include "pto/lang/TileExpr.hpp"
+
+namespace pto::lang {
+
+/// The valid rows / columns of a tile slot when the instruction that reads it runs: what the
+/// last instruction that wrote the slot (or pl::set_validshape) left, or the tile's capacity for a
+/// slot nothing has written yet.
+template <Element T>
+Int valid_rows(const Tile<T>& t) {
+  return Int(ir::TileValid::make(t.ref(), 0));
+}
+template <Element T>
+Int valid_cols(const Tile<T>& t) {
+  return Int(ir::TileValid::make(t.ref(), 1));
+}
+
+/// 1 / x element-wise.
+template <TileOperand A>
+auto recip(const A& a) {
+  static_assert(is_floating(dtype_of<elem_t<A>>), "pto: pl::recip needs a floating-point tile (float, half or bfloat16)");
+  return 1.0 / a;
+}
+/// maximum / minimum of two operands element-wise (the same as max / min).
+template <class A, class B>
+auto maximum(const A& a, const B& b) {
+  return max(a, b);
+}
+template <class A, class B>
+auto minimum(const A& a, const B& b) {
+  return min(a, b);
+}
+
+namespace detail {
+template <Element T, class E>
+void assign(const Tile<T>& out, const E& value, const std::source_location& loc) {
+  static_assert(std::is_same_v<elem_t<E>, T>, "pto: the destination tile's element type differs from the result's; convert with pl::cast<T>");
+  emit_vec_compute(out.ref(), value.node, SourceLoc::from(loc));
+}
+void check_expand_operand(const TileShape& src, const TileShape& vec, int dim, const char* op, const std::source_location& loc);
+void check_reduce_dim(int dim, const char* op, const std::source_location& loc);
+/// {row, col} offsets for a tensor of `rank` (1-D: {0, offset}); a wrong count is a user error.
+std::array<Int, 2> offsets_of(std::initializer_list<Int> offsets, int rank, const char* op, const std::source_location& loc);
+template <Element T>
+TileShape shape_of_tile(const Tile<T>& t) {
+  return {t.rows(), t.cols(), t.rank(), t.space()};
+}
+}  // namespace detail
+
+#define PTO_DEST_BINARY(name, expr_form)                                                                        \
+  template <Element T, class R>                                                                                 \
+  void name(const Tile<T>& out, const Tile<T>& lhs, const R& rhs, std::source_location loc = std::source_location::current()) { \
+    detail::assign(out, expr_form(lhs, rhs), loc);                                                              \
+  }
+#define PTO_PLUS(a, b) ((a) + (b))
+#define PTO_MINUS(a, b) ((a) - (b))
+#define PTO_TIMES(a, b) ((a) * (b))
+#define PTO_OVER(a, b) ((a) / (b))
+PTO_DEST_BINARY(add, PTO_PLUS)
+PTO_DEST_BINARY(sub, PTO_MINUS)
+PTO_DEST_BINARY(mul, PTO_TIMES)
+PTO_DEST_BINARY(div, PTO_OVER)
+PTO_DEST_BINARY(maximum, max)
+PTO_DEST_BINARY(minimum, min)
+#undef PTO_DEST_BINARY
+#undef PTO_PLUS
+#undef PTO_MINUS
+#undef PTO_TIMES
+#undef PTO_OVER
+
+#define PTO_DEST_UNARY(name)                                                                                   \
+  template <Element T, TileOperand A>                                                                          \
+  void name(const Tile<T>& out, const A& src, std::source_location loc = std::source_location::current()) {    \
+    detail::assign(out, name(src), loc);                                                                       \
+  }
+PTO_DEST_UNARY(abs)
+PTO_DEST_UNARY(neg)
+PTO_DEST_UNARY(relu)
+PTO_DEST_UNARY(exp)
+PTO_DEST_UNARY(log)
+PTO_DEST_UNARY(sqrt)
+PTO_DEST_UNARY(rsqrt)
+PTO_DEST_UNARY(recip)
+#undef PTO_DEST_UNARY
+
+/// out = src op vec, with vec broadcast: dim 0, a [rows, 1] tile along each row; dim 1, a
+/// [1, cols] tile down each column (PyPTO Pro's expand_* ops).
+#define PTO_EXPAND(name, op_name, expr_form)                                                                   \
+  template <Element T>                                                                                         \
+  void name(const Tile<T>& out, const Tile<T>& src, const Tile<T>& vec, int dim = 0,                           \
+            std::source_location loc = std::source_location::current()) {                                     \
+    detail::check_expand_operand(detail::shape_of_tile(src), detail::shape_of_tile(vec), dim, op_name, loc);  \
+    detail::assign(out, expr_form(src, vec), loc);                                                             \
+  }
+#define PTO_PLUS(a, b) ((a) + (b))
+#define PTO_MINUS(a, b) ((a) - (b))
+#define PTO_TIMES(a, b) ((a) * (b))
+#define PTO_OVER(a, b) ((a) / (b))
+PTO_EXPAND(expand_add, "expand_add", PTO_PLUS)
+PTO_EXPAND(expand_sub, "expand_sub", PTO_MINUS)
+PTO_EXPAND(expand_mul, "expand_mul", PTO_TIMES)
+PTO_EXPAND(expand_div, "expand_div", PTO_OVER)
+PTO_EXPAND(expand_max, "expand_max", max)
+PTO_EXPAND(expand_min, "expand_min", min)
+#undef PTO_PLUS
+#undef PTO_MINUS
+#undef PTO_TIMES
+#undef PTO_OVER
+#undef PTO_EXPAND
+
+/// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min);
+/// `tmp` is accepted for PyPTO Pro compatibility and not used. dim 1 (per column) is not
+/// supported yet: a clear error at launch.
+#define PTO_REDUCE(name, row_form)                                                                             \
+  template <Element U, Element T>                                                                              \
+  void name(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim = 0,                           \
+            std::source_location loc = std::source_location::current()) {                                     \
+    (void)tmp;                                                                                                 \
+    detail::check_reduce_dim(dim, #name, loc);                                                                 \
+    row_form(out, src, loc);                                                                                   \
+  }
+PTO_REDUCE(sum, row_sum)
+PTO_REDUCE(max, row_max)
+PTO_REDUCE(min, row_min)
+#undef PTO_REDUCE
+
+/// GM -> tile at element offsets ({offset} for a 1-D tensor, {row, col} for a 2-D one); the
+/// extent is the tile's valid shape (its capacity until pl::set_validshape declares a tail).
+template <Element T>
+void load(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<Int> offsets,
+          std::source_location loc = std::source_location::current()) {
+  const auto off = detail::offsets_of(offsets, src.rank(), "load", loc);
+  if (src.rank() == 1) return load(dst, src.slice(off[1], valid_cols(dst)), loc);
+  load(dst, src.slice(off[0], valid_rows(dst), off[1], valid_cols(dst), loc), loc);
+}
+/// tile -> GM at element offsets; the extent is the tile's valid shape.
+template <Element T>
+void store(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> offsets,
+           std::source_location loc = std::source_location::current()) {
+  const auto off = detail::offsets_of(offsets, dst.rank(), "store", loc);
+  if (dst.rank() == 1) return store(dst.slice(off[1], valid_cols(src)), src, loc);
+  store(dst.slice(off[0], valid_rows(src), off[1], valid_cols(src), loc), src, loc);
+}
+/// load / store with offsets counted in tiles: tile (i, j) starts at (i * rows, j * cols) of the
+/// tile's shape.
+template <Element T>
+void load_tile(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<Int> index,
+               std::source_location loc = std::source_location::current()) {
+  const auto at = detail::offsets_of(index, src.rank(), "load_tile", loc);
+  load(dst, src, {at[0] * dst.rows(), at[1] * dst.cols()}, loc);
+}
+template <Element T>
+void store_tile(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> index,
+                std::source_location loc = std::source_location::current()) {
+  const auto at = detail::offsets_of(index, dst.rank(), "store_tile", loc);
+  store(dst, src, {at[0] * src.rows(), at[1] * src.cols()}, loc);
+}
+
+}  // namespace pto::lang

@@ -1,0 +1,184 @@
+// PyPTO Pro's spellings (pto/lang/PyptoForms.hpp) against the language's own forms and plain C++:
+// destination-passing vector ops give bit for bit what the tile expressions give; expand_* and
+// sum/max/min follow PyPTO Pro's documented examples; loads and stores by offsets move the tile's
+// valid shape (its capacity until set_validshape declares a tail).
+#include "common.hpp"
+
+namespace pto::correctness {
+namespace {
+
+constexpr int64_t kR = 8, kC = 64;
+constexpr int kOps = 14;
+
+/// Block i of `out` (rows [8i, 8i + 8)) holds op i applied to x (and y or 2.5).
+template <bool Destination>
+auto make_ops_kernel() {
+  return pl::jit({.name = Destination ? "pypto_dest_ops" : "expr_ops"}, [](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> out) {
+    auto a = pl::make_tile<float>(pl::Vec, {kR, kC});
+    auto b = pl::make_tile<float>(pl::Vec, {kR, kC});
+    auto o = pl::make_tile<float>(pl::Vec, {kR, kC});
+    pl::load(a, x.slice(0, kR, 0, kC));
+    pl::load(b, y.slice(0, kR, 0, kC));
+    for (int op = 0; op < kOps; ++op) {
+      if constexpr (Destination) {
+        switch (op) {
+          case 0: pl::add(o, a, b); break;
+          case 1: pl::sub(o, a, 2.5f); break;
+          case 2: pl::mul(o, a, b); break;
+          case 3: pl::div(o, a, b); break;
+          case 4: pl::maximum(o, a, b); break;
+          case 5: pl::minimum(o, a, 2.5f); break;
+          case 6: pl::abs(o, b); break;
+          case 7: pl::neg(o, a); break;
+          case 8: pl::relu(o, b); break;
+          case 9: pl::exp(o, b); break;
+          case 10: pl::log(o, a); break;
+          case 11: pl::sqrt(o, a); break;
+          case 12: pl::rsqrt(o, a); break;
+          default: pl::recip(o, a); break;
+        }
+      } else {
+        switch (op) {
+          case 0: o = a + b; break;
+          case 1: o = a - 2.5f; break;
+          case 2: o = a * b; break;
+          case 3: o = a / b; break;
+          case 4: o = pl::max(a, b); break;
+          case 5: o = pl::min(a, 2.5f); break;
+          case 6: o = pl::abs(b); break;
+          case 7: o = -a; break;
+          case 8: o = pl::relu(b); break;
+          case 9: o = pl::exp(b); break;
+          case 10: o = pl::log(a); break;
+          case 11: o = pl::sqrt(a); break;
+          case 12: o = pl::rsqrt(a); break;
+          default: o = 1.0f / a; break;
+        }
+      }
+      pl::store(out.slice(op * kR, kR, 0, kC), o);
+    }
+  });
+}
+
+}  // namespace
+
+TEST_CASE("destination-passing ops (add/sub/mul/div/maximum/minimum, tile or scalar; abs/neg/relu/exp/log/sqrt/rsqrt/recip) "
+          "compute bit for bit what the tile expressions do, and what plain C++ does") {
+  auto x = Tensor<float>::random({kR, kC}, 5, 0.25, 4.0);  // positive: log, sqrt, rsqrt, recip
+  auto y = Tensor<float>::random({kR, kC}, 6, -3.0, 3.0);
+  for (int64_t i = 0; i < kR * kC; i += 7) y[i] = y[i] == 0 ? 1.0f : y[i];
+  auto dest = Tensor<float>::zeros({kOps * kR, kC}), expr = Tensor<float>::zeros({kOps * kR, kC});
+  make_ops_kernel<true>()[{.block_dim = 1}].run_sync(x, y, dest);
+  make_ops_kernel<false>()[{.block_dim = 1}].run_sync(x, y, expr);
+  CHECK(bitwise_equal(dest, expr));
+  const int64_t n = kR * kC;
+  auto at = [&](int op, int64_t i) { return dest[op * n + i]; };
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = x[i], b = y[i];
+    wrong += at(0, i) != a + b;
+    wrong += at(1, i) != a - 2.5f;
+    wrong += at(2, i) != a * b;
+    wrong += at(3, i) != a / b;
+    wrong += at(4, i) != std::max(a, b);
+    wrong += at(5, i) != std::min(a, 2.5f);
+    wrong += at(6, i) != std::fabs(b);
+    wrong += at(7, i) != -a;
+    wrong += at(8, i) != std::max(b, 0.0f);
+    auto close = [](float got, double want) { return std::fabs(got - want) <= 4e-7 * std::fabs(want) + 1e-30; };
+    wrong += !close(at(9, i), std::exp(static_cast<double>(b)));
+    wrong += !close(at(10, i), std::log(static_cast<double>(a)));
+    wrong += !close(at(11, i), std::sqrt(static_cast<double>(a)));
+    wrong += !close(at(12, i), 1.0 / std::sqrt(static_cast<double>(a)));
+    wrong += at(13, i) != 1.0f / a;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("sum(out, src, tmp) and expand_sub(out, src, vec) as PyPTO Pro's examples use them: x minus its row means, "
+          "and minus a [1, cols] row with dim 1; max(out, src, tmp)") {
+  const auto k = pl::jit({.name = "pypto_expand"}, [](pl::Tensor<float> a, pl::Tensor<float> row, pl::Tensor<float> centred,
+                                                     pl::Tensor<float> shifted, pl::Tensor<float> maxima) {
+    auto tile_a = pl::make_tile<float>(pl::Vec, {64, 128});
+    auto tmp = pl::make_tile<float>(pl::Vec, {64, 128});
+    auto sums = pl::make_tile<float>(pl::Vec, {64, 1});
+    auto v = pl::make_tile<float>(pl::Vec, {1, 128});
+    auto out = pl::make_tile<float>(pl::Vec, {64, 128});
+    pl::load(tile_a, a, {0, 0});
+    pl::sum(sums, tile_a, tmp);
+    pl::mul(sums, sums, 1.0f / 128);
+    pl::expand_sub(out, tile_a, sums);  // dim 0: minus each row's mean
+    pl::store(centred, out, {0, 0});
+    pl::load(v, row, {0, 0});
+    pl::expand_sub(out, tile_a, v, 1);  // dim 1: minus the row vector, down every column
+    pl::store(shifted, out, {0, 0});
+    pl::max(sums, tile_a, tmp);
+    pl::expand_sub(out, tile_a, sums);  // minus each row's maximum
+    pl::store(maxima, out, {0, 0});
+  });
+  auto a = Tensor<float>::random({64, 128}, 9, -8.0, 8.0);
+  auto row = Tensor<float>::random({1, 128}, 10, -2.0, 2.0);
+  auto centred = Tensor<float>::zeros({64, 128}), shifted = Tensor<float>::zeros({64, 128});
+  auto maxima = Tensor<float>::zeros({64, 128});
+  k[{.block_dim = 1}].run_sync(a, row, centred, shifted, maxima);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 64; ++r) {
+    double sum = 0;
+    float mx = a[r * 128];
+    for (int64_t c = 0; c < 128; ++c) sum += a[r * 128 + c], mx = std::max(mx, a[r * 128 + c]);
+    const double mean = sum / 128;
+    for (int64_t c = 0; c < 128; ++c) {
+      wrong += std::fabs(centred[r * 128 + c] - (a[r * 128 + c] - mean)) > 1e-5;  // a float row sum of 128 terms
+      wrong += shifted[r * 128 + c] != a[r * 128 + c] - row[c];
+      wrong += maxima[r * 128 + c] != a[r * 128 + c] - mx;
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("load / store / load_tile / store_tile by offsets move the tile's valid shape: set_validshape declares the tails, "
+          "a fresh tile moves its whole shape") {
+  // z = x + y over a 70 x 100 tensor in 16 x 32 tiles; the last row and column of tiles are tails.
+  const auto k = pl::jit({.name = "pypto_offsets"}, [](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) {
+    const int64_t R = x.dim(0), C = x.dim(1);
+    const int64_t tr = (R + 15) / 16, tc = (C + 31) / 32;
+    auto xt = pl::make_tile<float>(pl::Vec, {16, 32});
+    auto yt = pl::make_tile<float>(pl::Vec, {16, 32});
+    auto zt = pl::make_tile<float>(pl::Vec, {16, 32});
+    for (auto t : pl::range(pl::get_block_idx(), tr * tc, pl::get_block_num())) {
+      auto i = t / tc, j = t % tc;
+      auto rows = pl::min(16, R - i * 16), cols = pl::min(32, C - j * 32);
+      pl::set_validshape(xt, rows, cols);
+      pl::load_tile(xt, x, {i, j});
+      pl::set_validshape(yt, rows, cols);
+      pl::load(yt, y, {i * 16, j * 32});
+      pl::add(zt, xt, yt);
+      pl::store_tile(z, zt, {i, j});
+    }
+  });
+  auto x = Tensor<float>::random({70, 100}, 11), y = Tensor<float>::random({70, 100}, 12);
+  for (int bd : {1, 3}) {
+    CAPTURE(bd);
+    auto z = Tensor<float>::full({70, 100}, -7.0f);
+    const auto p = k[{.block_dim = bd}].run_sync(x, y, z);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < 70 * 100; ++i) wrong += z[i] != x[i] + y[i];
+    CHECK(wrong == 0);
+    CHECK(p.races.empty());
+  }
+  // A fresh tile (nothing written, no set_validshape) moves its whole 16 x 32 shape.
+  const auto whole = pl::jit({.name = "pypto_fresh_tile"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {16, 32});
+    pl::load(t, x, {16, 32});
+    pl::store(z, t, {0, 0});
+  });
+  auto z = Tensor<float>::full({70, 100}, -7.0f);
+  whole[{.block_dim = 1}].run_sync(x, z);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 70; ++r) {
+    for (int64_t c = 0; c < 100; ++c) wrong += z[r * 100 + c] != (r < 16 && c < 32 ? x[(r + 16) * 100 + c + 32] : -7.0f);
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace pto::correctness
