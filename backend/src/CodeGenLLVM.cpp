@@ -1069,7 +1069,8 @@ class CodeGen {
     Value* begin = scalar(op->begin);
     Value* end = scalar(op->end);
     Value* step = scalar(op->step);
-    check(b_.CreateICmpSGT(step, b_.getInt64(0)), instr, RuntimeCheck::range_step, 0, step, b_.getInt64(0));
+    check(b_.CreateICmpNE(step, b_.getInt64(0)), instr, RuntimeCheck::range_step, 0, step, b_.getInt64(0));
+    Value* up = b_.CreateICmpSGT(step, b_.getInt64(0));  // Python's range: a negative step counts down to end
     auto* slot = loop_slot(var);
     b_.CreateStore(begin, slot);
     BasicBlock* cond = BasicBlock::Create(c_, "for.cond", fn_);
@@ -1077,7 +1078,8 @@ class CodeGen {
     BasicBlock* exit = BasicBlock::Create(c_, "for.exit", fn_);
     b_.CreateBr(cond);
     b_.SetInsertPoint(cond);
-    b_.CreateCondBr(b_.CreateICmpSLT(b_.CreateLoad(b_.getInt64Ty(), slot), end), body, exit);
+    Value* at = b_.CreateLoad(b_.getInt64Ty(), slot);
+    b_.CreateCondBr(b_.CreateSelect(up, b_.CreateICmpSLT(at, end), b_.CreateICmpSGT(at, end)), body, exit);
     b_.SetInsertPoint(body);
     // Each iteration is charged to the core's instruction budget: a runaway loop stops with an error.
     Value* budget_ptr = ctx_field(abi::kBudget);

@@ -210,10 +210,10 @@ class Runner {
   // ---------------------------------------------------------------------------- control flow
   bool for_loop(const Op& op, const ir::For* s) {
     const int64_t begin = eval(s->begin), end = eval(s->end), step = eval(s->step);
-    if (!check(step > 0, s->instr, RuntimeCheck::range_step, 0, step, 0)) return false;
+    if (!check(step != 0, s->instr, RuntimeCheck::range_step, 0, step, 0)) return false;
     int64_t& var = f_.vars[static_cast<size_t>(s->var.as<ir::Var>()->id)];
     var = begin;
-    while (var < end) {
+    while (step > 0 ? var < end : var > end) {  // CodeGen::for_loop: Python's range
       // Each iteration is charged to the core's instruction budget (read and written in ctx).
       const int64_t left = wsub(f_.ctx->budget, op.loop_cost);
       f_.ctx->budget = left;

@@ -272,7 +272,7 @@ Range::Range(Int begin, Int end, Int step, std::source_location loc)
   auto& ctx = TraceContext::get(loc);
   ctx.note(loc);
   if (auto s = step_.constant()) {
-    PTO_USER_CHECK(*s > 0, ctx.site(loc_)) << "pl::range needs a positive step, got " << *s;
+    PTO_USER_CHECK(*s != 0, ctx.site(loc_)) << "pl::range needs a nonzero step, got " << *s;
   }
 }
 

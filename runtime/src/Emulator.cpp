@@ -354,7 +354,7 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:
-      return fmt::format("pl::range needs a positive step, got {} at run time", s.a);
+      return fmt::format("pl::range needs a nonzero step, got {} at run time", s.a);
     case RuntimeCheck::matmul_k_mismatch:
       return fmt::format("matmul of a Left tile with {} valid columns (K) by a Right tile with {} valid rows: K must match", s.a, s.b);
     case RuntimeCheck::cross_event_range:

@@ -153,6 +153,33 @@ TEST_CASE("pl::range with a runtime step from a pl::Int parameter visits every s
   }
 }
 
+TEST_CASE("pl::range(begin, end, step) visits what Python's range does, also with negative steps (PyPTO Pro code counts down)") {
+  constexpr int64_t tile = 64, tiles = 16;
+  const auto k = pl::jit({.name = "range_any_step"}, [](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int begin, pl::Int end,
+                                                       pl::Int step) {
+    auto xs = pl::make_tile<float>(pl::Vec, {tile});
+    for (auto t : pl::range(begin, end, step)) {
+      pl::load(xs, x.slice(t * tile, tile));
+      pl::store(z.slice(t * tile, tile), xs);
+    }
+  });
+  auto x = test_data<float>({tiles * tile}, 8, -8, 8);
+  struct Case {
+    int64_t begin, end, step;
+  };
+  for (const Case c : {Case{15, -1, -1}, Case{15, 0, -4}, Case{3, 9, 2}, Case{9, 3, 2}, Case{3, 9, -1}, Case{10, 10, -3}}) {
+    CAPTURE(c.begin);
+    CAPTURE(c.end);
+    CAPTURE(c.step);
+    std::vector<bool> visited(tiles, false);
+    for (int64_t t = c.begin; c.step > 0 ? t < c.end : t > c.end; t += c.step) visited[static_cast<size_t>(t)] = true;
+    auto z = pto::Tensor<float>::full({tiles * tile}, 42.0f);
+    k[{.block_dim = 1}](x, z, c.begin, c.end, c.step);
+    pto::synchronize();
+    check_all(z, [&](int64_t i) { return visited[static_cast<size_t>(i / tile)] ? x[i] : 42.0f; });
+  }
+}
+
 TEST_CASE("Tensor::view reshapes 1-D to 2-D and 2-D to 1-D over the same memory") {
   SUBCASE("a 1-D tensor viewed as [rows, cols] is read by 2-D row blocks") {
     const auto k = pl::jit({.name = "view_1d_as_2d"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {

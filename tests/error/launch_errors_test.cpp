@@ -233,7 +233,7 @@ TEST_CASE("a constant pl::range step of zero fails while tracing") {
     (void)x;
   });
   auto x = pto::Tensor<float>::zeros({8});
-  CHECK_HAS(user_error([&] { k[{}](x); }), "kernel 'zero_step'", "pl::range needs a positive step, got 0", PTO_AT(line));
+  CHECK_HAS(user_error([&] { k[{}](x); }), "kernel 'zero_step'", "pl::range needs a nonzero step, got 0", PTO_AT(line));
 }
 
 TEST_CASE("pl:: operations used outside a kernel are user errors naming the line") {

@@ -192,7 +192,7 @@ TEST_CASE("storing more elements than the tile holds valid is reported at the st
   CHECK(same_bits(z, pto::Tensor<float>::full({64}, 1.5f)));
 }
 
-TEST_CASE("a pl::range step that is not positive at run time is reported, never an endless loop") {
+TEST_CASE("a pl::range step of zero at run time is reported, never an endless loop") {
   int range_line = 0;
   const auto k = pl::jit({.name = "runtime_zero_step"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int step) {
     auto t = pl::make_tile<float>(pl::Vec, {8});
@@ -203,11 +203,11 @@ TEST_CASE("a pl::range step that is not positive at run time is reported, never 
   });
   auto x = pto::Tensor<float>::random({32}, 9);
   auto z = pto::Tensor<float>::zeros({32});
-  for (int64_t step : {0, -2}) {
+  for (int64_t step : {0}) {
     CAPTURE(step);
     k[{.block_dim = 2}](x, z, step);
     CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'runtime_zero_step'",
-              "pl::range needs a positive step, got " + std::to_string(step) + " at run time", "core: AIV 0", "pipe: S",
+              "pl::range needs a nonzero step, got " + std::to_string(step) + " at run time", "core: AIV 0", "pipe: S",
               PTO_AT(range_line));
   }
   CHECK(same_bits(z, pto::Tensor<float>::zeros({32})));
