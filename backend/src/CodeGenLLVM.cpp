@@ -1024,6 +1024,10 @@ class CodeGen {
       }
     } else if (const auto* op = s.as<ir::For>()) {
       for_loop(op);
+    } else if (const auto* op = s.as<ir::LoopExit>()) {
+      PTO_INTERNAL_CHECK(!loops_.empty()) << "break/continue outside a loop";
+      b_.CreateBr(op->brk ? loops_.back().exit : loops_.back().latch);
+      b_.SetInsertPoint(BasicBlock::Create(c_, "after.exit", fn_));  // unreachable; later code lands here
     } else if (const auto* op = s.as<ir::IfThenElse>()) {
       BasicBlock* then_bb = BasicBlock::Create(c_, "then", fn_);
       BasicBlock* else_bb = BasicBlock::Create(c_, "else", fn_);
@@ -1076,6 +1080,7 @@ class CodeGen {
     BasicBlock* cond = BasicBlock::Create(c_, "for.cond", fn_);
     BasicBlock* body = BasicBlock::Create(c_, "for.body", fn_);
     BasicBlock* exit = BasicBlock::Create(c_, "for.exit", fn_);
+    BasicBlock* latch = BasicBlock::Create(c_, "for.latch", fn_);
     b_.CreateBr(cond);
     b_.SetInsertPoint(cond);
     Value* at = b_.CreateLoad(b_.getInt64Ty(), slot);
@@ -1086,11 +1091,19 @@ class CodeGen {
     Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt64Ty(), budget_ptr), b_.getInt64(ir::loop_iteration_cost(op->body)));
     b_.CreateStore(left, budget_ptr);
     check(b_.CreateICmpSGE(left, b_.getInt64(0)), instr, RuntimeCheck::instruction_budget, 0, b_.getInt64(0), b_.getInt64(0));
+    loops_.push_back({latch, exit});
     stmt(op->body);
+    loops_.pop_back();
+    b_.CreateBr(latch);
+    b_.SetInsertPoint(latch);  // continue_ lands here
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), slot), step), slot);
     b_.CreateBr(cond);
     b_.SetInsertPoint(exit);
   }
+  struct LoopBlocks {
+    BasicBlock *latch, *exit;
+  };
+  std::vector<LoopBlocks> loops_;  // the loops around the statement being emitted, innermost last
 
   const ir::Kernel& k_;
   const ChipProfile& chip_;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "InterpreterImpl.hpp"
 #include "pto/backend/Passes.hpp"
@@ -140,7 +141,11 @@ class Runner {
       case ir::NodeKind::Seq:
         for (int c : op.children) {
           if (!stmt(c)) return false;
+          if (exit_ != Exit::none) return true;  // a break/continue unwinds to its loop
         }
+        return true;
+      case ir::NodeKind::LoopExit:
+        exit_ = static_cast<const ir::LoopExit*>(s)->brk ? Exit::brk : Exit::cont;
         return true;
       case ir::NodeKind::For: return for_loop(op, static_cast<const ir::For*>(s));
       case ir::NodeKind::IfThenElse:
@@ -219,10 +224,15 @@ class Runner {
       f_.ctx->budget = left;
       if (!check(left >= 0, s->instr, RuntimeCheck::instruction_budget, 0, 0, 0)) return false;
       if (!stmt(op.children[0])) return false;
+      const Exit e = std::exchange(exit_, Exit::none);
+      if (e == Exit::brk) break;
       var = wadd(var, step);
     }
     return true;
   }
+  /// A pending pl::break_ / pl::continue_: statements unwind until their loop takes it.
+  enum class Exit { none, brk, cont };
+  Exit exit_ = Exit::none;
 
   bool sync(const ir::Sync* s) {
     if (s->op == ir::SyncOp::CrossSet || s->op == ir::SyncOp::CrossWait) {

@@ -158,6 +158,7 @@ Stmt Seq::make(std::vector<Stmt> body) { return std::make_shared<const Seq>(std:
 Stmt For::make(Expr var, Expr begin, Expr end, Expr step, Stmt body, int instr, SourceLoc loc) {
   return std::make_shared<const For>(std::move(var), std::move(begin), std::move(end), std::move(step), std::move(body), instr, std::move(loc));
 }
+Stmt LoopExit::make(bool brk) { return std::make_shared<const LoopExit>(brk); }
 Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {
   return std::make_shared<const IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case));
 }

@@ -52,6 +52,8 @@ class Printer {
       out_ += fmt::format("{}for {} in range({}, {}, {}) {{\n", pad, expr(op->var), expr(op->begin), expr(op->end), expr(op->step));
       stmt(op->body, indent + 1);
       out_ += pad + "}\n";
+    } else if (const auto* op = s.as<LoopExit>()) {
+      out_ += fmt::format("{}{}\n", pad, op->brk ? "break" : "continue");
     } else if (const auto* op = s.as<IfThenElse>()) {
       out_ += fmt::format("{}if {} {{\n", pad, expr(op->cond));
       stmt(op->then_case, indent + 1);

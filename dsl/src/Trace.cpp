@@ -280,6 +280,7 @@ Range::Iterator Range::begin() {
   auto& ctx = TraceContext::get(std::source_location::current());
   var_ = ctx.new_var("i" + std::to_string(ctx.kernel().num_vars), ir::VarKind::Loop);
   ctx.push_scope();
+  ctx.enter_loop();
   scope_depth_ = ctx.scope_depth();
   opened_ = true;
   return Iterator(this);
@@ -289,6 +290,7 @@ void Range::close() {
   auto& ctx = TraceContext::get(std::source_location::current());
   PTO_INTERNAL_CHECK(ctx.scope_depth() == scope_depth_) << "pl::range scope mismatch";
   ir::Stmt body = ctx.pop_scope();
+  ctx.leave_loop();
   const ir::Instr instr = ctx.new_instr("range", ir::Pipe::S, src_);
   ctx.kernel().instrs[instr.id].text = "for " + ir::to_string(var_) + " in range(" + ir::to_string(begin_.expr()) + ", " +
                                        ir::to_string(end_.expr()) + ", " + ir::to_string(step_.expr()) + ")";
@@ -303,13 +305,27 @@ Range::~Range() {
   // The body left early: a `break`/`return`, or an exception. Drop the open scope; report the
   // early exit unless an exception is already on its way out.
   while (ctx->scope_depth() >= scope_depth_ && ctx->scope_depth() > 1) ctx->pop_scope();
+  ctx->leave_loop();
   if (std::uncaught_exceptions() == 0) {
     ctx->defer_error(
         "`break` or `return` inside a pl::range body: the loop runs at run time and its body is traced once, "
-        "so code after the exit would be dropped from every iteration; use pl::if_ or shorten the range",
+        "so code after the exit would be dropped from every iteration; leave the loop at run time with pl::if_(cond, [&] { pl::break_(); })",
         loc_);
   }
 }
+
+namespace {
+void emit_loop_exit(bool brk, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  PTO_USER_CHECK(ctx.open_loops() > 0, ctx.site(SourceLoc::from(loc)))
+      << (brk ? "pl::break_()" : "pl::continue_()") << " outside a pl::range body: it leaves the innermost runtime loop";
+  ctx.emit(ir::LoopExit::make(brk));
+}
+}  // namespace
+
+void break_(std::source_location loc) { emit_loop_exit(true, loc); }
+void continue_(std::source_location loc) { emit_loop_exit(false, loc); }
 
 void if_(const Bool& cond, const std::function<void()>& then_case, std::source_location loc) {
   if_(cond, then_case, nullptr, loc);

@@ -41,6 +41,7 @@ void Visitor::visit_node(const TileRead* op) { visit_tile(op->tile); }
 void Visitor::visit_node(const TileValid* op) { visit_tile(op->tile); }
 void Visitor::visit_node(const Seq* op) { for (const auto& s : op->body) visit(s); }
 void Visitor::visit_node(const For* op) { visit(op->begin); visit(op->end); visit(op->step); visit(op->body); }
+void Visitor::visit_node(const LoopExit*) {}
 void Visitor::visit_node(const IfThenElse* op) { visit(op->cond); visit(op->then_case); visit(op->else_case); }
 void Visitor::visit_node(const Assign* op) { visit(op->value); }
 void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op->src); }
@@ -155,6 +156,7 @@ Stmt Mutator::mutate_node(const For* op, const Stmt& self) {
   if (b.same_as(op->begin) && e.same_as(op->end) && st.same_as(op->step) && body.same_as(op->body)) return self;
   return For::make(op->var, b, e, st, body, op->instr, op->loc);
 }
+Stmt Mutator::mutate_node(const LoopExit*, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const IfThenElse* op, const Stmt& self) {
   Expr c = mutate(op->cond);
   Stmt t = mutate(op->then_case), e = mutate(op->else_case);

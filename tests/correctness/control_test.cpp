@@ -180,6 +180,38 @@ TEST_CASE("pl::range(begin, end, step) visits what Python's range does, also wit
   }
 }
 
+TEST_CASE("pl::break_ and pl::continue_ leave the innermost pl::range at run time (PyPTO Pro's break / continue), also nested") {
+  constexpr int64_t tile = 32, tiles = 12;
+  // Outer loop over row blocks r; `stop` ends it; odd r are skipped. Inner loop over tiles t of
+  // the row block: t == skip is skipped, t > r + 2 ends the inner loop only.
+  const auto k = pl::jit({.name = "break_continue"}, [](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int stop, pl::Int skip) {
+    auto xs = pl::make_tile<float>(pl::Vec, {1, tile});
+    for (auto r : pl::range(0, 4)) {
+      pl::if_(r == stop, [&] { pl::break_(); });
+      pl::if_(r % 2 == 1, [&] { pl::continue_(); });
+      for (auto t : pl::range(0, tiles)) {
+        pl::if_(t == skip, [&] { pl::continue_(); });
+        pl::if_(t > r + 2, [&] { pl::break_(); });
+        pl::load(xs, x.slice(r, 1, t * tile, tile));
+        pl::store(z.slice(r, 1, t * tile, tile), xs);
+      }
+    }
+  });
+  auto x = test_data<float>({4, tiles * tile}, 9, -8, 8);
+  for (auto [stop, skip] : {std::pair<int64_t, int64_t>{9, 1}, {2, 0}, {0, 3}}) {
+    CAPTURE(stop);
+    CAPTURE(skip);
+    auto z = pto::Tensor<float>::full({4, tiles * tile}, 42.0f);
+    k[{.block_dim = 1}](x, z, stop, skip);
+    pto::synchronize();
+    check_all(z, [&](int64_t i) {
+      const int64_t r = i / (tiles * tile), t = i % (tiles * tile) / tile;
+      const bool copied = r < stop && r % 2 == 0 && t != skip && t <= r + 2;
+      return copied ? x[i] : 42.0f;
+    });
+  }
+}
+
 TEST_CASE("Tensor::view reshapes 1-D to 2-D and 2-D to 1-D over the same memory") {
   SUBCASE("a 1-D tensor viewed as [rows, cols] is read by 2-D row blocks") {
     const auto k = pl::jit({.name = "view_1d_as_2d"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {

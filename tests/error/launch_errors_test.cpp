@@ -206,7 +206,7 @@ TEST_CASE("`break` inside a pl::range body fails at launch, naming break and the
   auto x = pto::Tensor<float>::random({256}, 1);
   auto z = pto::Tensor<float>::zeros({64});
   const std::string msg = user_error([&] { k[{}](x, z); });
-  CHECK_HAS(msg, "kernel 'breaks'", "`break` or `return` inside a pl::range body", "use pl::if_ or shorten the range",
+  CHECK_HAS(msg, "kernel 'breaks'", "`break` or `return` inside a pl::range body", "leave the loop at run time with pl::if_(cond, [&] { pl::break_(); })",
             PTO_AT(range_line));
   check_runtime_usable();
 }
@@ -321,6 +321,24 @@ TEST_CASE("PyPTO Pro forms misused fail at launch with the line: offsets of the 
     });
     auto x = pto::Tensor<float>::random({16, 32}, 1), y = pto::Tensor<float>::zeros({16, 32});
     CHECK_HAS(user_error([&] { k[{.block_dim = 1}](x, y); }), "kernel 'bad_pypto_form'", c.want, PTO_AT(line));
+  }
+  check_runtime_usable();
+}
+
+}  // namespace pto::error_test
+
+namespace pto::error_test {
+
+TEST_CASE("pl::break_ / pl::continue_ outside a pl::range body fail at launch with the line") {
+  for (bool brk : {true, false}) {
+    int line = 0;
+    const auto k = pl::jit({.name = "stray_break"}, [&](pl::Tensor<float> x) {
+      line = __LINE__; brk ? pl::break_() : pl::continue_();
+      (void)x;
+    });
+    auto x = pto::Tensor<float>::zeros({8});
+    CHECK_HAS(user_error([&] { k[{.block_dim = 1}](x); }), "kernel 'stray_break'",
+              brk ? "pl::break_() outside a pl::range body" : "pl::continue_() outside a pl::range body", PTO_AT(line));
   }
   check_runtime_usable();
 }

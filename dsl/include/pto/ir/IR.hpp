@@ -32,6 +32,7 @@ namespace pto::ir {
   X(Seq)                        \
   X(For)                        \
   X(IfThenElse)                 \
+  X(LoopExit)                   \
   X(Assign)                     \
   X(Load)                       \
   X(Store)                      \
@@ -230,6 +231,15 @@ struct IfThenElse : StmtNode {
   Stmt then_case, else_case;  // else_case may be empty
   IfThenElse(Expr c, Stmt t, Stmt e) : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
   static Stmt make(Expr cond, Stmt then_case, Stmt else_case);
+};
+
+/// Leaves the innermost enclosing For at run time: `brk` ends the loop, otherwise the rest of the
+/// body is skipped and the next iteration starts (pl::break_ / pl::continue_).
+struct LoopExit : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::LoopExit;
+  bool brk;
+  explicit LoopExit(bool b) : StmtNode(kKind), brk(b) {}
+  static Stmt make(bool brk);
 };
 
 /// Assigns a mutable scalar Var.

@@ -1,9 +1,11 @@
 #pragma once
 // Runtime control flow and the core's identity.
 //   for (auto i : pl::range(begin, end, step)) { ... }  a loop in the generated code; the body
-//       is traced once. `break` or `return` inside it is a user error (the code after it would
-//       be silently dropped from every iteration).
+//       is traced once. A C++ `break` or `return` inside it is a user error (the code after it
+//       would be silently dropped from every iteration): leave it at run time with pl::break_().
 //   pl::if_(cond, [&] { ... }, [&] { ... })            a branch in the generated code.
+//   pl::break_() / pl::continue_()                      leave the innermost pl::range at run time
+//       (PyPTO Pro's `break` / `continue`), usually inside a pl::if_.
 //   pl::require(cond, "why")                            a trace-time check of the specialisation.
 // Plain C++ `for`/`if` on trace-time values unroll and specialise as usual.
 #include <functional>
@@ -65,6 +67,11 @@ inline Range range(Int end, std::source_location loc = std::source_location::cur
 void if_(const Bool& cond, const std::function<void()>& then_case, std::source_location loc = std::source_location::current());
 void if_(const Bool& cond, const std::function<void()>& then_case, const std::function<void()>& else_case,
          std::source_location loc = std::source_location::current());
+
+/// Ends the innermost enclosing pl::range at run time (PyPTO Pro's `break`).
+void break_(std::source_location loc = std::source_location::current());
+/// Skips the rest of the innermost pl::range body; the next iteration starts (PyPTO Pro's `continue`).
+void continue_(std::source_location loc = std::source_location::current());
 
 /// A trace-time check: when `cond` is false the launch fails with a UserError naming the
 /// kernel, the specialisation and this line. For shape contracts between parameters.

@@ -52,6 +52,11 @@ class TraceContext {
   void set_tiling_key(const TilingKey* key) { tiling_key_ = key; }
   const TilingKey* tiling_key() const { return tiling_key_; }
 
+  /// pl::range bodies being traced (pl::break_ / pl::continue_ need one).
+  int open_loops() const { return open_loops_; }
+  void enter_loop() { ++open_loops_; }
+  void leave_loop() { --open_loops_; }
+
   /// An error found by a destructor (a `break` out of `pl::range`); raised by finish().
   void defer_error(std::string reason, SourceLoc loc);
   /// Ends the trace: raises a deferred error, fills instruction texts, returns the kernel.
@@ -67,6 +72,7 @@ class TraceContext {
   SourceLoc deferred_loc_;
   TraceContext* previous_;
   const TilingKey* tiling_key_ = nullptr;
+  int open_loops_ = 0;
 };
 
 }  // namespace pto::lang
