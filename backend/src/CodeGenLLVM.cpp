@@ -45,6 +45,10 @@ class CodeGen {
         llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64, i64, i64, i64, b_.getInt32Ty(), b_.getInt32Ty()}, false),
         llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
     matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    atomic_add_fn_ = llvm::Function::Create(
+        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64}, false),
+        llvm::Function::ExternalLinkage, "pto_rt_atomic_add_rows", m_);
+    atomic_add_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
   void run() {
@@ -727,7 +731,11 @@ class CodeGen {
     const DType to = k_.tensors[op->dst.tensor].dtype;
     const int64_t tes = static_cast<int64_t>(dtype_size(to));
     const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
-    if (to == g.dtype) {
+    if (op->atomic_add) {
+      b_.CreateCall(atomic_add_fn_, {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
+                                     tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
+                                     reg.ext[1]});
+    } else if (to == g.dtype) {
       copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
                 tensor_bytes >= kStreamingStoreBytes);
     } else {
@@ -1112,6 +1120,7 @@ class CodeGen {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::Function* fail_fn_ = nullptr;
+  llvm::Function* atomic_add_fn_ = nullptr;
   llvm::Function* stream_fn_ = nullptr;
   llvm::Function* gather_fn_ = nullptr;
   llvm::Function* matmul_fn_ = nullptr;

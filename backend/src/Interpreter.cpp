@@ -309,7 +309,10 @@ class Runner {
     const DType to = k_.tensors[static_cast<size_t>(s->dst.tensor)].dtype;
     const int64_t tes = static_cast<int64_t>(dtype_size(to));
     const uint8_t* tile = tile_base(s->src);
-    if (to == g.dtype) {
+    if (s->atomic_add) {  // CodeGen::store: the same runtime function
+      pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), s->dst.view[1], static_cast<int32_t>(to), tile, g.cols,
+                             static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1]);
+    } else if (to == g.dtype) {
       uint8_t* gm = gm_address(s->dst, reg, es);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         std::memcpy(gm + r * s->dst.view[1] * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));

@@ -41,6 +41,8 @@ JitEngine::JitEngine() {
       llvm::pointerToJITTargetAddress(&pto_rt_stream_to_gm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   runtime[jit_->mangleAndIntern("pto_rt_matmul")] = llvm::JITEvaluatedSymbol(
       llvm::pointerToJITTargetAddress(&pto_rt_matmul), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  runtime[jit_->mangleAndIntern("pto_rt_atomic_add_rows")] = llvm::JITEvaluatedSymbol(
+      llvm::pointerToJITTargetAddress(&pto_rt_atomic_add_rows), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   runtime[jit_->mangleAndIntern("pto_rt_copy_from_gm")] = llvm::JITEvaluatedSymbol(
       llvm::pointerToJITTargetAddress(&pto_rt_copy_from_gm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");

@@ -49,6 +49,7 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
       std::erase_if(active, [&](const Entry* a) { return a->touch.hi <= e.touch.lo; });
       for (const Entry* a : active) {
         if (!(a->write || e.write) || a->core / per_block == e.core / per_block || !a->touch.overlaps(e.touch)) continue;
+        if (k.ir.instrs[a->touch.instr].atomic && k.ir.instrs[e.touch.instr].atomic) continue;  // atomic adds commute
         // Name the pair in core order: RAW when the lower block writes what the higher one reads.
         const Entry* first = a->core < e.core ? a : &e;
         const Entry* second = a->core < e.core ? &e : a;

@@ -182,3 +182,58 @@ TEST_CASE("load / store / load_tile / store_tile by offsets move the tile's vali
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+namespace {
+
+/// out[8 x 64] += x block b's rows [8b, 8b + 8), for every block b, with atomic-add stores.
+template <class T>
+auto make_block_sum() {
+  return pl::jit({.name = "atomic_block_sum_" + type_name<T>()}, [](pl::Tensor<T> x, pl::Tensor<T> out) {
+    auto t = pl::make_tile<T>(pl::Vec, {8, 64});
+    pl::load(t, x, {pl::get_block_idx() * 8, 0});
+    pl::store(out, t, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd});
+  });
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("atomic-add stores (PyPTO Pro's AtomicType.AtomicAdd) let every block accumulate into one region: "
+                   "a cross-block sum, exact for int32, race-free", T, float, int32_t, half) {
+  CAPTURE(type_name<T>());
+  constexpr int blocks = 8;
+  auto x = test_data<T>({blocks * 8, 64}, 21, -4, 4, false);
+  auto out = pto::Tensor<T>::full({8, 64}, T(1));  // the initial value the adds land on
+  const auto p = make_block_sum<T>()[{.block_dim = blocks}].run_sync(x, out);
+  INFO("first race: " << (p.races.empty() ? std::string("-") : p.races.front().message()));
+  CHECK(p.races.empty());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 8 * 64; ++i) {
+    double want = 1, magnitude = 1;
+    for (int b = 0; b < blocks; ++b) {
+      want += static_cast<double>(widen(x[b * 8 * 64 + i]));
+      magnitude += std::fabs(static_cast<double>(widen(x[b * 8 * 64 + i])));
+    }
+    const double got = static_cast<double>(widen(out[i]));
+    // Floats: the blocks add in any order; each add rounds once to T.
+    const double eps = std::is_same_v<T, float> ? 0x1p-24 : (std::is_same_v<T, half> ? 0x1p-11 : 0.0);
+    wrong += std::fabs(got - want) > blocks * eps * magnitude;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("an atomic-add store and a plain store of the same region from different blocks still race") {
+  const auto k = pl::jit({.name = "atomic_vs_plain"}, [](pl::Tensor<float> x, pl::Tensor<float> out) {
+    auto t = pl::make_tile<float>(pl::Vec, {8, 64});
+    pl::load(t, x, {pl::get_block_idx() * 8, 0});
+    pl::if_(pl::get_block_idx() == 0, [&] { pl::store(out, t, {0, 0}); },
+            [&] { pl::store(out, t, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd}); });
+  });
+  auto x = test_data<float>({16, 64}, 22, -4, 4, false);
+  auto out = pto::Tensor<float>::zeros({8, 64});
+  const auto p = k[{.block_dim = 2}].run_sync(x, out);
+  REQUIRE_FALSE(p.races.empty());
+  CHECK(p.races.front().message().find("between blocks") != std::string::npos);
+}
+
+}  // namespace pto::correctness

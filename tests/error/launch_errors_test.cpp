@@ -344,3 +344,20 @@ TEST_CASE("pl::break_ / pl::continue_ outside a pl::range body fail at launch wi
 }
 
 }  // namespace pto::error_test
+
+namespace pto::error_test {
+
+TEST_CASE("an atomic-add store into an int8 tensor fails at launch: atomic adds work on f32, f16, bf16 and i32") {
+  int line = 0;
+  const auto k = pl::jit({.name = "atomic_int8"}, [&](pl::Tensor<int8_t> x, pl::Tensor<int8_t> y) {
+    auto t = pl::make_tile<int8_t>(pl::Vec, {1, 64});
+    pl::load(t, x, {0, 0});
+    line = __LINE__; pl::store(y, t, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd});
+  });
+  auto x = pto::Tensor<int8_t>::zeros({1, 64}), y = pto::Tensor<int8_t>::zeros({1, 64});
+  CHECK_HAS(user_error([&] { k[{.block_dim = 1}](x, y); }), "kernel 'atomic_int8'",
+            "atomic-add store into a i8 tensor: atomic adds work on f32, f16, bf16 and i32", PTO_AT(line));
+  check_runtime_usable();
+}
+
+}  // namespace pto::error_test

@@ -108,6 +108,14 @@ extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes);
 /// one host thread keeps more DRAM requests in flight than a plain memcpy (as the MTE2 engine does).
 extern "C" void pto_rt_copy_from_gm(void* dst, const void* src, int64_t bytes);
 
+/// An atomic-add store (pl::store with AtomicType::AtomicAdd): rows x cols elements of a tile of
+/// `tile_dtype` (row pitch `tile_pitch` elements) added to GM of `gm_dtype` (pitch `gm_pitch`),
+/// element by element and atomically: each tile element is first converted as a plain store
+/// converts it (f32 Acc -> f16/bf16), then added in the GM dtype (floats computed in float and
+/// rounded once; i32 wraps). The generated code and the interpreter both call it.
+extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
+                                       int32_t tile_dtype, int64_t rows, int64_t cols);
+
 /// Orders the streaming stores of this host thread before what follows; called by the emulator
 /// after each core's kernel returns.
 extern "C" void pto_rt_fence();

@@ -274,12 +274,16 @@ struct Load : StmtNode, Instr {
 };
 
 /// Vec -> GM on MTE3: writes the region's extent from the tile's valid part.
+/// `atomic_add`: each element is added to GM atomically (PyPTO Pro's AtomicType.AtomicAdd) in the
+/// tensor's dtype (f32, f16, bf16 or i32), so blocks can accumulate into one region without racing.
 struct Store : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Store;
   GMRegion dst;
   TileRef src;
-  Store(GMRegion d, TileRef s, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)) {}
-  static Stmt make(GMRegion dst, TileRef src, Instr instr);
+  bool atomic_add;
+  Store(GMRegion d, TileRef s, bool atomic, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), atomic_add(atomic) {}
+  static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false);
 };
 
 /// One fused vector instruction: `dst = value` element-wise over the valid extent of the first

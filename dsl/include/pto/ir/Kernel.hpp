@@ -53,6 +53,7 @@ struct InstrInfo {
   VecOpCounts vec_ops{};                    // a vector instruction's operations by class (a row reduction
                                             // counts its reduction step as VecOp::Reduce)
   bool gm_write = false;                    // a store (writes GM)
+  bool atomic = false;                      // an atomic-add store: atomics of different cores do not race
   uint8_t peer_slots = 0;                   // a cross-core move: bit s for each core of the block (0 AIC, 1 and 2
                                             // AIV 0 and 1) whose memory holds the destination it writes (tiles[0])
   bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user

@@ -111,6 +111,11 @@ template <Element T, Element U>
 void store(const Slice<T>& dst, const Tile<U>& src, std::source_location loc = std::source_location::current()) {
   detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc);
 }
+template <Element T, Element U>
+  requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
+void store(const Slice<T>& dst, const Tile<U>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
+  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc, options.atomic);
+}
 
 /// Code run only by the AIC of each block.
 inline void section_cube(const std::function<void()>& body, std::source_location loc = std::source_location::current()) {

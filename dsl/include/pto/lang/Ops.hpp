@@ -2,6 +2,7 @@
 // Data movement and reductions: each call emits one AI Core instruction.
 //   load   GM -> Vec              (MTE2)  sets the tile's valid extent to the region's extent
 //   store  Vec -> GM              (MTE3)  writes the region from the tile's valid part
+//          ({.atomic = AtomicType::AtomicAdd}: adds to GM atomically)
 //   row_sum / row_max / row_min   (V)     reduce each row of a tile expression into column 0
 #include <source_location>
 
@@ -10,11 +11,19 @@
 
 namespace pto::lang {
 
+/// How a store writes GM (PyPTO Pro's `atomic=` argument): AtomicNone overwrites, AtomicAdd adds
+/// each element to what GM holds, atomically (f32, f16, bf16, i32 tensors), so several blocks
+/// can accumulate into one region without a race. The region must hold the initial value (zero).
+enum class AtomicType { AtomicNone, AtomicAdd };
+struct StoreOptions {
+  AtomicType atomic = AtomicType::AtomicNone;
+};
+
 namespace detail {
 void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, const ir::GMRegion& src, int src_rank,
                const std::source_location& loc);
 void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
-                const std::source_location& loc);
+                const std::source_location& loc, AtomicType atomic = AtomicType::AtomicNone);
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
                      const ir::Expr& value, const std::source_location& loc);
 }  // namespace detail
@@ -27,6 +36,11 @@ void load(const Tile<T>& dst, const Slice<T>& src, std::source_location loc = st
 template <Element T>
 void store(const Slice<T>& dst, const Tile<T>& src, std::source_location loc = std::source_location::current()) {
   detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc);
+}
+template <Element T>
+void store(const Slice<T>& dst, const Tile<T>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
+  detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc,
+                     options.atomic);
 }
 
 #define PTO_ROW_REDUCE(name, op)                                                                          \

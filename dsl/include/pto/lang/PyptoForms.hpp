@@ -155,11 +155,11 @@ void load(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<Int> o
 }
 /// tile -> GM at element offsets; the extent is the tile's valid shape.
 template <Element T>
-void store(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> offsets,
+void store(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> offsets, StoreOptions options = {},
            std::source_location loc = std::source_location::current()) {
   const auto off = detail::offsets_of(offsets, dst.rank(), "store", loc);
-  if (dst.rank() == 1) return store(dst.slice(off[1], valid_cols(src)), src, loc);
-  store(dst.slice(off[0], valid_rows(src), off[1], valid_cols(src), loc), src, loc);
+  if (dst.rank() == 1) return store(dst.slice(off[1], valid_cols(src)), src, options, loc);
+  store(dst.slice(off[0], valid_rows(src), off[1], valid_cols(src), loc), src, options, loc);
 }
 /// load / store with offsets counted in tiles: tile (i, j) starts at (i * rows, j * cols) of the
 /// tile's shape.
@@ -170,10 +170,10 @@ void load_tile(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<I
   load(dst, src, {at[0] * dst.rows(), at[1] * dst.cols()}, loc);
 }
 template <Element T>
-void store_tile(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> index,
+void store_tile(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> index, StoreOptions options = {},
                 std::source_location loc = std::source_location::current()) {
   const auto at = detail::offsets_of(index, dst.rank(), "store_tile", loc);
-  store(dst, src, {at[0] * src.rows(), at[1] * src.cols()}, loc);
+  store(dst, src, {at[0] * src.rows(), at[1] * src.cols()}, options, loc);
 }
 
 }  // namespace pto::lang
