@@ -122,3 +122,117 @@ TEST_CASE("a tile group's cursor starts on its last slot and next() returns the 
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+namespace {
+
+/// hicann/pypto python/tests/st/pypto_pro/frontend/tile_vector/test_layernorm.py, ported line by
+/// line (written anew in C++): row-wise LayerNorm with tile ops and tile groups, row tiles strided
+/// over the cores, the tail row tile narrowed with set_validshape. Differences: shapes are static
+/// per specialisation here (PyPTO Pro: pl.DYNAMIC), and the per-row scalars are divided in their
+/// [rows, 1] tile directly (PyPTO Pro aliases it with a [1, rows] row-major view, which needs
+/// explicit tile addresses).
+auto make_layernorm() {
+  return pl::jit({.name = "pypto_layernorm", .chip = "a5"},
+                 [](pl::Tensor<float> x, pl::Tensor<float> gamma, pl::Tensor<float> beta, pl::Tensor<float> y) {
+    constexpr int64_t kTileRows = 16, kMaxN = 512;
+    constexpr float kEps = 1e-5f;
+    auto in_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, kMaxN}, {0, 1});
+    auto out_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, kMaxN}, {2, 3});
+    auto tmp_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, kMaxN}, {4});
+    auto xc_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, kMaxN}, {5});
+    auto ws_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, kMaxN}, {6});
+    auto red0_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, 1}, {7});
+    auto red1_group = pl::make_tile_group<float>(pl::Vec, {kTileRows, 1}, {9});
+    auto gamma_group = pl::make_tile_group<float>(pl::Vec, {1, kMaxN}, {11});
+    auto beta_group = pl::make_tile_group<float>(pl::Vec, {1, kMaxN}, {12});
+    auto negbeta_group = pl::make_tile_group<float>(pl::Vec, {1, kMaxN}, {13});
+    pl::section_vector([&] {
+      const int64_t rows = x.dim(0), cols = x.dim(1);
+      auto num_cores = pl::get_block_num();
+      auto core_id = pl::get_block_idx();
+      const int64_t num_tiles = (rows + kTileRows - 1) / kTileRows;
+
+      auto gamma_slot = gamma_group.next();
+      pl::set_validshape(gamma_slot, 1, cols);
+      pl::load(gamma_slot, gamma, {0, 0});
+      auto beta_slot = beta_group.next();
+      pl::set_validshape(beta_slot, 1, cols);
+      pl::load(beta_slot, beta, {0, 0});
+      auto negbeta_slot = negbeta_group.next();
+      pl::set_validshape(negbeta_slot, 1, cols);
+      pl::mul(negbeta_slot, beta_slot, -1.0f);
+
+      for (auto tile_id : pl::range(core_id, num_tiles, num_cores)) {
+        auto row_off = tile_id * kTileRows;
+        auto valid_rows = pl::min(kTileRows, rows - row_off);
+
+        auto in_slot = in_group.next();
+        pl::set_validshape(in_slot, valid_rows, cols);
+        pl::load(in_slot, x, {row_off, 0});
+
+        auto out_slot = out_group.next();
+        auto tmp_slot = tmp_group.next();
+        auto xc_slot = xc_group.next();
+        auto ws_slot = ws_group.next();
+        auto red0_slot = red0_group.next();
+        auto red1_slot = red1_group.next();
+        pl::set_validshape(out_slot, valid_rows, cols);
+        pl::set_validshape(tmp_slot, valid_rows, cols);
+        pl::set_validshape(xc_slot, valid_rows, cols);
+        pl::set_validshape(ws_slot, valid_rows, cols);
+        pl::set_validshape(red0_slot, valid_rows, 1);
+        pl::set_validshape(red1_slot, valid_rows, 1);
+
+        pl::row_sum(red0_slot, in_slot, tmp_slot);           // red0 = sum(x)
+        pl::div(red0_slot, red0_slot, static_cast<float>(cols));  // red0 = mean
+
+        pl::row_expand_sub(xc_slot, in_slot, red0_slot);     // xc = x - mean
+
+        pl::mul(tmp_slot, xc_slot, xc_slot);                 // tmp = xc^2
+        pl::row_sum(red1_slot, tmp_slot, ws_slot);           // red1 = sum(xc^2)
+        pl::div(red1_slot, red1_slot, static_cast<float>(cols));  // red1 = var
+        pl::add(red1_slot, red1_slot, kEps);                 // var + eps
+        pl::rsqrt(red1_slot, red1_slot);                     // 1 / sqrt(var + eps)
+
+        pl::row_expand_mul(xc_slot, xc_slot, red1_slot);     // xc / std
+        pl::col_expand_mul(xc_slot, xc_slot, gamma_slot);    // * gamma
+        pl::col_expand_sub(out_slot, xc_slot, negbeta_slot); // - (-beta) == + beta
+
+        pl::store(y, out_slot, {row_off, 0});
+      }
+    });
+  });
+}
+
+}  // namespace
+
+TEST_CASE("PyPTO Pro's layernorm tile-vector test, ported line by line, matches a double-precision LayerNorm (rtol/atol 1e-3 as "
+          "the original; we hold it to 1e-4)") {
+  const auto k = make_layernorm();
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1000, 200}, {77, 300}, {100, 512}, {2049, 100}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    auto x = Tensor<float>::random({rows, cols}, 30, -4.0, 4.0);
+    auto gamma = Tensor<float>::random({1, cols}, 31, 0.5, 1.5), beta = Tensor<float>::random({1, cols}, 32, -0.5, 0.5);
+    auto y = Tensor<float>::full({rows, cols}, -99.0f);
+    const int64_t num_tiles = (rows + 15) / 16;
+    const auto p = k[{.block_dim = static_cast<int>(std::min<int64_t>(32, num_tiles))}].run_sync(x, gamma, beta, y);
+    CHECK(p.races.empty());
+    int64_t wrong = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t c = 0; c < cols; ++c) mean += x[r * cols + c];
+      mean /= static_cast<double>(cols);
+      for (int64_t c = 0; c < cols; ++c) var += (x[r * cols + c] - mean) * (x[r * cols + c] - mean);
+      var /= static_cast<double>(cols);
+      for (int64_t c = 0; c < cols; ++c) {
+        const double want = (x[r * cols + c] - mean) / std::sqrt(var + 1e-5) * gamma[c] + beta[c];
+        wrong += std::fabs(y[r * cols + c] - want) > 1e-4 * (1 + std::fabs(want));
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace pto::correctness

@@ -9,7 +9,9 @@
 //                                    abs/neg/relu/exp/log/sqrt/rsqrt/recip(out, src)
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
-//   reductions                       sum/max/min(out, src, tmp, dim)  (dim 0: per row -> [rows, 1])
+//                                    row_expand_* (dim 0) / col_expand_* (dim 1)
+//   reductions                       sum/max/min(out, src, tmp, dim)  (dim 0: per row -> [rows, 1]),
+//                                    row_sum/row_max/row_min(out, src, tmp)
 //   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
 //                                    load_tile / store_tile (offsets in tiles), the extent is the
 //                                    tile's valid shape (its capacity until set_validshape)
@@ -127,6 +129,40 @@ PTO_EXPAND(expand_min, "expand_min", min)
 #undef PTO_TIMES
 #undef PTO_OVER
 #undef PTO_EXPAND
+
+/// row_expand_* (a [rows, 1] operand, expand_* with dim 0) and col_expand_* (a [1, cols]
+/// operand, dim 1), as PyPTO Pro's tile-vector tests spell them.
+#define PTO_ROW_COL_EXPAND(op)                                                                                 \
+  template <Element T>                                                                                         \
+  void row_##op(const Tile<T>& out, const Tile<T>& src, const Tile<T>& vec,                                    \
+                std::source_location loc = std::source_location::current()) {                                 \
+    op(out, src, vec, 0, loc);                                                                                 \
+  }                                                                                                            \
+  template <Element T>                                                                                         \
+  void col_##op(const Tile<T>& out, const Tile<T>& src, const Tile<T>& vec,                                    \
+                std::source_location loc = std::source_location::current()) {                                 \
+    op(out, src, vec, 1, loc);                                                                                 \
+  }
+PTO_ROW_COL_EXPAND(expand_add)
+PTO_ROW_COL_EXPAND(expand_sub)
+PTO_ROW_COL_EXPAND(expand_mul)
+PTO_ROW_COL_EXPAND(expand_div)
+PTO_ROW_COL_EXPAND(expand_max)
+PTO_ROW_COL_EXPAND(expand_min)
+#undef PTO_ROW_COL_EXPAND
+
+/// row_sum / row_max / row_min(out, src, tmp): PyPTO Pro's three-operand form (tmp unused).
+#define PTO_ROW_REDUCE_TMP(name)                                                                               \
+  template <Element U, Element T>                                                                              \
+  void name(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp,                                        \
+            std::source_location loc = std::source_location::current()) {                                     \
+    (void)tmp;                                                                                                 \
+    name(out, src, loc);                                                                                       \
+  }
+PTO_ROW_REDUCE_TMP(row_sum)
+PTO_ROW_REDUCE_TMP(row_max)
+PTO_ROW_REDUCE_TMP(row_min)
+#undef PTO_ROW_REDUCE_TMP
 
 /// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min);
 /// `tmp` is accepted for PyPTO Pro compatibility and not used. dim 1 (per column) is not
