@@ -44,6 +44,27 @@ TEST_CASE("out_of_range_fields_and_failed_valid_make_a_key_invalid") {
   CHECK(pto::TilingKey(Key3{true, Layout::blocked, 5}).invalid_reason() == "valid()");
 }
 
+/// PyPTO Pro's `TilingKeyField(bits, values=[...])` and `is_valid()`.
+struct ListKey {
+  BOOST_HANA_DEFINE_STRUCT(ListKey,
+    (pto::KeyValues<int, 64, 128, 256>, tile),
+    (bool, tail));
+  bool is_valid() const { return !(tail && tile == 256); }
+};
+
+TEST_CASE("value-list fields encode their value's index in the list; a value not listed or a failed is_valid() is invalid") {
+  static_assert(pto::KeyValues<int, 64, 128, 256>::bits == 2);
+  static_assert(pto::KeyValues<int, 7>::bits == 0);
+  static_assert(pto::detail::key_bits<ListKey>() == 3);
+  CHECK(pto::TilingKey(ListKey{64, false}).code() == 0);
+  CHECK(pto::TilingKey(ListKey{128, true}).code() == (1u | (1u << 2)));
+  CHECK(pto::TilingKey(ListKey{256, false}).code() == 2);
+  CHECK(pto::TilingKey(ListKey{256, false}).get<ListKey>()->tile == 256);
+  CHECK(pto::TilingKey(ListKey{128, false}).invalid_reason().empty());
+  CHECK(pto::TilingKey(ListKey{100, false}).invalid_reason() == "tile");
+  CHECK(pto::TilingKey(ListKey{256, true}).invalid_reason() == "is_valid()");
+}
+
 TEST_CASE("each_key_value_is_its_own_specialisation_and_selects_its_code_path") {
   const auto kernel = tk::make_kernel<float>();
   const int64_t n = 8 * tk::kTile;

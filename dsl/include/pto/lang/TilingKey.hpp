@@ -5,14 +5,15 @@
 //     BOOST_HANA_DEFINE_STRUCT(AddKey,
 //       (bool, aligned),                        // 1 bit
 //       (pto::KeyField<int, 0, 3>, unroll));    // values 0..3: 2 bits
-//     bool valid() const { return !aligned || unroll > 0; }   // optional
+//     bool valid() const { return !aligned || unroll > 0; }   // optional (PyPTO Pro: is_valid())
 //   };
 //   kernel[{.block_dim = 8, .tiling_key = AddKey{true, 2}}](x, y, z);
 //   ... inside the kernel:  const auto key = pl::tiling_key<AddKey>();  if (key.aligned) { ... }
 //
 // Every field is a trace-time constant, so a plain C++ `if` on it builds a specialised kernel with
 // no branch in the generated code. Each distinct key value is its own specialisation. Fields are
-// bool, KeyField<T, Min, Max> (integers or enums with a declared value range); the encoded key
+// bool, KeyField<T, Min, Max> (integers or enums with a declared value range) and
+// KeyValues<T, V...> (one of a list of values, PyPTO Pro's `values=[...]`); the encoded key
 // must fit in 64 bits (a static_assert otherwise). A key outside its declared ranges, or whose
 // `valid()` returns false, is a UserError at launch.
 #include <any>
@@ -50,6 +51,31 @@ struct KeyField {
   uint64_t code() const { return static_cast<uint64_t>(static_cast<int64_t>(value) - Min); }
 };
 
+/// A key field that takes one of a list of values (PyPTO Pro's `TilingKeyField(bits, values=[...])`),
+/// e.g. `KeyValues<int, 64, 128, 256>` for a tile width: encoded as the value's index in the list.
+template <class T, int64_t... Values>
+struct KeyValues {
+  static_assert(sizeof...(Values) > 0, "pto: KeyValues needs at least one value");
+  static constexpr int64_t values[] = {Values...};
+  static constexpr int bits = [] {
+    int b = 0;
+    while ((uint64_t{1} << b) < sizeof...(Values)) ++b;
+    return b;
+  }();
+  T value{static_cast<T>(values[0])};
+  KeyValues() = default;
+  KeyValues(T v) : value(v) {}  // NOLINT: assigned like a plain T
+  operator T() const { return value; }  // NOLINT
+  int index() const {
+    for (size_t i = 0; i < sizeof...(Values); ++i) {
+      if (values[i] == static_cast<int64_t>(value)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  bool in_range() const { return index() >= 0; }
+  uint64_t code() const { return static_cast<uint64_t>(index()); }
+};
+
 namespace detail {
 template <class F> struct key_field_traits;
 template <> struct key_field_traits<bool> {
@@ -61,6 +87,11 @@ template <class T, int64_t Min, int64_t Max> struct key_field_traits<KeyField<T,
   static constexpr int bits = KeyField<T, Min, Max>::bits;
   static bool in_range(const KeyField<T, Min, Max>& f) { return f.in_range(); }
   static uint64_t code(const KeyField<T, Min, Max>& f) { return f.code(); }
+};
+template <class T, int64_t... V> struct key_field_traits<KeyValues<T, V...>> {
+  static constexpr int bits = KeyValues<T, V...>::bits;
+  static bool in_range(const KeyValues<T, V...>& f) { return f.in_range(); }
+  static uint64_t code(const KeyValues<T, V...>& f) { return f.code(); }
 };
 
 template <class K>
@@ -94,6 +125,9 @@ class TilingKey {
     });
     if constexpr (requires { key.valid(); }) {
       if (ok && !key.valid()) bad_field_ = "valid()";
+    }
+    if constexpr (requires { key.is_valid(); }) {  // PyPTO Pro's name
+      if (ok && bad_field_.empty() && !key.is_valid()) bad_field_ = "is_valid()";
     }
   }
 

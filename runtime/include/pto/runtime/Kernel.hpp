@@ -145,9 +145,9 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
     PTO_USER_CHECK(bad < 0, (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
         << "argument " << bad << " is an empty (default-constructed) tensor";
     PTO_USER_CHECK(config.tiling_key.invalid_reason().empty(), (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
-        << "invalid tiling key: " << (config.tiling_key.invalid_reason() == "valid()" ? "its valid() check failed"
-                                                                                      : "field '" + config.tiling_key.invalid_reason() +
-                                                                                            "' is outside its declared values");
+        << "invalid tiling key: "
+        << (config.tiling_key.invalid_reason().ends_with("()") ? "its " + config.tiling_key.invalid_reason() + " check failed"
+                                                                : "field '" + config.tiling_key.invalid_reason() + "' is outside its declared values");
     a.key = config.tiling_key;
     return a;
   }
