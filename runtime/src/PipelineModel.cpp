@@ -104,6 +104,10 @@ int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
   if (op.kind != timing::OpKind::Barrier) {
     // The first op of a pipe after a barrier waits for it (later ones follow on the pipe).
     Pipe& p = pipes_[op.pipe];
+    if (!p.pending.empty()) {
+      trace_.deps.insert(trace_.deps.end(), p.pending.begin(), p.pending.end());
+      p.pending.clear();
+    }
     if (barrier_op_ >= 0 && p.seen_barrier != barrier_op_) {
       trace_.deps.push_back({trace_core_, barrier_op_});
       p.seen_barrier = barrier_op_;
@@ -237,7 +241,13 @@ void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
   m.held = true;
   if (m.release_op >= 0) {
     const timing::OpRef dep{trace_core_, m.release_op};
-    record_wait(pipe, std::span(&dep, 1), instr, false);
+    if (automatic(instr)) {
+      // auto_mutex's lock sits right before its instruction on the same pipe: the instruction's op
+      // carries the wait itself (the same timing, a quarter of the ops to replay).
+      pipes_[static_cast<int>(pipe)].pending.push_back(dep);
+    } else {
+      record_wait(pipe, std::span(&dep, 1), instr, false);
+    }
   }
   Pipe& p = pipes_[static_cast<int>(pipe)];
   for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
@@ -247,8 +257,15 @@ void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
   Mutex& m = mutexes_[mutex];
   if (!m.held) return fail(fmt::format("mutex_unlock of mutex {} that is not locked", mutex), instr);
   m.held = false;
-  m.release_op = record_set(pipe, instr);
+  // auto_mutex's unlock sits right after its instruction on the same pipe: the release is that
+  // instruction's end.
+  const int last = pipes_[static_cast<int>(pipe)].last_op;
+  m.release_op = automatic(instr) && last >= 0 ? last : record_set(pipe, instr);
   m.clock = pipes_[static_cast<int>(pipe)].clock;
+}
+
+bool CoreModel::automatic(int instr) const {
+  return kernel_ && instr >= 0 && instr < static_cast<int>(kernel_->ir.instrs.size()) && kernel_->ir.instrs[instr].automatic;
 }
 
 int64_t CoreModel::tile_resource(int group, int64_t slot) const { return group_base_.at(group) + slot; }

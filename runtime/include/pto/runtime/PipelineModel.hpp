@@ -224,6 +224,7 @@ class CoreModel {
     int last_op = -1;      // the newest op recorded on the pipe
     int seen_barrier = -1; // the newest barrier this pipe's ops already depend on
     Clock clock{};
+    std::vector<timing::OpRef> pending;  // an automatic mutex's wait, carried by the pipe's next op
   };
   struct Flag {
     Clock clock;
@@ -234,6 +235,8 @@ class CoreModel {
     Clock clock{};
     bool held = false;
   };
+  /// Whether `instr` was inserted by auto_mutex (its sync folds into the instruction it guards).
+  bool automatic(int instr) const;
   /// Appends an op on `pipe` (or a barrier) with `deps`; returns its index.
   int record(timing::TimedOp op, std::span<const timing::OpRef> deps = {});
   /// A Work op of cost `c` on `pipe`, issued by the scalar unit (ticks the pipe's clock, checks `tiles`).
