@@ -31,18 +31,28 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
   std::vector<RaceReport> out;
   std::map<std::tuple<std::string, int, int>, size_t> index;  // (kind, first instr, second instr) -> report
   const size_t tensors = k.ir.tensors.size();
-  std::vector<std::vector<Entry>> by_tensor(tensors);
+  // Only tensors some core writes can race (the others are read by every block at will): count
+  // their accesses first, so each is gathered into one buffer kept between launches.
   std::vector<bool> written(tensors, false);
-  for (size_t c = 0; c < cores.size(); ++c) {
-    if (!cores[c]) continue;
-    for (const GmSpan& s : cores[c]->gm_spans()) {
-      by_tensor[s.tensor].push_back({s.touch, s.write, s.pipe, static_cast<int>(c)});
+  std::vector<size_t> count(tensors, 0);
+  for (const CoreModel* m : cores) {
+    if (!m) continue;
+    for (const GmSpan& s : m->gm_spans()) {
       written[s.tensor] = written[s.tensor] || s.write;
+      count[s.tensor] += 1;
     }
   }
+  thread_local std::vector<Entry> entries;
   for (size_t t = 0; t < tensors; ++t) {
-    if (!written[t]) continue;  // read by every block at will
-    auto& entries = by_tensor[t];
+    if (!written[t]) continue;
+    entries.clear();
+    entries.reserve(count[t]);
+    for (size_t c = 0; c < cores.size(); ++c) {
+      if (!cores[c]) continue;
+      for (const GmSpan& s : cores[c]->gm_spans()) {
+        if (static_cast<size_t>(s.tensor) == t) entries.push_back({s.touch, s.write, s.pipe, static_cast<int>(c)});
+      }
+    }
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.touch.lo < b.touch.lo; });
     std::vector<const Entry*> active;  // entries whose range may still reach the next ones
     for (const Entry& e : entries) {

@@ -140,8 +140,10 @@ class Replayer {
     const OpKind kind = op(g).kind;
     if (t <= now_ && (kind == OpKind::Sync || kind == OpKind::Barrier)) {
       due_now_.push_back(g);
-    } else if (kind == OpKind::Work) {
-      start(g, t);  // its start touches nothing shared: its end is known now
+    } else if (kind == OpKind::Work || kind == OpKind::Transfer) {
+      // Its start touches nothing shared (a transfer's bytes join the shared L2/HBM only after its
+      // latency), so it is started now, at its time t >= now: no start event to queue.
+      start(g, t);
     } else {
       starts_.push({t, g});
     }
