@@ -177,7 +177,7 @@ TEST_CASE("pl::extract copies the window at (row, col), as large as the destinat
   }
 }
 
-TEST_CASE("matmul: accumulate=true adds to the Acc tile, accumulate=false overwrites it (f32, one tile, explicit steps)") {
+TEST_CASE("matmul: matmul_acc (accumulate=true) adds to the Acc tile, matmul overwrites it (f32, one tile, explicit steps)") {
   // C = A1 x B1 + A2 x B2 computed as: acc = A1 x B1 (overwrite, after a stale product of
   // A2 x B2 was left in the accumulator), acc += A2 x B2.
   const auto k = pl::jit({.name = "mm_two_terms", .auto_mutex = true},
@@ -192,7 +192,11 @@ TEST_CASE("matmul: accumulate=true adds to the Acc tile, accumulate=false overwr
       pl::load(bm, b.slice(0, 16, 0, 16));
       pl::move(l, am);
       pl::move(r, bm);
-      pl::matmul(acc, l, r, {.accumulate = accumulate});
+      if (accumulate) {
+        pl::matmul_acc(acc, l, r);  // PyPTO Pro's spelling of {.accumulate = true}
+      } else {
+        pl::matmul(acc, l, r);
+      }
     };
     term(a2, b2, false);  // stale contents
     term(a1, b1, false);  // overwritten

@@ -105,6 +105,13 @@ void matmul(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right, Matmu
                       detail::shape_of(right), options.accumulate, loc);
 }
 
+/// acc += left x right (PyPTO Pro's matmul_acc): matmul with {.accumulate = true}.
+template <Element A, Element L, Element R>
+void matmul_acc(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right,
+                std::source_location loc = std::source_location::current()) {
+  matmul(acc, left, right, {.accumulate = true}, loc);
+}
+
 /// Acc -> GM on FIX, converting a float accumulator to a half or bfloat16 tensor.
 template <Element T, Element U>
   requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
