@@ -63,12 +63,6 @@ class Replayer {
   }
 
  private:
-  struct Active {
-    uint32_t op;
-    double left;  // bytes still to move
-    double cap, use;
-  };
-
   const TimedOp& op(uint32_t g) const { return *b_.ops[g]; }
 
   void build() {
@@ -231,7 +225,13 @@ class Replayer {
     if (o.bytes <= 0) return ended(g, now_);
     const double hbm = hbm_bytes(g);
     result_.hbm_bytes += hbm;
-    active_.push_back({g, o.bytes, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.bytes});  // use > 1: partial lines
+    // Struct of arrays: the loops over the transfers in flight run at every change of the rates.
+    act_op_.push_back(g);
+    left_.push_back(o.bytes);
+    cap_.push_back(chip_.path(o.path).peak_bytes_per_cycle);
+    use_.push_back(hbm / o.bytes);  // > 1: partial lines
+    done_at_.push_back(1e-6 * std::max(1.0, o.bytes));
+    rate_.push_back(0);
     rates_dirty_ = true;
   }
 
@@ -239,41 +239,35 @@ class Replayer {
   void advance(double t) {
     const double dt = t - now_;
     if (dt > 0) {
-      for (size_t i = 0; i < active_.size(); ++i) active_[i].left -= rate_[i] * dt;
+      for (size_t i = 0; i < left_.size(); ++i) left_[i] -= rate_[i] * dt;
     }
     now_ = t;
   }
 
   void share() {
-    const size_t n = active_.size();
-    cap_.resize(n);
-    use_.resize(n);
-    rate_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      cap_[i] = active_[i].cap;
-      use_[i] = active_[i].use;
-    }
+    const size_t n = act_op_.size();
     share_fairly(cap_, use_, hbm_per_cycle_, rate_, order_);
     // Then the L2's own bandwidth, over every transfer (hits and misses pass through it).
     double total = 0;
     for (double r : rate_) total += r;
     if (total > l2_per_cycle_) {
-      cap_.assign(rate_.begin(), rate_.end());
-      use_.assign(n, 1.0);
-      share_fairly(cap_, use_, l2_per_cycle_, rate_, order_);
+      l2_cap_.assign(rate_.begin(), rate_.end());
+      ones_.assign(n, 1.0);
+      share_fairly(l2_cap_, ones_, l2_per_cycle_, rate_, order_);
     }
     rates_dirty_ = false;
   }
 
   /// When the first transfer in flight will have moved its bytes. The smallest left / rate is
   /// found by cross-multiplying (one division in all: this runs at every change of the rates).
-  double next_transfer_end() const {
+  double next_transfer_end() {
     double left = 0, rate = 0;
-    for (size_t i = 0; i < active_.size(); ++i) {
-      const double l = std::max(0.0, active_[i].left);
+    for (size_t i = 0; i < left_.size(); ++i) {
+      const double l = std::max(0.0, left_[i]);
       if (rate_[i] > 0 && (rate == 0 || l * rate < left * rate_[i])) {
         left = l;
         rate = rate_[i];
+        closest_ = i;
       }
     }
     return rate > 0 ? now_ + left / rate : kNever;
@@ -294,20 +288,18 @@ class Replayer {
       advance(t);
       if (transfer_end <= t && transfer_end <= t_fixed && transfer_end <= t_start) {
         // Every transfer that has moved its bytes ends now (ordered by op index); rounding may
-        // leave the one that defined this moment a hair short.
-        size_t closest = 0;
-        for (size_t i = 1; i < active_.size(); ++i) {
-          if (active_[i].left * rate_[closest] < active_[closest].left * rate_[i]) closest = i;
-        }
-        active_[closest].left = 0;
+        // leave the one that defined this moment (found with it) a hair short.
+        left_[closest_] = 0;
         done_.clear();
-        for (size_t i = 0; i < active_.size();) {
-          if (active_[i].left <= 1e-6 * std::max(1.0, op(active_[i].op).bytes)) {
-            done_.push_back(active_[i].op);
-            active_[i] = active_.back();
-            rate_[i] = rate_.back();
-            active_.pop_back();
-            rate_.pop_back();
+        for (size_t i = 0; i < left_.size();) {
+          if (left_[i] <= done_at_[i]) {
+            done_.push_back(act_op_[i]);
+            for (auto* v : {&left_, &cap_, &use_, &done_at_, &rate_}) {
+              (*v)[i] = v->back();
+              v->pop_back();
+            }
+            act_op_[i] = act_op_.back();
+            act_op_.pop_back();
           } else {
             ++i;
           }
@@ -376,8 +368,12 @@ class Replayer {
   Buffers& kept_;
   Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
-  std::vector<Active> active_;
-  std::vector<double> cap_, use_, rate_;
+  // The transfers in flight (struct of arrays): op, bytes left, path peak, HBM bytes per byte, the
+  // bytes-left threshold at which it counts as done, current rate.
+  std::vector<uint32_t> act_op_;
+  std::vector<double> left_, cap_, use_, done_at_, rate_;
+  std::vector<double> l2_cap_, ones_;  // scratch of the L2 pass
+  size_t closest_ = 0;                 // the transfer next_transfer_end found
   std::vector<int> order_;
   std::vector<uint32_t> done_, due_now_;
   bool rates_dirty_ = false;
