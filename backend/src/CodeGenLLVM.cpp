@@ -46,7 +46,7 @@ class CodeGen {
         llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
     matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
     atomic_add_fn_ = llvm::Function::Create(
-        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64}, false),
+        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty()}, false),
         llvm::Function::ExternalLinkage, "pto_rt_atomic_add_rows", m_);
     atomic_add_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
@@ -734,12 +734,13 @@ class CodeGen {
     if (op->atomic_add) {
       b_.CreateCall(atomic_add_fn_, {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
                                      tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
-                                     reg.ext[1]});
-    } else if (to == g.dtype) {
+                                     reg.ext[1], b_.getInt32(op->relu ? 1 : 0)});
+    } else if (to == g.dtype && !op->relu) {
       copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
                 tensor_bytes >= kStreamingStoreBytes);
     } else {
-      convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1]);
+      convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
+                   op->relu);
     }
     if (instrument_) {
       auto [lo, hi] = gm_interval(op->dst, reg);
@@ -749,15 +750,21 @@ class CodeGen {
 
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
   /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc).
-  void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols) {
+  void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
+                    bool relu = false) {
     llvm::Type* ft = storage_type(from);
     llvm::Type* tt = storage_type(to);
     counted_loop(rows, [&](Value* r) {
       Value* src = b_.CreateInBoundsGEP(ft, tile, b_.CreateMul(r, b_.getInt64(tile_pitch)));
       Value* dst = b_.CreateInBoundsGEP(tt, gm, b_.CreateMul(r, b_.getInt64(gm_pitch)));
       counted_loop(cols, [&](Value* c) {
-        Value* v = convert(widen(b_.CreateLoad(ft, b_.CreateInBoundsGEP(ft, src, c)), from), from, to);
-        b_.CreateStore(narrow(v, to), b_.CreateInBoundsGEP(tt, dst, c));
+        Value* v = widen(b_.CreateLoad(ft, b_.CreateInBoundsGEP(ft, src, c)), from);
+        if (relu) {  // x > 0 ? x : 0 (a NaN and -0 give +0), before the conversion
+          const bool fp = v->getType()->isFloatingPointTy();
+          Value* zero = fp ? static_cast<Value*>(llvm::ConstantFP::get(v->getType(), 0.0)) : b_.getInt32(0);
+          v = b_.CreateSelect(fp ? b_.CreateFCmpOGT(v, zero) : b_.CreateICmpSGT(v, zero), v, zero);
+        }
+        b_.CreateStore(narrow(convert(v, from, to), to), b_.CreateInBoundsGEP(tt, dst, c));
       }, "cvt");
     }, "cvtrow");
   }

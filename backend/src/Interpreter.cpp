@@ -311,18 +311,25 @@ class Runner {
     const uint8_t* tile = tile_base(s->src);
     if (s->atomic_add) {  // CodeGen::store: the same runtime function
       pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), s->dst.view[1], static_cast<int32_t>(to), tile, g.cols,
-                             static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1]);
-    } else if (to == g.dtype) {
+                             static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1], s->relu ? 1 : 0);
+    } else if (to == g.dtype && !s->relu) {
       uint8_t* gm = gm_address(s->dst, reg, es);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         std::memcpy(gm + r * s->dst.view[1] * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
       }
-    } else {  // FIX's conversion on the way out of Acc (CodeGen::convert_rows)
+    } else {  // FIX's conversion on the way out of Acc, or relu_pre_mode (CodeGen::convert_rows)
       uint8_t* gm = gm_address(s->dst, reg, tes);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         for (int64_t c = 0; c < reg.ext[1]; ++c) {
-          const Val v = convert(widen(tile + (r * g.cols + c) * es, g.dtype), g.dtype, to);
-          narrow(v, to, gm + (r * s->dst.view[1] + c) * tes);
+          Val v = widen(tile + (r * g.cols + c) * es, g.dtype);
+          if (s->relu) {  // CodeGen::convert_rows: x > 0 ? x : 0, before the conversion
+            if (compute_cls(g.dtype) == Cls::F) {
+              v.f = v.f > 0 ? v.f : 0.0f;
+            } else {
+              v.i = v.i > 0 ? v.i : 0;
+            }
+          }
+          narrow(convert(v, g.dtype, to), to, gm + (r * s->dst.view[1] + c) * tes);
         }
       }
     }

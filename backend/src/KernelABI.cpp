@@ -69,13 +69,14 @@ void add_16bit(void* at, float v) {  // half / bfloat16: compare-and-swap on the
 }  // namespace
 
 extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
-                                       int32_t tile_dtype, int64_t rows, int64_t cols) {
+                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu) {
   const auto to = static_cast<DType>(gm_dtype), from = static_cast<DType>(tile_dtype);
   const int64_t es = static_cast<int64_t>(dtype_size(to));
   for (int64_t r = 0; r < rows; ++r) {
     auto* row = static_cast<uint8_t*>(gm) + r * gm_pitch * es;
     for (int64_t c = 0; c < cols; ++c) {
-      const double v = tile_value(tile, r * tile_pitch + c, from);
+      double v = tile_value(tile, r * tile_pitch + c, from);
+      if (relu) v = v > 0 ? v : 0;
       void* at = row + c * es;
       switch (to) {
         case DType::f32: {

@@ -166,8 +166,8 @@ Stmt Assign::make(Expr var, Expr value) { return std::make_shared<const Assign>(
 Stmt Load::make(TileRef dst, GMRegion src, Instr instr) {
   return std::make_shared<const Load>(std::move(dst), std::move(src), std::move(instr));
 }
-Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add) {
-  return std::make_shared<const Store>(std::move(dst), std::move(src), atomic_add, std::move(instr));
+Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add, bool relu) {
+  return std::make_shared<const Store>(std::move(dst), std::move(src), atomic_add, relu, std::move(instr));
 }
 Stmt VecCompute::make(TileRef dst, Expr value, Instr instr) {
   return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr));

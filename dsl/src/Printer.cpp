@@ -67,7 +67,7 @@ class Printer {
     } else if (const auto* op = s.as<Load>()) {
       out_ += fmt::format("{}#{} load {} <- {}\n", pad, op->id, tile(op->dst), region(op->src));
     } else if (const auto* op = s.as<Store>()) {
-      out_ += fmt::format("{}#{} store {} <- {}{}\n", pad, op->id, region(op->dst), tile(op->src), op->atomic_add ? " (atomic add)" : "");
+      out_ += fmt::format("{}#{} store {} <- {}{}\n", pad, op->id, region(op->dst), tile(op->src), std::string(op->atomic_add ? " (atomic add)" : "") + (op->relu ? " (relu)" : ""));
     } else if (const auto* op = s.as<VecCompute>()) {
       out_ += fmt::format("{}#{} vec {} = {}\n", pad, op->id, tile(op->dst), expr(op->value));
     } else if (const auto* op = s.as<Sync>()) {

@@ -243,18 +243,18 @@ void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, cons
 }
 
 void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
-                const std::source_location& loc, AtomicType atomic) {
+                const std::source_location& loc, const StoreOptions& options) {
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(shape.rank == dst_rank, ctx.site(SourceLoc::from(loc)))
       << "store of a " << shape.rank << "-D tile into a " << dst_rank << "-D slice; ranks must match";
   PTO_USER_CHECK(shape.space == MemSpace::Vec || shape.space == MemSpace::Acc, ctx.site(SourceLoc::from(loc)))
       << "store from a " << ir::mem_space_name(shape.space) << " tile: GM is written from Vec (MTE3) or Acc (FIX)";
   const ir::Pipe pipe = shape.space == MemSpace::Acc ? ir::Pipe::FIX : ir::Pipe::MTE3;
-  const bool add = atomic == AtomicType::AtomicAdd;
+  const bool add = options.atomic == AtomicType::AtomicAdd;
   const DType to = ctx.kernel().tensors[static_cast<size_t>(dst.tensor)].dtype;
   PTO_USER_CHECK(!add || to == DType::f32 || to == DType::f16 || to == DType::bf16 || to == DType::i32, ctx.site(SourceLoc::from(loc)))
       << "atomic-add store into a " << dtype_name(to) << " tensor: atomic adds work on f32, f16, bf16 and i32";
-  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", pipe, loc), add));
+  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", pipe, loc), add, options.relu_pre_mode == ReluPreMode::NormalRelu));
 }
 
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,

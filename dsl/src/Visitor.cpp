@@ -177,7 +177,7 @@ Stmt Mutator::mutate_node(const Store* op, const Stmt& self) {
   bool changed = false;
   GMRegion d = mutate_region(op->dst, changed);
   TileRef s = mutate_tile(op->src, changed);
-  return changed ? Store::make(d, s, *op, op->atomic_add) : self;
+  return changed ? Store::make(d, s, *op, op->atomic_add, op->relu) : self;
 }
 Stmt Mutator::mutate_node(const VecCompute* op, const Stmt& self) {
   bool changed = false;

@@ -237,3 +237,58 @@ TEST_CASE("an atomic-add store and a plain store of the same region from differe
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+
+TEST_CASE("store with relu_pre_mode = NormalRelu writes x > 0 ? x : 0 (NaN and -0 give +0): from Vec, from a float Acc into "
+          "half (FIX), and with an atomic add") {
+  const auto k = pl::jit({.name = "relu_store"}, [](pl::Tensor<float> x, pl::Tensor<float> plain, pl::Tensor<float> summed) {
+    auto t = pl::make_tile<float>(pl::Vec, {8, 64});
+    pl::load(t, x, {0, 0});
+    pl::store(plain, t, {0, 0}, {.relu_pre_mode = pl::ReluPreMode::NormalRelu});
+    pl::store(summed, t, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd, .relu_pre_mode = pl::ReluPreMode::NormalRelu});
+  });
+  auto x = test_data<float>({8, 64}, 40, -4, 4, true);  // with specials (NaN, +-inf, -0)
+  auto plain = Tensor<float>::full({8, 64}, 9.0f), summed = Tensor<float>::full({8, 64}, 1.0f);
+  k[{.block_dim = 1}].run_sync(x, plain, summed);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 8 * 64; ++i) {
+    const float want = x[i] > 0 ? x[i] : 0.0f;
+    wrong += std::bit_cast<uint32_t>(plain[i]) != std::bit_cast<uint32_t>(want);
+    wrong += summed[i] != 1.0f + want;
+  }
+  CHECK(wrong == 0);
+
+  // matmul C = A x B (f16 in, f32 Acc), stored as half through FIX with the relu.
+  const auto mm = pl::jit({.name = "relu_store_acc"}, [](pl::Tensor<half> a, pl::Tensor<half> b, pl::Tensor<half> c) {
+    auto am = pl::make_tile<half>(pl::Mat, {16, 32});
+    auto bm = pl::make_tile<half>(pl::Mat, {32, 16});
+    auto l = pl::make_tile<half>(pl::Left, {16, 32});
+    auto r = pl::make_tile<half>(pl::Right, {32, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    pl::load(am, a.slice(0, 16, 0, 32));
+    pl::load(bm, b.slice(0, 32, 0, 16));
+    pl::move(l, am);
+    pl::move(r, bm);
+    pl::matmul(acc, l, r);
+    pl::store(c.slice(0, 16, 0, 16), acc, {.relu_pre_mode = pl::ReluPreMode::NormalRelu});
+  });
+  auto a = Tensor<half>::random({16, 32}, 41, -1.0, 1.0), b = Tensor<half>::random({32, 16}, 42, -1.0, 1.0);
+  auto c = Tensor<half>::zeros({16, 16});
+  mm[{.block_dim = 1}].run_sync(a, b, c);
+  int64_t negatives = 0;
+  wrong = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t j = 0; j < 16; ++j) {
+      float s = 0;
+      for (int64_t kk = 0; kk < 32; ++kk) s += static_cast<float>(a[i * 32 + kk]) * static_cast<float>(b[kk * 16 + j]);
+      negatives += s < 0;
+      const float got = static_cast<float>(c[i * 16 + j]);
+      wrong += s <= 0 ? got != 0.0f : std::fabs(got - s) > 1e-3f * (1 + std::fabs(s));
+    }
+  }
+  CHECK(negatives > 0);
+  CHECK(wrong == 0);
+}
+
+}  // namespace pto::correctness

@@ -276,14 +276,15 @@ struct Load : StmtNode, Instr {
 /// Vec -> GM on MTE3: writes the region's extent from the tile's valid part.
 /// `atomic_add`: each element is added to GM atomically (PyPTO Pro's AtomicType.AtomicAdd) in the
 /// tensor's dtype (f32, f16, bf16 or i32), so blocks can accumulate into one region without racing.
+/// `relu`: each element x is written as (x > 0 ? x : 0), before any conversion (ReluPreMode::NormalRelu).
 struct Store : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Store;
   GMRegion dst;
   TileRef src;
-  bool atomic_add;
-  Store(GMRegion d, TileRef s, bool atomic, Instr i)
-      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), atomic_add(atomic) {}
-  static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false);
+  bool atomic_add, relu;
+  Store(GMRegion d, TileRef s, bool atomic, bool r, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), atomic_add(atomic), relu(r) {}
+  static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false, bool relu = false);
 };
 
 /// One fused vector instruction: `dst = value` element-wise over the valid extent of the first

@@ -121,7 +121,7 @@ void store(const Slice<T>& dst, const Tile<U>& src, std::source_location loc = s
 template <Element T, Element U>
   requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
 void store(const Slice<T>& dst, const Tile<U>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
-  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc, options.atomic);
+  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc, options);
 }
 
 /// Code run only by the AIC of each block.

@@ -15,15 +15,19 @@ namespace pto::lang {
 /// each element to what GM holds, atomically (f32, f16, bf16, i32 tensors), so several blocks
 /// can accumulate into one region without a race. The region must hold the initial value (zero).
 enum class AtomicType { AtomicNone, AtomicAdd };
+/// PyPTO Pro's relu_pre_mode: NormalRelu writes max(x, 0) (x > 0 ? x : 0) of each element, before
+/// the conversion to the tensor's dtype.
+enum class ReluPreMode { NoRelu, NormalRelu };
 struct StoreOptions {
   AtomicType atomic = AtomicType::AtomicNone;
+  ReluPreMode relu_pre_mode = ReluPreMode::NoRelu;
 };
 
 namespace detail {
 void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, const ir::GMRegion& src, int src_rank,
                const std::source_location& loc);
 void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
-                const std::source_location& loc, AtomicType atomic = AtomicType::AtomicNone);
+                const std::source_location& loc, const StoreOptions& options = {});
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
                      const ir::Expr& value, const std::source_location& loc);
 }  // namespace detail
@@ -40,7 +44,7 @@ void store(const Slice<T>& dst, const Tile<T>& src, std::source_location loc = s
 template <Element T>
 void store(const Slice<T>& dst, const Tile<T>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
   detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc,
-                     options.atomic);
+                     options);
 }
 
 #define PTO_ROW_REDUCE(name, op)                                                                          \
