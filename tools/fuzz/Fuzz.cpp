@@ -46,6 +46,7 @@ struct Batch {
   int64_t param = 3;
   uint64_t data_seed = 1;
   std::vector<Expr> exprs;
+  bool relu_store = false;  // the stores take relu_pre_mode = NormalRelu
 };
 
 bool floating(DType t) { return is_floating(t); }
@@ -70,6 +71,7 @@ class Generator {
     b.param = static_cast<int64_t>(pick(9)) - 4;
     b.data_seed = rng_();
     for (int i = 0; i < n; ++i) b.exprs.push_back(expr(b.dtype));
+    b.relu_store = pick(4) == 0;
     return b;
   }
 
@@ -221,7 +223,8 @@ auto make_kernel(const Batch& b, bool interpret) {
           if (e.reduce == 2) pl::row_min(red, value);
           zs.current() = value - red;
         }
-        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), zs.current());
+        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), zs.current(),
+                  {.relu_pre_mode = b.relu_store ? pl::ReluPreMode::NormalRelu : pl::ReluPreMode::NoRelu});
         zs.next();
       }
       xs.next();
@@ -430,7 +433,7 @@ std::string cpp(const Batch& b) {
       "    pl::load(xs.current(), x.slice(r0, nr, c0, nc));\n"
       "    pl::load(ys.current(), y.slice(r0, nr, c0, nc));\n"
       "{body}"
-      "    pl::store(z.slice(r0, nr, c0, nc), zs.current());\n"
+      "    pl::store(z.slice(r0, nr, c0, nc), zs.current(){relu});\n"
       "    xs.next(); ys.next(); zs.next();\n"
       "  }}\n"
       "}});\n",
@@ -438,7 +441,8 @@ std::string cpp(const Batch& b) {
       fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
       fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
       fmt::arg("ct", (b.cols + b.tile_cols - 1) / b.tile_cols),
-      fmt::arg("tiles", (b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols)), fmt::arg("body", body));
+      fmt::arg("tiles", (b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols)), fmt::arg("body", body),
+      fmt::arg("relu", b.relu_store ? ", {.relu_pre_mode = pl::ReluPreMode::NormalRelu}" : ""));
 }
 
 }  // namespace

@@ -21,9 +21,10 @@ struct CubeCase {
   int l1_depth = 1, l0_depth = 1, block_dim = 1;
   bool transpose_b = false;
   uint64_t data_seed = 1;
+  int64_t k0 = 0;  // K slice extracted from the L1 panels into L0 (pl::extract); 0: whole K steps
   std::string str() const {
-    return fmt::format("cube case: {} {}x{}x{} tiles {}x{}x{} L1 depth {} L0 depth {} block_dim {} transpose_b {} data seed {}",
-                       dtype_name(dtype), m, n, k, tm, tn, tk, l1_depth, l0_depth, block_dim, transpose_b, data_seed);
+    return fmt::format("cube case: {} {}x{}x{} tiles {}x{}x{} L1 depth {} L0 depth {} block_dim {} transpose_b {} k0 {} data seed {}",
+                       dtype_name(dtype), m, n, k, tm, tn, tk, l1_depth, l0_depth, block_dim, transpose_b, k0, data_seed);
   }
 };
 
@@ -44,6 +45,7 @@ CubeCase random_case(uint64_t seed) {
   c.block_dim = 1 + pick(4);
   c.transpose_b = pick(2) == 1;
   c.data_seed = rng();
+  c.k0 = pick(2) == 0 ? 16 : 0;
   return c;
 }
 
@@ -51,7 +53,7 @@ template <class T>
 auto make_kernel(const CubeCase& c, bool interpret) {
   using Acc = pl::accumulator_t<T>;
   const samples::matmul::Params p{.tm = c.tm, .tn = c.tn, .tk = c.tk, .buffers = c.l1_depth, .transpose_b = c.transpose_b,
-                                  .l0_buffers = c.l0_depth};
+                                  .l0_buffers = c.l0_depth, .k0 = c.k0};
   return pl::jit({.name = interpret ? "fuzz_cube_interp" : "fuzz_cube_jit", .auto_mutex = true, .interpret = interpret},
                  [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Acc> out) {
     samples::matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
