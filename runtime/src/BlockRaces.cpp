@@ -16,6 +16,7 @@ struct Entry {
   bool write;
   int pipe;
   int core;
+  int tensor;
 };
 
 std::string describe(const CompiledKernel& k, const Entry& e, const std::function<std::string(int)>& core_name) {
@@ -30,30 +31,28 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
                                          const std::function<std::string(int core)>& core_name, size_t max_reports) {
   std::vector<RaceReport> out;
   std::map<std::tuple<std::string, int, int>, size_t> index;  // (kind, first instr, second instr) -> report
-  const size_t tensors = k.ir.tensors.size();
-  // Only tensors some core writes can race (the others are read by every block at will): count
-  // their accesses first, so each is gathered into one buffer kept between launches.
-  std::vector<bool> written(tensors, false);
-  std::vector<size_t> count(tensors, 0);
+  // Only tensors some core writes can race (the others are read by every block at will): their
+  // accesses are gathered in one pass into a buffer kept between launches, ordered by tensor and
+  // first element, and swept tensor by tensor.
+  std::vector<bool> written(k.ir.tensors.size(), false);
   for (const CoreModel* m : cores) {
     if (!m) continue;
-    for (const GmSpan& s : m->gm_spans()) {
-      written[s.tensor] = written[s.tensor] || s.write;
-      count[s.tensor] += 1;
+    for (const GmSpan& s : m->gm_spans()) written[s.tensor] = written[s.tensor] || s.write;
+  }
+  thread_local std::vector<Entry> all;
+  all.clear();
+  for (size_t c = 0; c < cores.size(); ++c) {
+    if (!cores[c]) continue;
+    for (const GmSpan& s : cores[c]->gm_spans()) {
+      if (written[s.tensor]) all.push_back({s.touch, s.write, s.pipe, static_cast<int>(c), s.tensor});
     }
   }
-  thread_local std::vector<Entry> entries;
-  for (size_t t = 0; t < tensors; ++t) {
-    if (!written[t]) continue;
-    entries.clear();
-    entries.reserve(count[t]);
-    for (size_t c = 0; c < cores.size(); ++c) {
-      if (!cores[c]) continue;
-      for (const GmSpan& s : cores[c]->gm_spans()) {
-        if (static_cast<size_t>(s.tensor) == t) entries.push_back({s.touch, s.write, s.pipe, static_cast<int>(c)});
-      }
-    }
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.touch.lo < b.touch.lo; });
+  std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); });
+  for (auto from = all.begin(); from != all.end();) {
+    const int t = from->tensor;
+    const auto to = std::find_if(from, all.end(), [&](const Entry& e) { return e.tensor != t; });
+    const std::span<const Entry> entries(from, to);
+    from = to;
     std::vector<const Entry*> active;  // entries whose range may still reach the next ones
     for (const Entry& e : entries) {
       std::erase_if(active, [&](const Entry* a) { return a->touch.hi <= e.touch.lo; });

@@ -52,10 +52,6 @@ void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::T
                  const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc);
 void emit_section(ir::CoreKind core, const std::function<void()>& body, const std::source_location& loc);
 void emit_cross_core(ir::SyncOp op, Pipe pipe, const Int& event, const std::source_location& loc);
-template <Element T>
-TileShape shape_of(const Tile<T>& t) {
-  return {t.rows(), t.cols(), t.rank(), t.space()};
-}
 }  // namespace detail
 
 /// A local copy between tiles (see the table above for the paths). The element types match,
@@ -64,7 +60,7 @@ template <Element T, Element U>
   requires(std::is_same_v<T, U> || (std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)))
 void move(const Tile<T>& dst, const Tile<U>& src, MoveOptions options = {},
           std::source_location loc = std::source_location::current()) {
-  detail::emit_move(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), options, loc);
+  detail::emit_move(dst.ref(), dst.shape(), src.ref(), src.shape(), options, loc);
 }
 
 struct ExtractOptions {
@@ -80,13 +76,13 @@ struct ExtractOptions {
 template <Element T>
 void extract(const Tile<T>& dst, const Tile<T>& src, Int row, Int col, ExtractOptions options = {},
              std::source_location loc = std::source_location::current()) {
-  detail::emit_extract(dst.ref(), detail::shape_of(dst), src.ref(), detail::shape_of(src), row, col, options.transpose, loc);
+  detail::emit_extract(dst.ref(), dst.shape(), src.ref(), src.shape(), row, col, options.transpose, loc);
 }
 
 /// Declares that `tile` (its current slot) holds valid data in its first rows x cols.
 template <Element T>
 void set_validshape(const Tile<T>& tile, Int rows, Int cols, std::source_location loc = std::source_location::current()) {
-  detail::emit_set_valid(tile.ref(), detail::shape_of(tile), rows, cols, loc);
+  detail::emit_set_valid(tile.ref(), tile.shape(), rows, cols, loc);
 }
 
 /// The accumulator type of a cube multiply of `In` elements.
@@ -101,8 +97,8 @@ void matmul(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right, Matmu
   static_assert(!std::is_same_v<L, int32_t>, "pto: the cube multiplies half, bfloat16, float or int8, not int32");
   static_assert(std::is_same_v<A, accumulator_t<L>>,
                 "pto: matmul accumulates half/bfloat16/float in a float Acc tile and int8 in an int32 Acc tile");
-  detail::emit_matmul(acc.ref(), detail::shape_of(acc), left.ref(), detail::shape_of(left), right.ref(),
-                      detail::shape_of(right), options.accumulate, loc);
+  detail::emit_matmul(acc.ref(), acc.shape(), left.ref(), left.shape(), right.ref(),
+                      right.shape(), options.accumulate, loc);
 }
 
 /// acc += left x right (PyPTO Pro's matmul_acc): matmul with {.accumulate = true}.
@@ -116,12 +112,12 @@ void matmul_acc(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right,
 template <Element T, Element U>
   requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
 void store(const Slice<T>& dst, const Tile<U>& src, std::source_location loc = std::source_location::current()) {
-  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc);
+  detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<U>, loc);
 }
 template <Element T, Element U>
   requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
 void store(const Slice<T>& dst, const Tile<U>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
-  detail::emit_store(dst.region, dst.rank, src.ref(), detail::shape_of(src), dtype_of<U>, loc, options);
+  detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<U>, loc, options);
 }
 
 /// Code run only by the AIC of each block.

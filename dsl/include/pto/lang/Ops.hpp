@@ -34,16 +34,16 @@ void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& d
 
 template <Element T>
 void load(const Tile<T>& dst, const Slice<T>& src, std::source_location loc = std::source_location::current()) {
-  detail::emit_load(dst.ref(), {dst.rows(), dst.cols(), dst.rank(), dst.space()}, dtype_of<T>, src.region, src.rank, loc);
+  detail::emit_load(dst.ref(), dst.shape(), dtype_of<T>, src.region, src.rank, loc);
 }
 
 template <Element T>
 void store(const Slice<T>& dst, const Tile<T>& src, std::source_location loc = std::source_location::current()) {
-  detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc);
+  detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<T>, loc);
 }
 template <Element T>
 void store(const Slice<T>& dst, const Tile<T>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
-  detail::emit_store(dst.region, dst.rank, src.ref(), {src.rows(), src.cols(), src.rank(), src.space()}, dtype_of<T>, loc,
+  detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<T>, loc,
                      options);
 }
 
@@ -52,7 +52,7 @@ void store(const Slice<T>& dst, const Tile<T>& src, StoreOptions options, std::s
   void name(const Tile<U>& dst, const A& src, std::source_location loc = std::source_location::current()) { \
     static_assert(std::is_same_v<U, elem_t<A>> || std::is_same_v<U, float>,                              \
                   "pto: a row reduction writes the source's element type, or float");                    \
-    detail::emit_row_reduce(ir::ReduceOp::op, dst.ref(), {dst.rows(), dst.cols(), dst.rank(), dst.space()}, \
+    detail::emit_row_reduce(ir::ReduceOp::op, dst.ref(), dst.shape(), \
                             dtype_of<U>, detail::operand_expr(src), loc);                                  \
   }
 PTO_ROW_REDUCE(row_sum, Sum)

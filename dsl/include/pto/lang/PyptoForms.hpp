@@ -63,10 +63,6 @@ void check_expand_operand(const TileShape& src, const TileShape& vec, int dim, c
 void check_reduce_dim(int dim, const char* op, const std::source_location& loc);
 /// {row, col} offsets for a tensor of `rank` (1-D: {0, offset}); a wrong count is a user error.
 std::array<Int, 2> offsets_of(std::initializer_list<Int> offsets, int rank, const char* op, const std::source_location& loc);
-template <Element T>
-TileShape shape_of_tile(const Tile<T>& t) {
-  return {t.rows(), t.cols(), t.rank(), t.space()};
-}
 }  // namespace detail
 
 #define PTO_DEST_BINARY(name, expr_form)                                                                        \
@@ -85,10 +81,6 @@ PTO_DEST_BINARY(div, PTO_OVER)
 PTO_DEST_BINARY(maximum, max)
 PTO_DEST_BINARY(minimum, min)
 #undef PTO_DEST_BINARY
-#undef PTO_PLUS
-#undef PTO_MINUS
-#undef PTO_TIMES
-#undef PTO_OVER
 
 #define PTO_DEST_UNARY(name)                                                                                   \
   template <Element T, TileOperand A>                                                                          \
@@ -111,13 +103,9 @@ PTO_DEST_UNARY(recip)
   template <Element T>                                                                                         \
   void name(const Tile<T>& out, const Tile<T>& src, const Tile<T>& vec, int dim = 0,                           \
             std::source_location loc = std::source_location::current()) {                                     \
-    detail::check_expand_operand(detail::shape_of_tile(src), detail::shape_of_tile(vec), dim, op_name, loc);  \
+    detail::check_expand_operand(src.shape(), vec.shape(), dim, op_name, loc);                    \
     detail::assign(out, expr_form(src, vec), loc);                                                             \
   }
-#define PTO_PLUS(a, b) ((a) + (b))
-#define PTO_MINUS(a, b) ((a) - (b))
-#define PTO_TIMES(a, b) ((a) * (b))
-#define PTO_OVER(a, b) ((a) / (b))
 PTO_EXPAND(expand_add, "expand_add", PTO_PLUS)
 PTO_EXPAND(expand_sub, "expand_sub", PTO_MINUS)
 PTO_EXPAND(expand_mul, "expand_mul", PTO_TIMES)

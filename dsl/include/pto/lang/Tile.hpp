@@ -75,6 +75,7 @@ class Tile {
   int64_t cols() const { return cols_; }
   int rank() const { return rank_; }
   MemSpace space() const { return space_; }
+  TileShape shape() const { return {rows_, cols_, rank_, space_}; }
   /// This tile as an operand of a tile expression; a one-column 2-D tile broadcasts along rows.
   ir::Expr read() const { return ir::TileRead::make(ref_, dtype_of<T>, rank_ == 2 && cols_ == 1); }
 
