@@ -132,6 +132,18 @@ void narrow(Val v, DType t, uint8_t* p) {
   PTO_INTERNAL_CHECK(false) << "tile element of unsupported dtype " << dtype_name(t);
 }
 
+Val store_value(const uint8_t* p, DType from, DType to, bool relu) {
+  Val v = widen(p, from);
+  if (relu) {
+    if (compute_cls(from) == Cls::F) {
+      v.f = v.f > 0 ? v.f : 0.0f;
+    } else {
+      v.i = v.i > 0 ? v.i : 0;
+    }
+  }
+  return convert(v, from, to);
+}
+
 Val convert(Val v, DType from, DType to) {
   if (from == to) return v;
   const bool ffrom = is_floating(from), fto = is_floating(to);

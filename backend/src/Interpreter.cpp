@@ -321,15 +321,7 @@ class Runner {
       uint8_t* gm = gm_address(s->dst, reg, tes);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         for (int64_t c = 0; c < reg.ext[1]; ++c) {
-          Val v = widen(tile + (r * g.cols + c) * es, g.dtype);
-          if (s->relu) {  // CodeGen::convert_rows: x > 0 ? x : 0, before the conversion
-            if (compute_cls(g.dtype) == Cls::F) {
-              v.f = v.f > 0 ? v.f : 0.0f;
-            } else {
-              v.i = v.i > 0 ? v.i : 0;
-            }
-          }
-          narrow(convert(v, g.dtype, to), to, gm + (r * s->dst.view[1] + c) * tes);
+          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu), to, gm + (r * s->dst.view[1] + c) * tes);
         }
       }
     }

@@ -26,6 +26,9 @@ Val widen(const uint8_t* p, DType t);
 void narrow(Val v, DType t, uint8_t* p);
 /// Compute value of `from` -> compute value of `to`, rounded to `to` (CodeGen::convert).
 Val convert(Val v, DType from, DType to);
+/// The value a store writes from a tile element of `from` at `p` into GM of `to`: widened, with
+/// `relu` (x > 0 ? x : 0, NaN and -0 give +0) applied first, then converted (CodeGen::convert_rows).
+Val store_value(const uint8_t* p, DType from, DType to, bool relu);
 
 /// One node of a compiled tile expression; nodes are in post order (operands first).
 struct XNode {

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 
+#include "InterpreterImpl.hpp"
 #include "pto/support/DType.hpp"
 #include "pto/support/Float16.hpp"
 
@@ -47,16 +48,6 @@ extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes) {
 extern "C" void pto_rt_fence() { _mm_sfence(); }
 
 namespace {
-/// A tile element as the float (or int32) a plain store would write it from.
-double tile_value(const void* tile, int64_t i, DType t) {
-  switch (t) {
-    case DType::f32: return static_cast<const float*>(tile)[i];
-    case DType::f16: return static_cast<float>(static_cast<const half*>(tile)[i]);
-    case DType::bf16: return static_cast<float>(static_cast<const bfloat16*>(tile)[i]);
-    case DType::i32: return static_cast<const int32_t*>(tile)[i];
-    default: return 0;
-  }
-}
 template <class H>
 void add_16bit(void* at, float v) {  // half / bfloat16: compare-and-swap on the 16 bits
   std::atomic_ref<uint16_t> word(*static_cast<uint16_t*>(at));
@@ -71,26 +62,21 @@ void add_16bit(void* at, float v) {  // half / bfloat16: compare-and-swap on the
 extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
                                        int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu) {
   const auto to = static_cast<DType>(gm_dtype), from = static_cast<DType>(tile_dtype);
-  const int64_t es = static_cast<int64_t>(dtype_size(to));
+  const int64_t es = static_cast<int64_t>(dtype_size(to)), tile_es = static_cast<int64_t>(dtype_size(from));
   for (int64_t r = 0; r < rows; ++r) {
     auto* row = static_cast<uint8_t*>(gm) + r * gm_pitch * es;
+    const auto* src = static_cast<const uint8_t*>(tile) + r * tile_pitch * tile_es;
     for (int64_t c = 0; c < cols; ++c) {
-      double v = tile_value(tile, r * tile_pitch + c, from);
-      if (relu) v = v > 0 ? v : 0;
+      // The value a plain store would write (converted, rounded to the GM dtype), then added.
+      const backend::interp::Val v = backend::interp::store_value(src + c * tile_es, from, to, relu != 0);
       void* at = row + c * es;
       switch (to) {
-        case DType::f32: {
-          // Round as a store from a 16-bit tile would (exactly: every input is a float already).
-          std::atomic_ref<float>(*static_cast<float*>(at)).fetch_add(static_cast<float>(v), std::memory_order_relaxed);
+        case DType::f32: std::atomic_ref<float>(*static_cast<float*>(at)).fetch_add(v.f, std::memory_order_relaxed); break;
+        case DType::f16: add_16bit<half>(at, v.f); break;
+        case DType::bf16: add_16bit<bfloat16>(at, v.f); break;
+        case DType::i32:
+          std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(at)).fetch_add(static_cast<uint32_t>(v.i), std::memory_order_relaxed);
           break;
-        }
-        case DType::f16: add_16bit<half>(at, static_cast<float>(half(static_cast<float>(v)))); break;
-        case DType::bf16: add_16bit<bfloat16>(at, static_cast<float>(bfloat16(static_cast<float>(v)))); break;
-        case DType::i32: {
-          std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(at)).fetch_add(static_cast<uint32_t>(static_cast<int32_t>(v)),
-                                                                           std::memory_order_relaxed);
-          break;
-        }
         default: break;
       }
     }
