@@ -44,7 +44,6 @@ CostModel::Cost CostModel::matmul(DType dtype, double fractals) const {
   return {chip_->cube_head_cycles, fractals * chip_->cube_rate(dtype).cycles};
 }
 
-
 // ------------------------------------------------------------------------------------ CoreModel
 
 std::string RaceReport::message() const {
