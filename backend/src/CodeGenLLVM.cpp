@@ -191,14 +191,10 @@ class CodeGen {
           r = b_.CreateSelect(minus1, by_minus1, r);
           return b_.CreateSelect(zero, b_.getInt64(0), r);
         }
-        case ir::BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, c), a, c);
-        case ir::BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, c), a, c);
-        case ir::BinaryOp::LT: return b_.CreateICmpSLT(a, c);
-        case ir::BinaryOp::LE: return b_.CreateICmpSLE(a, c);
-        case ir::BinaryOp::GT: return b_.CreateICmpSGT(a, c);
-        case ir::BinaryOp::GE: return b_.CreateICmpSGE(a, c);
-        case ir::BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
-        case ir::BinaryOp::NE: return b_.CreateICmpNE(a, c);
+        case ir::BinaryOp::Min: case ir::BinaryOp::Max:
+        case ir::BinaryOp::LT: case ir::BinaryOp::LE: case ir::BinaryOp::GT: case ir::BinaryOp::GE: case ir::BinaryOp::EQ:
+        case ir::BinaryOp::NE:
+          return int_order(op->op, a, c);
         case ir::BinaryOp::And: return b_.CreateAnd(a, c);
         case ir::BinaryOp::Or: return b_.CreateOr(a, c);
       }
@@ -326,7 +322,8 @@ class CodeGen {
     if (const auto* i = e.as<ir::IntImm>(); i && i->type.dtype == DType::i32) {
       return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, static_cast<double>(i->value))) : b_.getInt32(static_cast<int32_t>(i->value));
     }
-    Value* v = scalar(e);  // i64
+    Value* v = scalar(e);  // i64, or i1 for a boolean (0 or 1)
+    if (v->getType()->isIntegerTy(1)) return to->isFloatTy() ? b_.CreateUIToFP(v, to) : b_.CreateZExt(v, to);
     return to->isFloatTy() ? b_.CreateSIToFP(v, to) : b_.CreateTrunc(v, to);
   }
 
@@ -369,6 +366,38 @@ class CodeGen {
     return b_.CreateUnaryIntrinsic(id, a);
   }
 
+  /// max/min of docs/semantics.md, spelled out rather than left to llvm.maxnum's target lowering
+  /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
+  /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger
+  /// (smaller) one.
+  Value* float_max_min(Value* a, Value* c, bool max) {
+    llvm::Type* bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
+    Value* tie = max ? b_.CreateAnd(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits))
+                     : b_.CreateOr(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits));
+    Value* r = b_.CreateSelect(max ? b_.CreateFCmpOGT(a, c) : b_.CreateFCmpOLT(a, c), a, c);
+    r = b_.CreateSelect(b_.CreateFCmpOEQ(a, c), b_.CreateBitCast(tie, a->getType()), r);
+    return b_.CreateSelect(b_.CreateFCmpUNO(c, c), a, r);
+  }
+
+  /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.
+  Value* int_order(ir::BinaryOp op, Value* a, Value* c) {
+    const bool u = a->getType()->isIntegerTy(1);
+    using P = llvm::CmpInst::Predicate;
+    switch (op) {
+      case ir::BinaryOp::Max: return b_.CreateSelect(b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, c), a, c);
+      case ir::BinaryOp::Min: return b_.CreateSelect(b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, c), a, c);
+      case ir::BinaryOp::LT: return b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, c);
+      case ir::BinaryOp::LE: return b_.CreateICmp(u ? P::ICMP_ULE : P::ICMP_SLE, a, c);
+      case ir::BinaryOp::GT: return b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, c);
+      case ir::BinaryOp::GE: return b_.CreateICmp(u ? P::ICMP_UGE : P::ICMP_SGE, a, c);
+      case ir::BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
+      case ir::BinaryOp::NE: return b_.CreateICmpNE(a, c);
+      default: break;
+    }
+    PTO_INTERNAL_CHECK(false) << "not an ordering operator: " << ir::binary_op_name(op);
+    return nullptr;
+  }
+
   Value* binary(ir::BinaryOp op, Value* a, Value* c, bool fp) {
     using ir::BinaryOp;
     if (fp) {
@@ -377,8 +406,8 @@ class CodeGen {
         case BinaryOp::Sub: return b_.CreateFSub(a, c);
         case BinaryOp::Mul: return b_.CreateFMul(a, c);
         case BinaryOp::Div: return b_.CreateFDiv(a, c);
-        case BinaryOp::Max: return intrinsic(llvm::Intrinsic::maxnum, a, c);
-        case BinaryOp::Min: return intrinsic(llvm::Intrinsic::minnum, a, c);
+        case BinaryOp::Max: return float_max_min(a, c, true);
+        case BinaryOp::Min: return float_max_min(a, c, false);
         case BinaryOp::LT: return b_.CreateFCmpOLT(a, c);
         case BinaryOp::LE: return b_.CreateFCmpOLE(a, c);
         case BinaryOp::GT: return b_.CreateFCmpOGT(a, c);
@@ -401,14 +430,9 @@ class CodeGen {
           q = b_.CreateSelect(minus1, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a), q);
           return b_.CreateSelect(zero, llvm::ConstantInt::get(a->getType(), 0), q);
         }
-        case BinaryOp::Max: return intrinsic(llvm::Intrinsic::smax, a, c);
-        case BinaryOp::Min: return intrinsic(llvm::Intrinsic::smin, a, c);
-        case BinaryOp::LT: return b_.CreateICmpSLT(a, c);
-        case BinaryOp::LE: return b_.CreateICmpSLE(a, c);
-        case BinaryOp::GT: return b_.CreateICmpSGT(a, c);
-        case BinaryOp::GE: return b_.CreateICmpSGE(a, c);
-        case BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
-        case BinaryOp::NE: return b_.CreateICmpNE(a, c);
+        case BinaryOp::Max: case BinaryOp::Min:
+        case BinaryOp::LT: case BinaryOp::LE: case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::EQ: case BinaryOp::NE:
+          return int_order(op, a, c);
         case BinaryOp::And: return b_.CreateAnd(a, c);
         case BinaryOp::Or: return b_.CreateOr(a, c);
         default: break;
@@ -423,8 +447,10 @@ class CodeGen {
     switch (op) {
       case UnaryOp::Neg: return fp ? b_.CreateFNeg(a) : b_.CreateSub(b_.getInt32(0), a);
       case UnaryOp::Abs: return fp ? intrinsic(llvm::Intrinsic::fabs, a) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
-      case UnaryOp::Relu: return fp ? intrinsic(llvm::Intrinsic::maxnum, a, llvm::ConstantFP::get(a->getType(), 0.0))
-                                    : intrinsic(llvm::Intrinsic::smax, a, b_.getInt32(0));
+      case UnaryOp::Relu: {  // x > 0 ? x : +0 (NaN and -0 give +0)
+        Value* zero = fp ? llvm::ConstantFP::get(a->getType(), 0.0) : static_cast<Value*>(b_.getInt32(0));
+        return b_.CreateSelect(fp ? b_.CreateFCmpOGT(a, zero) : b_.CreateICmpSGT(a, zero), a, zero);
+      }
       case UnaryOp::Exp: return intrinsic(llvm::Intrinsic::exp, a);
       case UnaryOp::Log: return intrinsic(llvm::Intrinsic::log, a);
       case UnaryOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
@@ -447,7 +473,10 @@ class CodeGen {
       Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, b_.getFloatTy()}, {v});
       return to == DType::i8 ? b_.CreateSExt(r, b_.getInt32Ty()) : r;
     }
-    if (!ffrom && fto) return convert(b_.CreateSIToFP(v, b_.getFloatTy()), DType::f32, to);
+    if (!ffrom && fto) {  // a boolean is 0 or 1
+      return convert(from == DType::boolean ? b_.CreateUIToFP(v, b_.getFloatTy()) : b_.CreateSIToFP(v, b_.getFloatTy()), DType::f32, to);
+    }
+    if (from == DType::boolean) return b_.CreateZExt(v, b_.getInt32Ty());
     if (to == DType::i8) return intrinsic(llvm::Intrinsic::smax, intrinsic(llvm::Intrinsic::smin, v, b_.getInt32(127)), b_.getInt32(-128));
     return v;
   }

@@ -1,6 +1,7 @@
-// The reference interpreter's tile expressions, evaluated: element conversions and the
-// element-wise operations of CodeGenLLVM.cpp (element, binary, unary, convert, broadcast_scalar),
-// one row at a time into per-node buffers (compiled by InterpretCompile.cpp).
+// The reference interpreter's tile expressions, evaluated: element conversions and element-wise
+// operations exactly as docs/semantics.md defines them (the LLVM code generator conforms to this
+// file, not the other way round), one row at a time into per-node buffers (compiled by
+// InterpretCompile.cpp).
 //
 // Row-at-a-time evaluation gives the results of the generated element-by-element loop: within
 // an instruction, the only tile that is both written and read is the destination, and every
@@ -12,6 +13,7 @@
 #include <limits>
 
 #include "InterpreterImpl.hpp"
+#include "pto/ir/IntSemantics.hpp"
 #include "pto/support/Error.hpp"
 
 namespace pto::backend::interp {
@@ -51,45 +53,21 @@ int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(st
 float flip_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) ^ 0x80000000u); }
 float clear_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) & 0x7fffffffu); }
 
-/// llvm.maxnum / llvm.minnum as X86 lowers them (combineFMinNumFMaxNum): with an operand known
-/// never NaN, one maxss/minss with that operand second (returned on ties and NaN); otherwise
-/// maxss(op1, op0) and op1 when op0 is NaN.
-float fmax_known(float x, float known) { return x > known ? x : known; }
-float fmin_known(float x, float known) { return x < known ? x : known; }
-float fmax_generic(float op0, float op1) { return std::isnan(op0) ? op1 : (op1 > op0 ? op1 : op0); }
-float fmin_generic(float op0, float op1) { return std::isnan(op0) ? op1 : (op1 < op0 ? op1 : op0); }
-
-/// The host libm's fmaxf/fminf, which the generated code calls for a half maxnum/minnum (called
-/// through pointers: the compiler must not expand them with its own choice for ties).
-float (*volatile libm_fmaxf)(float, float) = ::fmaxf;
-float (*volatile libm_fminf)(float, float) = ::fminf;
-
-/// A float Max/Min node as finalize_minmax decided LLVM computes it.
-void eval_minmax(const XNode& nd, const Val* x, const Val* y, const Val* known, Val* o, int64_t n) {
-  switch (nd.mm) {
-    case XNode::MinMax::Fabs:
-      for (int64_t c = 0; c < n; ++c) o[c].f = clear_sign(x[c].f);
-      break;
-    case XNode::MinMax::Libm:  // the libm call a half maxnum/minnum becomes (with the same NaN and zero rules)
-      for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? libm_fmaxf(x[c].f, y[c].f) : libm_fminf(x[c].f, y[c].f);
-      break;
-    case XNode::MinMax::X86:
-      if (known) {
-        const Val* other = known == y ? x : y;
-        for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? fmax_known(other[c].f, known[c].f) : fmin_known(other[c].f, known[c].f);
-      } else {
-        for (int64_t c = 0; c < n; ++c) o[c].f = nd.mm_max ? fmax_generic(x[c].f, y[c].f) : fmin_generic(x[c].f, y[c].f);
-      }
-      break;
-  }
-  if (nd.mm_negate) {
-    for (int64_t c = 0; c < n; ++c) o[c].f = flip_sign(o[c].f);
-  }
+/// max and min of docs/semantics.md: a NaN operand gives the other operand (two NaNs: the first),
+/// +0 is above -0, otherwise the larger (smaller) value.
+float max_number(float a, float b) {
+  if (std::isnan(b)) return a;
+  if (std::isnan(a)) return b;
+  if (a == b) return std::bit_cast<float>(std::bit_cast<uint32_t>(a) & std::bit_cast<uint32_t>(b));  // +0 over -0
+  return a > b ? a : b;
 }
 
-/// An i1 as the signed value LLVM's integer instructions see (true is -1).
-int32_t sext_bool(int32_t v) { return -(v & 1); }
-
+float min_number(float a, float b) {
+  if (std::isnan(b)) return a;
+  if (std::isnan(a)) return b;
+  if (a == b) return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b));  // -0 under +0
+  return a < b ? a : b;
+}
 
 int32_t int_unary(ir::UnaryOp op, int32_t a) {
   switch (op) {
@@ -160,7 +138,7 @@ Val convert(Val v, DType from, DType to) {
     return r;
   }
   if (fto) {
-    r.f = from == DType::boolean ? (v.i != 0 ? -1.0f : 0.0f) : static_cast<float>(v.i);  // sitofp
+    r.f = static_cast<float>(v.i);  // a boolean is 0 or 1
     return convert(r, DType::f32, to);
   }
   if (to == DType::i8) {
@@ -178,7 +156,7 @@ void fill_scalars(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n
       v = nd.value;
     } else if (nd.kind == XNode::Kind::Scalar) {
       const int64_t s = eval_scalar(nd.scalar, f);
-      if (nd.cls == Cls::F) v.f = nd.scalar_bool ? (s != 0 ? -1.0f : 0.0f) : static_cast<float>(s);
+      if (nd.cls == Cls::F) v.f = static_cast<float>(s);  // a boolean scalar is 0 or 1
       else if (nd.cls == Cls::I) v.i = wrap32(s);
       else v.i = static_cast<int32_t>(s & 1);
     } else {
@@ -219,10 +197,8 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::BinaryOp::Sub: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f - b[c].f; break;
             case ir::BinaryOp::Mul: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f * b[c].f; break;
             case ir::BinaryOp::Div: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f / b[c].f; break;
-            case ir::BinaryOp::Max:
-            case ir::BinaryOp::Min:
-              eval_minmax(nd, buf(nd.mm_x), nd.mm_y >= 0 ? buf(nd.mm_y) : nullptr, nd.known >= 0 ? buf(nd.known) : nullptr, o, n);
-              break;
+            case ir::BinaryOp::Max: for (int64_t c = 0; c < n; ++c) o[c].f = max_number(a[c].f, b[c].f); break;
+            case ir::BinaryOp::Min: for (int64_t c = 0; c < n; ++c) o[c].f = min_number(a[c].f, b[c].f); break;
             case ir::BinaryOp::LT: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f < b[c].f; break;
             case ir::BinaryOp::LE: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f <= b[c].f; break;
             case ir::BinaryOp::GT: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f > b[c].f; break;
@@ -231,14 +207,8 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::BinaryOp::NE: for (int64_t c = 0; c < n; ++c) o[c].i = !(a[c].f == b[c].f); break;  // une
             default: PTO_INTERNAL_CHECK(false) << "unsupported tile operator " << ir::binary_op_name(nd.bop);
           }
-        } else if (ct == Cls::I) {
-          for (int64_t c = 0; c < n; ++c) o[c].i = wrapping_binary<int32_t>(nd.bop, a[c].i, b[c].i);
-        } else {  // i1 operands: LLVM's integer instructions on 1-bit values
-          const bool cmp = ir::is_comparison(nd.bop);
-          for (int64_t c = 0; c < n; ++c) {
-            const int32_t r = wrapping_binary<int32_t>(nd.bop, sext_bool(a[c].i), sext_bool(b[c].i));
-            o[c].i = cmp ? r : (r & 1);
-          }
+        } else {  // integers; booleans are the integers 0 and 1
+          for (int64_t c = 0; c < n; ++c) o[c].i = ir::int_binary<int32_t>(nd.bop, a[c].i, b[c].i);
         }
         break;
       }
@@ -248,16 +218,15 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
           switch (nd.uop) {
             case ir::UnaryOp::Neg: for (int64_t c = 0; c < n; ++c) o[c].f = flip_sign(a[c].f); break;
             case ir::UnaryOp::Abs: for (int64_t c = 0; c < n; ++c) o[c].f = clear_sign(a[c].f); break;
-            case ir::UnaryOp::Relu: for (int64_t c = 0; c < n; ++c) o[c].f = fmax_known(a[c].f, 0.0f); break;
+            case ir::UnaryOp::Relu: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f > 0.0f ? a[c].f : 0.0f; break;  // NaN, -0 -> +0
             case ir::UnaryOp::Exp: for (int64_t c = 0; c < n; ++c) o[c].f = std::exp(a[c].f); break;
             case ir::UnaryOp::Log: for (int64_t c = 0; c < n; ++c) o[c].f = std::log(a[c].f); break;
             case ir::UnaryOp::Sqrt: for (int64_t c = 0; c < n; ++c) o[c].f = std::sqrt(a[c].f); break;
             case ir::UnaryOp::Rsqrt: for (int64_t c = 0; c < n; ++c) o[c].f = 1.0f / std::sqrt(a[c].f); break;
           }
-        } else if (nd.cls == Cls::I) {
-          for (int64_t c = 0; c < n; ++c) o[c].i = int_unary(nd.uop, a[c].i);
         } else {
-          for (int64_t c = 0; c < n; ++c) o[c].i = int_unary(nd.uop, sext_bool(a[c].i)) & 1;
+          PTO_INTERNAL_CHECK(nd.cls == Cls::I) << "an arithmetic operator on a condition";
+          for (int64_t c = 0; c < n; ++c) o[c].i = int_unary(nd.uop, a[c].i);
         }
         break;
       }
@@ -296,23 +265,17 @@ float float_row_sum(const Val* v, int64_t cols) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-Val reduce_step(const CompiledExpr& x, ir::ReduceOp op, Val acc, Val v) {
+Val reduce_step(Cls cls, ir::ReduceOp op, Val acc, Val v) {
   Val r{};
-  if (x.cls == Cls::F) {
-    // Sum: sequential, in column order (float row sums go through float_row_sum instead).
-    // Max/Min: maxnum(acc, v); the accumulator is a loop phi, never known to be non-NaN.
-    const bool v_known = x.nodes.back().never_nan;
+  if (cls == Cls::F) {  // Sum: in column order (float row sums go through float_row_sum instead)
     switch (op) {
       case ir::ReduceOp::Sum: r.f = acc.f + v.f; break;
-      case ir::ReduceOp::Max: r.f = v_known ? fmax_known(acc.f, v.f) : fmax_generic(acc.f, v.f); break;
-      case ir::ReduceOp::Min: r.f = v_known ? fmin_known(acc.f, v.f) : fmin_generic(acc.f, v.f); break;
+      case ir::ReduceOp::Max: r.f = max_number(acc.f, v.f); break;
+      case ir::ReduceOp::Min: r.f = min_number(acc.f, v.f); break;
     }
   } else {
-    switch (op) {
-      case ir::ReduceOp::Sum: r.i = static_cast<int32_t>(static_cast<uint32_t>(acc.i) + static_cast<uint32_t>(v.i)); break;
-      case ir::ReduceOp::Max: r.i = acc.i > v.i ? acc.i : v.i; break;
-      case ir::ReduceOp::Min: r.i = acc.i < v.i ? acc.i : v.i; break;
-    }
+    const ir::BinaryOp bop = op == ir::ReduceOp::Sum ? ir::BinaryOp::Add : op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min;
+    r.i = ir::int_binary<int32_t>(bop, acc.i, v.i);
   }
   return r;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "InterpreterImpl.hpp"
+#include "pto/ir/IntSemantics.hpp"
 #include "pto/backend/Passes.hpp"
 #include "pto/ir/Accesses.hpp"
 #include "pto/support/Error.hpp"
@@ -92,13 +93,7 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
     }
     case ir::NodeKind::Binary: {
       const auto* op = static_cast<const ir::Binary*>(e);
-      int64_t a = eval_scalar(op->a.get(), f);
-      int64_t c = eval_scalar(op->b.get(), f);
-      if (op->a->type.dtype == DType::boolean && op->op != ir::BinaryOp::And && op->op != ir::BinaryOp::Or) {
-        a = -a;  // i1 operands compare as signed 1-bit values (true is -1)
-        c = -c;
-      }
-      return wrapping_binary<int64_t>(op->op, a, c);
+      return ir::int_binary<int64_t>(op->op, eval_scalar(op->a.get(), f), eval_scalar(op->b.get(), f));
     }
     case ir::NodeKind::TileValid: {
       // CodeGen::scalar: a slot never written or declared (0 x 0) reads as its capacity.
@@ -420,7 +415,7 @@ class Runner {
         if (x.cls == Cls::F && s->op == ir::ReduceOp::Sum) {
           acc.f = float_row_sum(v, cols);
         } else {
-          for (int64_t c = 0; c < cols; ++c) acc = reduce_step(x, s->op, acc, v[c]);
+          for (int64_t c = 0; c < cols; ++c) acc = reduce_step(x.cls, s->op, acc, v[c]);
         }
       }
       // The destination is the source's dtype or float (a wider accumulator).

@@ -43,15 +43,6 @@ struct XNode {
   Val value{};                // Const
   const ir::ExprNode* scalar = nullptr;  // Scalar: an i64 (or bool) scalar expression, broadcast
   bool scalar_bool = false;   // Scalar: the expression is boolean (an i1 in generated code)
-  // Binary Max/Min on floats: how the optimised code computes llvm.maxnum/minnum, after
-  // InstCombine's rewrites (see Compiler::finalize_minmax in InterpretCompile.cpp).
-  enum class MinMax : uint8_t { X86, Libm, Fabs };
-  MinMax mm = MinMax::X86;
-  bool mm_max = true;         // computes max (else min) of mm_x and mm_y
-  bool mm_negate = false;     // then negates the result
-  int mm_x = -1, mm_y = -1;   // operand nodes (Fabs: mm_x only)
-  int known = -1;             // X86: mm_x or mm_y when the lowering may assume it is never NaN
-  bool never_nan = false;     // F results: what LLVM's SelectionDAG proves is never NaN
 };
 
 struct LeafInfo {
@@ -103,39 +94,8 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
 /// The row reduction step `acc op v` (Sum, Max, Min) as the generated reduction loop computes it.
 /// A float row sum in CodeGen::float_row_sum's fixed order (lane c % 8, then a tree of the lanes).
 float float_row_sum(const Val* v, int64_t cols);
-Val reduce_step(const CompiledExpr& x, ir::ReduceOp op, Val acc, Val v);
+Val reduce_step(Cls cls, ir::ReduceOp op, Val acc, Val v);
 /// The initial value of a row reduction.
 Val reduce_init(Cls cls, ir::ReduceOp op);
-
-/// Integer `a op c` as the generated code computes it, for i64 scalars and i32 tile elements:
-/// wrapping arithmetic, x / 0 = x % 0 = 0, MIN / -1 = MIN (wraps), x % -1 = 0; comparisons give 0/1.
-template <class I>
-I wrapping_binary(ir::BinaryOp op, I a, I c) {
-  using U = std::make_unsigned_t<I>;
-  const U ua = static_cast<U>(a), uc = static_cast<U>(c);
-  switch (op) {
-    case ir::BinaryOp::Add: return static_cast<I>(ua + uc);
-    case ir::BinaryOp::Sub: return static_cast<I>(ua - uc);
-    case ir::BinaryOp::Mul: return static_cast<I>(ua * uc);
-    case ir::BinaryOp::Div:
-      if (c == 0) return 0;
-      if (c == -1) return static_cast<I>(U{0} - ua);
-      return a / c;
-    case ir::BinaryOp::Mod:
-      if (c == 0 || c == -1) return 0;
-      return a % c;
-    case ir::BinaryOp::Min: return a < c ? a : c;
-    case ir::BinaryOp::Max: return a > c ? a : c;
-    case ir::BinaryOp::LT: return a < c;
-    case ir::BinaryOp::LE: return a <= c;
-    case ir::BinaryOp::GT: return a > c;
-    case ir::BinaryOp::GE: return a >= c;
-    case ir::BinaryOp::EQ: return a == c;
-    case ir::BinaryOp::NE: return a != c;
-    case ir::BinaryOp::And: return a & c;
-    case ir::BinaryOp::Or: return a | c;
-  }
-  return 0;
-}
 
 }  // namespace pto::backend::interp

@@ -1,4 +1,5 @@
 #include "pto/ir/IR.hpp"
+#include "pto/ir/IntSemantics.hpp"
 #include "pto/ir/Kernel.hpp"
 
 namespace pto::ir {
@@ -93,28 +94,6 @@ Expr Var::make(std::string name, int id, VarKind kind, int param_index) {
   return std::make_shared<const Var>(std::move(name), id, kind, param_index);
 }
 
-namespace {
-int64_t fold(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-    case BinaryOp::Add: return a + b;
-    case BinaryOp::Sub: return a - b;
-    case BinaryOp::Mul: return a * b;
-    case BinaryOp::Div: return b == 0 ? 0 : (b == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(a)) : a / b);
-    case BinaryOp::Mod: return b == 0 || b == -1 ? 0 : a % b;
-    case BinaryOp::Min: return a < b ? a : b;
-    case BinaryOp::Max: return a > b ? a : b;
-    case BinaryOp::LT: return a < b;
-    case BinaryOp::LE: return a <= b;
-    case BinaryOp::GT: return a > b;
-    case BinaryOp::GE: return a >= b;
-    case BinaryOp::EQ: return a == b;
-    case BinaryOp::NE: return a != b;
-    case BinaryOp::And: return a && b;
-    case BinaryOp::Or: return a || b;
-  }
-  return 0;
-}
-}  // namespace
 
 Expr Binary::make(BinaryOp op, Expr a, Expr b) {
   PTO_INTERNAL_CHECK(a && b) << "binary operand missing";
@@ -123,8 +102,7 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
     const auto* ia = a.as<IntImm>();
     const auto* ib = b.as<IntImm>();
     const DType t = is_comparison(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::boolean : DType::i64;
-    if (ia && ib && !(op == BinaryOp::Div || op == BinaryOp::Mod) ) return IntImm::make(fold(op, ia->value, ib->value), t);
-    if (ia && ib && ib->value != 0) return IntImm::make(fold(op, ia->value, ib->value), t);
+    if (ia && ib) return IntImm::make(int_binary<int64_t>(op, ia->value, ib->value), t);  // the same evaluator as the interpreter
     // x + 0, x * 1: keep the printed IR and the generated code small.
     if (ib && ib->value == 0 && (op == BinaryOp::Add || op == BinaryOp::Sub)) return a;
     if (ia && ia->value == 0 && op == BinaryOp::Add) return b;

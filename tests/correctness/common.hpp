@@ -123,6 +123,22 @@ int64_t ulp_distance(T a, T b) {
   return d < 0 ? -d : d;
 }
 
+/// max, min and relu as docs/semantics.md defines them (the plain reference of the tests): a NaN
+/// operand gives the other one, +0 is above -0, relu(x) = x > 0 ? x : +0.
+inline float ref_max(float a, float b) {
+  if (std::isnan(b)) return a;
+  if (std::isnan(a)) return b;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float ref_min(float a, float b) {
+  if (std::isnan(b)) return a;
+  if (std::isnan(a)) return b;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+inline float ref_relu(float a) { return a > 0 ? a : 0.0f; }
+
 /// How a result is compared with its reference.
 struct Tol {
   int ulps = 0;                  // 0: exact (nan matches nan)

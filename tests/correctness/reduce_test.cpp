@@ -85,6 +85,7 @@ void check_reduce(Red op, bool fused, int64_t rows, int64_t cols, int64_t rows_p
       mn = std::numeric_limits<float>::infinity();
     }
     int32_t isum = 0;
+    float lane[8] = {};  // docs/semantics.md: column c adds to lane c % 8 in column order, then a fixed tree
     for (int64_t c = 0; c < cols; ++c) {
       // The element as the kernel's source expression produces it (computed in float / int32).
       C v = widen(convert<U>(x.at(r, c)));
@@ -97,8 +98,9 @@ void check_reduce(Red op, bool fused, int64_t rows, int64_t cols, int64_t rows_p
         }
       }
       if constexpr (is_float_v<U>) {
-        mx = std::fmax(mx, v);
-        mn = std::fmin(mn, v);
+        mx = ref_max(mx, v);
+        mn = ref_min(mn, v);
+        lane[c % 8] += v;
       } else {
         mx = std::max(mx, v);
         mn = std::min(mn, v);
@@ -113,11 +115,12 @@ void check_reduce(Red op, bool fused, int64_t rows, int64_t cols, int64_t rows_p
       U want;
       if (op == Red::Sum) {
         if constexpr (is_float_v<U>) {
-          want = U(static_cast<float>(sum));
-          // Float accumulation in any order: |error| <= (cols - 1) eps sum|v|; then one rounding to U.
+          // Bit for bit the sum in the defined order, rounded once to U; and that order is close to
+          // the exact sum: |error| <= (cols - 1) eps sum|v|, then one rounding to U.
+          want = narrow<U>(((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])));
           const double tol = static_cast<double>(cols) * std::numeric_limits<float>::epsilon() * sum_abs +
                              std::fabs(sum) * (std::is_same_v<U, float> ? 0x1p-24 : std::is_same_v<U, half> ? 0x1p-11 : 0x1p-8);
-          ok = std::fabs(static_cast<double>(static_cast<float>(got)) - sum) <= tol;
+          ok = matches(got, want, kExact) && std::fabs(static_cast<double>(static_cast<float>(got)) - sum) <= tol;
         } else {
           want = convert<U>(isum);  // fits: the tests keep integer sums in range
           ok = got == want;

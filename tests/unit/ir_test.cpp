@@ -6,6 +6,8 @@
 
 #include <pto/pto.hpp>
 
+#include "pto/ir/IntSemantics.hpp"
+
 #include "pto/ir/Printer.hpp"
 
 namespace ir = pto::ir;
@@ -70,14 +72,25 @@ TEST_CASE("Binary::make folds comparisons and logic on constants to boolean IntI
   }
 }
 
-TEST_CASE("Binary::make leaves integer division and modulo by constant zero unfolded") {
-  for (auto op : {ir::BinaryOp::Div, ir::BinaryOp::Mod}) {
-    const ir::Expr e = bin(op, imm(7), imm(0));
-    const auto* b = e.as<ir::Binary>();
-    REQUIRE(b != nullptr);
-    CHECK(b->op == op);
-    CHECK(value_of(b->a) == 7);
-    CHECK(value_of(b->b) == 0);
+TEST_CASE("Binary::make folds constants with the engines' integer semantics: wrapping, x / 0 = x % 0 = 0, MIN / -1 = MIN") {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  struct Case {
+    ir::BinaryOp op;
+    int64_t a, b, want;
+  };
+  const Case cases[] = {
+      {ir::BinaryOp::Div, 7, 0, 0},        {ir::BinaryOp::Mod, 7, 0, 0},       {ir::BinaryOp::Div, kMin, -1, kMin},
+      {ir::BinaryOp::Mod, kMin, -1, 0},    {ir::BinaryOp::Add, kMax, 1, kMin}, {ir::BinaryOp::Sub, kMin, 1, kMax},
+      {ir::BinaryOp::Mul, kMax, 2, -2},    {ir::BinaryOp::Div, -7, 2, -3},     {ir::BinaryOp::Mod, -7, 2, -1},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(ir::binary_op_name(c.op));
+    CAPTURE(c.a);
+    CAPTURE(c.b);
+    const ir::Expr e = bin(c.op, imm(c.a), imm(c.b));
+    REQUIRE(e->kind == ir::NodeKind::IntImm);
+    CHECK(value_of(e) == c.want);
+    CHECK(value_of(e) == ir::int_binary<int64_t>(c.op, c.a, c.b));  // the interpreter's evaluator
     CHECK(e->type == ir::Type{DType::i64, false});
   }
 }

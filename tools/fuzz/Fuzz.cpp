@@ -82,11 +82,8 @@ class Generator {
     Expr e;
     e.root = node(e, t, 0);
     if (pick(4) == 0) {
-      // Float sums are reassociated by the JIT (documented); max/min are exact everywhere.
-      // Float row sums are exact between the engines (one fixed order), but a summed expression
-      // with special values can still meet the max/min sign-of-zero and NaN lowering choices
-      // the interpreter does not model under SLP vectorisation: floats reduce by max and min.
-      e.reduce = floating(t) ? 1 + pick(2) : pick(3);
+      // Row sums (one fixed order, docs/semantics.md), max and min, for every dtype.
+      e.reduce = pick(3);
     }
     return e;
   }
@@ -260,7 +257,8 @@ bool same_value(T a, T b) {
     return a == b;
   } else {
     const float fa = static_cast<float>(a), fb = static_cast<float>(b);
-    return (std::isnan(fa) && std::isnan(fb)) || fa == fb;  // +0 == -0: the sign of a zero from max/min may differ (documented)
+    // Bit for bit, the sign of a zero included; any NaN equals any NaN (payloads are not defined).
+    return (std::isnan(fa) && std::isnan(fb)) || std::bit_cast<uint32_t>(fa) == std::bit_cast<uint32_t>(fb);
   }
 }
 
