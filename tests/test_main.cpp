@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <pto/runtime/Emulator.hpp>
+#include <pto/support/Environment.hpp>
 
 namespace {
 // Tests compile what they run: the persistent disk cache stays off unless the environment
@@ -11,7 +12,7 @@ namespace {
 const bool disk_cache_off = [] { return setenv("PTO_CACHE_DIR", "off", /*overwrite=*/0) == 0; }();
 // PTO_HOST_THREADS=N runs a suite on N host threads (the parameterised correctness runs).
 const bool host_threads = [] {
-  if (const char* v = std::getenv("PTO_HOST_THREADS")) pto::set_host_threads(std::atoi(v));
+  if (const auto n = pto::Environment::get().host_threads) pto::set_host_threads(*n);
   return true;
 }();
 }  // namespace

@@ -1,18 +1,12 @@
 #include <cstdio>
-#include <cstdlib>
 
 #include "pto/backend/Passes.hpp"
 #include "pto/ir/Printer.hpp"
+#include "pto/support/Environment.hpp"
 
 namespace pto::backend {
 
-int debug_level() {
-  static const int level = [] {
-    const char* v = std::getenv("PTO_DEBUG");
-    return v ? std::atoi(v) : 0;
-  }();
-  return level;
-}
+int debug_level() { return Environment::get().debug_level; }
 
 int64_t gm_move_alignment(const ChipProfile& chip, ir::MemSpace space) {
   return space == ir::MemSpace::Acc ? 1 : chip.limits(space).align;

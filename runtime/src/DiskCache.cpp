@@ -1,5 +1,7 @@
 #include "pto/runtime/DiskCache.hpp"
 
+#include "pto/support/Environment.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -77,12 +79,7 @@ std::string one_line(const std::string& key) {
 }  // namespace
 
 DiskCache& DiskCache::global() {
-  static DiskCache cache([] {
-    const char* env = std::getenv("PTO_CACHE_DIR");
-    if (env) return std::string(std::strcmp(env, "off") == 0 ? "" : env);
-    const char* home = std::getenv("HOME");
-    return home ? std::string(home) + "/.cache/pto" : std::string();
-  }());
+  static DiskCache cache(Environment::get().cache_dir);
   return cache;
 }
 

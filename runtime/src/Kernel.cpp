@@ -3,25 +3,21 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
-#include "pto/backend/Interpreter.hpp"
-#include "pto/backend/Passes.hpp"
-#include "pto/ir/Printer.hpp"
-#include "pto/ir/Visitor.hpp"
-#include "pto/runtime/DiskCache.hpp"
-#include "pto/runtime/Package.hpp"
 #include "pto/runtime/CompileCache.hpp"
 #include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Pipeline.hpp"
 #include "pto/runtime/Profiler.hpp"
+#include "pto/support/Environment.hpp"
 
 namespace pto {
 
 JitOptions apply_environment(JitOptions options) {
-  if (const char* v = std::getenv("PTO_INTERPRET"); v && std::string(v) == "1") options.interpret = true;
-  if (const char* v = std::getenv("PTO_OPT_LEVEL"); v && *v) options.opt_level = std::atoi(v);
+  const Environment& env = Environment::get();
+  if (env.interpret) options.interpret = *env.interpret;
+  if (env.opt_level) options.opt_level = *env.opt_level;
   return options;
 }
 
@@ -29,29 +25,6 @@ JitOptions apply_environment(JitOptions options) {
 
 namespace pto::detail {
 namespace {
-
-/// The sync instructions' ops and pipes, by instruction id, for the pipeline model.
-std::vector<SyncInfo> sync_table(const ir::Kernel& k) {
-  struct Collect : ir::Visitor {
-    std::vector<SyncInfo>* out;
-    void visit_node(const ir::Sync* op) override { (*out)[op->id] = {op->op, op->src, op->dst, op->tile.group}; }
-  } c;
-  std::vector<SyncInfo> out(k.instrs.size());
-  c.out = &out;
-  c.visit(k.body);
-  return out;
-}
-
-std::vector<const ir::Debug*> debug_table(const ir::Kernel& k) {
-  struct Collect : ir::Visitor {
-    std::vector<const ir::Debug*>* out;
-    void visit_node(const ir::Debug* op) override { (*out)[op->id] = op; }
-  } c;
-  std::vector<const ir::Debug*> out(k.instrs.size(), nullptr);
-  c.out = &out;
-  c.visit(k.body);
-  return out;
-}
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
@@ -94,69 +67,13 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
                                      st.options.race_check, &st.chip->name, &args});
   return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
     HostSpanScope span("compile", &st.options.name);
-    auto ck = std::make_shared<CompiledKernel>();
-    ck->chip = st.chip;
-    auto t = Clock::now();
-    lang::TraceContext ctx(st.options.name, describe(args));
-    ctx.set_tiling_key(&args.key);
-    for (const auto& a : args.tensors) {
-      ctx.kernel().tensors.push_back({fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape});
-    }
-    trace();
-    ck->ir = ctx.finish();
-    ck->cold.trace_ms = ms_since(t);
-    t = Clock::now();
-    backend::lower(ck->ir, *st.chip, {.auto_mutex = st.options.auto_mutex, .mode = st.options.mode});
-    ck->syncs = sync_table(ck->ir);
-    ck->instrumented = st.options.timing;
-    ck->race_check = st.options.race_check;
-    ck->fatal_assert = st.options.fatal_assert;
-    ck->instruction_budget = st.options.instruction_budget;
-    ck->debugs = debug_table(ck->ir);
-    ck->has_debug = std::any_of(ck->debugs.begin(), ck->debugs.end(), [](const ir::Debug* d) { return d != nullptr; });
-    ck->cold.lower_ms = ms_since(t);
-    if (st.options.interpret) {  // the reference interpreter: no LLVM, no caches
-      auto program = std::make_shared<const backend::InterpretedKernel>(ck->ir, *st.chip, st.options.timing);
-      ck->program = program.get();
-      ck->program_owner = std::move(program);
-      ck->fn = &pto_interpret;
-      count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
-      return ck;
-    }
-
-    // Packages, then the disk cache: keyed by the lowered IR itself, so a changed kernel body never matches.
-    ck->object_key = fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck->ir),
-                                 st.options.opt_level, st.options.timing, st.options.race_check, st.options.auto_mutex,
-                                 st.chip->name, st.chip->origin, backend::jit_target_description());
-    DiskCache& disk = DiskCache::global();
-    std::string symbol;
-    std::optional<std::string> found = Package::lookup(ck->object_key, &symbol, ErrorSite{.kernel = st.options.name,
-                                                                                          .specialization = ck->ir.specialization,
-                                                                                          .loc = SourceLoc::from(call_site)});
-    if (!found && disk.enabled()) found = disk.load(ck->object_key, &symbol);
-    if (found) {
-      ck->fn = backend::load_kernel_object({symbol, *found}, &ck->cold.link_ms);
-      ck->object_bytes = found->size();
-      ck->symbol = symbol;
-      ck->object = std::move(*found);
-      ck->from_disk = true;
-      count_disk_load();
-      return ck;
-    }
-    backend::ObjectCode object;
-    backend::CompiledCode code =
-        backend::compile_kernel(ck->ir, *st.chip, {.opt_level = st.options.opt_level, .instrument = st.options.timing}, &object);
-    ck->fn = code.fn;
-    ck->cold.emit_ms = code.timings.emit_ms;
-    ck->cold.optimise_ms = code.timings.optimise_ms;
-    ck->cold.codegen_ms = code.timings.codegen_ms;
-    ck->cold.link_ms = code.timings.link_ms;
-    ck->llvm_ir = std::move(code.llvm_ir);
-    ck->object_bytes = code.object_bytes;
-    count_compile();
-    if (disk.enabled()) disk.store(ck->object_key, st.options.name, object.symbol, object.bytes, ck->cold.total_ms());
-    ck->symbol = std::move(object.symbol);
-    ck->object = std::move(object.bytes);
+    TraceSignature signature{.name = st.options.name, .specialization = describe(args), .key = &args.key};
+    for (const auto& a : args.tensors) signature.tensors.push_back({fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape});
+    const auto t = Clock::now();
+    ir::Kernel traced = trace_kernel(signature, trace);
+    const double trace_ms = ms_since(t);
+    auto ck = prepare_kernel(std::move(traced), *st.chip, st.options, SourceLoc::from(call_site));
+    ck->cold.trace_ms = trace_ms;
     return ck;
   });
 }

@@ -1,6 +1,6 @@
 // The reference interpreter (pto::backend::InterpretedKernel) against the LLVM code generator:
-// each kernel is traced and lowered by hand, then run on hand-built cores both as compiled code
-// and interpreted. GM results must agree bit for bit, NaN payloads and signed zeros included (float
+// each kernel is traced (pto::trace_kernel) and prepared twice (pto::prepare_kernel), then run on
+// hand-built cores both as compiled code and interpreted. GM results must agree bit for bit, NaN payloads and signed zeros included (float
 // row sums too: docs/semantics.md fixes their order), as must each core's
 // CoreStatus, its remaining instruction budget and the sequence of hook calls (exec, sync,
 // cross, debug).
@@ -19,9 +19,7 @@
 
 #include <pto/pto.hpp>
 
-#include "pto/backend/Compiler.hpp"
-#include "pto/backend/Interpreter.hpp"
-#include "pto/backend/Passes.hpp"
+#include "pto/runtime/Pipeline.hpp"
 
 namespace {
 
@@ -36,21 +34,19 @@ const pto::ChipProfile& chip() { return pto::ChipProfile::default_profile(); }
 
 // ------------------------------------------------------------------------------ tracing
 /// Traces `body(scalars)` as kernel `name` with these tensor parameters and `n_scalars` runtime
-/// scalars, and lowers it (as KernelBase::specialize does).
+/// scalars (pto::trace_kernel: the IR as traced, not lowered; prepare() lowers it).
 template <class Body>
-ir::Kernel trace(const std::string& name, std::vector<ir::TensorParam> tensors, int n_scalars, Body&& body, bool auto_mutex = false) {
-  pl::TraceContext ctx(name, "interpreter_test");
-  ctx.kernel().tensors = std::move(tensors);
-  std::vector<pl::Int> scalars;
-  for (int i = 0; i < n_scalars; ++i) {
-    ir::Expr v = ctx.new_var("s" + std::to_string(i), ir::VarKind::Param, i);
-    ctx.kernel().scalars.push_back({"s" + std::to_string(i), v});
-    scalars.emplace_back(v);
-  }
-  body(scalars);
-  ir::Kernel k = ctx.finish();
-  pto::backend::lower(k, chip(), {.auto_mutex = auto_mutex});
-  return k;
+ir::Kernel trace(const std::string& name, std::vector<ir::TensorParam> tensors, int n_scalars, Body&& body) {
+  return pto::trace_kernel({.name = name, .specialization = "interpreter_test", .tensors = std::move(tensors)}, [&] {
+    auto& ctx = *pl::TraceContext::current();
+    std::vector<pl::Int> scalars;
+    for (int i = 0; i < n_scalars; ++i) {
+      ir::Expr v = ctx.new_var("s" + std::to_string(i), ir::VarKind::Param, i);
+      ctx.kernel().scalars.push_back({"s" + std::to_string(i), v});
+      scalars.emplace_back(v);
+    }
+    body(scalars);
+  });
 }
 
 ir::TensorParam tensor1(const char* name, DType t, int64_t n) { return {name, t, 1, {1, n}}; }
@@ -132,10 +128,9 @@ double as_double(const Buf& b, int64_t i) {
   }
 }
 
-/// Number of elements of `a` and `b` that differ: bitwise, or when `tolerance` > 0 within that
-/// relative tolerance. Any two NaNs are equal: the sign and payload of a NaN made by an invalid
-/// operation (0 * inf) depend on how the host compiler built the interpreter (documented).
-int64_t mismatches(const Buf& a, const Buf& b, double tolerance = 0) {
+/// Number of elements of `a` and `b` that differ bitwise. Any two NaNs are equal: the sign and
+/// payload of a NaN are not defined (docs/semantics.md).
+int64_t mismatches(const Buf& a, const Buf& b) {
   REQUIRE(a.bytes.size() == b.bytes.size());
   const size_t es = pto::dtype_size(a.dtype);
   int64_t bad = 0;
@@ -143,7 +138,6 @@ int64_t mismatches(const Buf& a, const Buf& b, double tolerance = 0) {
     if (std::memcmp(a.bytes.data() + i * es, b.bytes.data() + i * es, es) == 0) continue;
     const double x = as_double(a, i), y = as_double(b, i);
     if (std::isnan(x) && std::isnan(y)) continue;
-    if (tolerance > 0 && std::abs(x - y) <= tolerance * std::max(1.0, std::abs(x))) continue;
     if (bad < 5) MESSAGE("element " << i << ": compiled " << x << " interpreted " << y);
     ++bad;
   }
@@ -288,29 +282,31 @@ std::string describe(const CoreStatus& s) {
          " axis=" + std::to_string(s.axis) + " a=" + std::to_string(s.a) + " b=" + std::to_string(s.b) + " c=" + std::to_string(s.c);
 }
 
-/// A kernel compiled (at O2) and prepared for the interpreter, with the same instrumentation.
+/// A traced kernel prepared twice by pto::prepare_kernel: compiled at O2, and for the interpreter,
+/// with the same instrumentation (both lower it the same way).
 struct Prepared {
-  const ir::Kernel* k;
-  bool instrument;
-  KernelFn fn;
-  std::unique_ptr<pto::backend::InterpretedKernel> ik;
+  std::shared_ptr<const pto::CompiledKernel> jit, interpreted;
+  const ir::Kernel& k() const { return jit->ir; }
 };
 
-Prepared prepare(const ir::Kernel& k, bool instrument = true) {
-  const auto code = pto::backend::compile_kernel(k, chip(), {.opt_level = 2, .instrument = instrument});
-  return {&k, instrument, code.fn, std::make_unique<pto::backend::InterpretedKernel>(k, chip(), instrument)};
+Prepared prepare(const ir::Kernel& traced, bool instrument = true, bool auto_mutex = false) {
+  const pto::JitOptions o{.name = traced.name, .auto_mutex = auto_mutex, .opt_level = 2, .timing = instrument};
+  auto jit = pto::prepare_kernel(traced, chip(), o);
+  pto::JitOptions oi = o;
+  oi.interpret = true;
+  auto interpreted = pto::prepare_kernel(traced, chip(), oi);
+  return {std::move(jit), std::move(interpreted)};
 }
 
 /// Runs `p` compiled and interpreted and compares the two runs; returns the interpreter's outcome.
-/// `tolerant`: indices of tensors compared within a relative tolerance (float row sums).
-Outcome differential(const Prepared& p, const std::vector<Buf>& tensors, const RunOptions& o, std::set<size_t> tolerant = {}) {
-  const ir::Kernel& k = *p.k;
-  const Outcome want = run(p.fn, nullptr, k, tensors, o);
-  const Outcome got = run(&pto_interpret, p.ik.get(), k, tensors, o);
+Outcome differential(const Prepared& p, const std::vector<Buf>& tensors, const RunOptions& o) {
+  const ir::Kernel& k = p.k();
+  const Outcome want = run(p.jit->fn, nullptr, k, tensors, o);
+  const Outcome got = run(p.interpreted->fn, p.interpreted->program, k, tensors, o);
   INFO("kernel " << k.name);
   for (size_t i = 0; i < want.tensors.size(); ++i) {
     INFO("tensor " << i);
-    CHECK(mismatches(want.tensors[i], got.tensors[i], tolerant.count(i) ? 1e-5 : 0) == 0);
+    CHECK(mismatches(want.tensors[i], got.tensors[i]) == 0);
   }
   REQUIRE(want.status.size() == got.status.size());
   for (size_t c = 0; c < want.status.size(); ++c) {
@@ -331,7 +327,7 @@ Outcome differential(const Prepared& p, const std::vector<Buf>& tensors, const R
                      << ", interpreted " << g.kind << " #" << g.instr << " " << g.a << " " << g.b << " " << g.c);
   }
   CHECK(first_bad == n);
-  if (!p.instrument) {
+  if (!p.jit->instrumented) {
     for (const auto& e : got.events) CHECK((e.kind != 'E' && e.kind != 'S'));
   }
   return got;
@@ -573,8 +569,7 @@ ir::Kernel matmul(int64_t M, int64_t N, int64_t K, bool transpose_b) {
           pl::store(cf.slice(m0, mlen, n0, nlen), acc.current());
           acc.next();
         }
-      },
-      true);
+      });
 }
 
 /// A vector add whose lengths and offset are runtime scalars: s0 = x length, s1 = y length,
@@ -667,8 +662,7 @@ ir::Kernel mix(int64_t M, int64_t N, int64_t K) {
           out = pl::cast<half>(pl::relu(c + pl::cast<float>(bias_row)));
           pl::store(y.slice(first, rows, 0, N), out);
         });
-      },
-      true);
+      });
 }
 
 /// Debugging aids: printf and pto_assert with arguments, dump_data of a tile and of a window.
@@ -801,7 +795,7 @@ TEST_CASE("interpreter: cube matmul (Mat/Left/Right/Acc, K accumulation, tails, 
     const std::vector<Buf> data = {make_data(t, M * K, 11, -2, 2, Specials::none), make_data(t, K * N, 12, -2, 2, Specials::none),
                                    zeros(pto::dtype_of<Out>, M * N), zeros(pto::dtype_of<pl::accumulator_t<T>>, M * N)};
     const auto cube = std::vector<CoreSpec>{{.block_idx = 0, .block_num = 2, .core_kind = 0}, {.block_idx = 1, .block_num = 2, .core_kind = 0}};
-    differential(prepare(k), data, {.cores = cube});
+    differential(prepare(k, true, /*auto_mutex=*/true), data, {.cores = cube});
   };
   one.operator()<pto::half>(false);
   one.operator()<pto::half>(true);
@@ -864,7 +858,7 @@ TEST_CASE("interpreter: a mix kernel's sections and cross-core flags") {
   const std::vector<CoreSpec> block = {{.block_idx = 0, .block_num = 1, .core_kind = 0, .subblock_idx = 0, .subblock_num = 2},
                                        {.block_idx = 0, .block_num = 2, .core_kind = 1, .subblock_idx = 0, .subblock_num = 2},
                                        {.block_idx = 1, .block_num = 2, .core_kind = 1, .subblock_idx = 1, .subblock_num = 2}};
-  const Outcome got = differential(prepare(k), data, {.cores = block});
+  const Outcome got = differential(prepare(k, true, /*auto_mutex=*/true), data, {.cores = block});
   int cross = 0;
   for (const auto& e : got.events) cross += e.kind == 'C';
   CHECK(cross == 3);

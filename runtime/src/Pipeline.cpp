@@ -1,0 +1,126 @@
+#include "pto/runtime/Pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "pto/backend/Interpreter.hpp"
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Printer.hpp"
+#include "pto/ir/Visitor.hpp"
+#include "pto/runtime/DiskCache.hpp"
+#include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Package.hpp"
+
+namespace pto {
+namespace {
+
+/// The sync instructions' ops and pipes, by instruction id, for the pipeline model.
+std::vector<SyncInfo> sync_table(const ir::Kernel& k) {
+  struct Collect : ir::Visitor {
+    std::vector<SyncInfo>* out;
+    void visit_node(const ir::Sync* op) override { (*out)[op->id] = {op->op, op->src, op->dst, op->tile.group}; }
+  } c;
+  std::vector<SyncInfo> out(k.instrs.size());
+  c.out = &out;
+  c.visit(k.body);
+  return out;
+}
+
+std::vector<const ir::Debug*> debug_table(const ir::Kernel& k) {
+  struct Collect : ir::Visitor {
+    std::vector<const ir::Debug*>* out;
+    void visit_node(const ir::Debug* op) override { (*out)[op->id] = op; }
+  } c;
+  std::vector<const ir::Debug*> out(k.instrs.size(), nullptr);
+  c.out = &out;
+  c.visit(k.body);
+  return out;
+}
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+/// The key of the kernel's object in packages and the disk cache: the lowered IR itself, the
+/// options that change code, the chip and the JIT target, so a changed kernel never matches.
+std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
+  return fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck.ir), o.opt_level, o.timing,
+                     o.race_check, o.auto_mutex, chip.name, chip.origin, backend::jit_target_description());
+}
+
+/// Machine code from a package or the disk cache; false when neither has it.
+bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_site) {
+  DiskCache& disk = DiskCache::global();
+  std::string symbol;
+  std::optional<std::string> found =
+      Package::lookup(ck.object_key, &symbol, ErrorSite{.kernel = o.name, .specialization = ck.ir.specialization, .loc = call_site});
+  if (!found && disk.enabled()) found = disk.load(ck.object_key, &symbol);
+  if (!found) return false;
+  ck.fn = backend::load_kernel_object({symbol, *found}, &ck.cold.link_ms);
+  ck.object_bytes = found->size();
+  ck.symbol = symbol;
+  ck.object = std::move(*found);
+  ck.from_disk = true;
+  detail::count_disk_load();
+  return true;
+}
+
+/// Machine code from LLVM, stored in the disk cache for the next process.
+void compile_with_llvm(CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
+  backend::ObjectCode object;
+  backend::CompiledCode code = backend::compile_kernel(ck.ir, chip, {.opt_level = o.opt_level, .instrument = o.timing}, &object);
+  ck.fn = code.fn;
+  ck.cold.emit_ms = code.timings.emit_ms;
+  ck.cold.optimise_ms = code.timings.optimise_ms;
+  ck.cold.codegen_ms = code.timings.codegen_ms;
+  ck.cold.link_ms = code.timings.link_ms;
+  ck.llvm_ir = std::move(code.llvm_ir);
+  ck.object_bytes = code.object_bytes;
+  detail::count_compile();
+  if (DiskCache& disk = DiskCache::global(); disk.enabled()) {
+    disk.store(ck.object_key, o.name, object.symbol, object.bytes, ck.cold.total_ms());
+  }
+  ck.symbol = std::move(object.symbol);
+  ck.object = std::move(object.bytes);
+}
+
+}  // namespace
+
+ir::Kernel trace_kernel(const TraceSignature& signature, const std::function<void()>& body) {
+  lang::TraceContext ctx(signature.name, signature.specialization);
+  ctx.set_tiling_key(signature.key);
+  ctx.kernel().tensors = signature.tensors;
+  body();
+  return ctx.finish();
+}
+
+std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProfile& chip, const JitOptions& options,
+                                               const SourceLoc& call_site) {
+  auto ck = std::make_shared<CompiledKernel>();
+  ck->chip = &chip;
+  ck->ir = std::move(traced);
+  const auto t = Clock::now();
+  backend::lower(ck->ir, chip, {.auto_mutex = options.auto_mutex, .mode = options.mode});
+  ck->syncs = sync_table(ck->ir);
+  ck->instrumented = options.timing;
+  ck->race_check = options.race_check;
+  ck->fatal_assert = options.fatal_assert;
+  ck->instruction_budget = options.instruction_budget;
+  ck->debugs = debug_table(ck->ir);
+  ck->has_debug = std::any_of(ck->debugs.begin(), ck->debugs.end(), [](const ir::Debug* d) { return d != nullptr; });
+  ck->cold.lower_ms = ms_since(t);
+  if (options.interpret) {  // the reference interpreter: no LLVM, no caches
+    auto program = std::make_shared<const backend::InterpretedKernel>(ck->ir, chip, options.timing);
+    ck->program = program.get();
+    ck->program_owner = std::move(program);
+    ck->fn = &pto_interpret;
+    detail::count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
+    return ck;
+  }
+  ck->object_key = object_key(*ck, chip, options);
+  if (!load_cached(*ck, options, call_site)) compile_with_llvm(*ck, chip, options);
+  return ck;
+}
+
+}  // namespace pto
