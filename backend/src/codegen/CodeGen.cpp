@@ -1,0 +1,170 @@
+#include "CodeGen.hpp"
+
+#include "../CodeGenLLVM.hpp"
+
+namespace pto::backend::codegen {
+
+CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
+                 const llvm::TargetMachine& tm, bool instrument)
+    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), instrument_(instrument) {
+  auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
+  fn_->addFnAttr("target-cpu", tm.getTargetCPU());
+  fn_->addFnAttr("target-features", tm.getTargetFeatureString());
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addParamAttr(0, llvm::Attribute::NoAlias);
+  ctx_ = fn_->getArg(0);
+  auto* fail_ty = llvm::FunctionType::get(b_.getVoidTy(),
+      {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  fail_fn_ = llvm::Function::Create(fail_ty, llvm::Function::ExternalLinkage, "pto_rt_fail", m_);
+  fail_fn_->addFnAttr(llvm::Attribute::Cold);
+  fail_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  stream_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
+                                      llvm::Function::ExternalLinkage, "pto_rt_stream_to_gm", m_);
+  stream_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  gather_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
+                                      llvm::Function::ExternalLinkage, "pto_rt_copy_from_gm", m_);
+  gather_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  auto* i64 = b_.getInt64Ty();
+  matmul_fn_ = llvm::Function::Create(
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64, i64, i64, i64, b_.getInt32Ty(), b_.getInt32Ty()}, false),
+      llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
+  matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  atomic_add_fn_ = llvm::Function::Create(
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty()}, false),
+      llvm::Function::ExternalLinkage, "pto_rt_atomic_add_rows", m_);
+  atomic_add_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+}
+
+void CodeGen::run() {
+  BasicBlock* entry = BasicBlock::Create(c_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+  setup();
+  stmt(k_.body);
+  b_.CreateRetVoid();
+}
+
+void CodeGen::setup() {
+  Value* tensors = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kTensors), "tensors");
+  for (size_t i = 0; i < k_.tensors.size(); ++i) {
+    tensor_base_.push_back(b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), tensors, i), k_.tensors[i].name));
+  }
+  for (size_t s = 1; s < 6; ++s) {
+    arena_[s] = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kArena + s * sizeof(void*)), ir::mem_space_name(static_cast<ir::MemSpace>(s)));
+  }
+  var_slot_.assign(k_.num_vars, nullptr);
+  auto slot_for = [&](const ir::Expr& v) {
+    const auto* var = v.as<ir::Var>();
+    auto* a = b_.CreateAlloca(b_.getInt64Ty(), nullptr, var->name);
+    var_slot_[var->id] = a;
+    return a;
+  };
+  Value* scalars = nullptr;
+  for (const auto& s : k_.scalars) {
+    if (!scalars) scalars = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kScalars), "scalars");
+    const auto* var = s.var.as<ir::Var>();
+    b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), scalars, var->param_index)), slot_for(s.var));
+  }
+  for (const auto& v : k_.mutable_vars) b_.CreateStore(b_.getInt64(0), slot_for(v));
+  // Valid extents: per group, depth x (rows, cols), all zero until written.
+  for (const auto& g : k_.groups) {
+    auto* a = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(2 * g.depth), g.name + ".valid");
+    for (int i = 0; i < 2 * g.depth; ++i) b_.CreateStore(b_.getInt64(0), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), a, i));
+    valid_.push_back(a);
+  }
+  // Loop variables and the block index/count get their slots on first use.
+  block_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockIdx), "block_idx");
+  block_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockNum), "block_num");
+  core_kind_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kCoreKind), "core_kind");
+  subblock_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockIdx), "subblock_idx");
+  subblock_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockNum), "subblock_num");
+  if (instrument_) {
+    model_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kModel), "model");
+    exec_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kExec), "exec_hook");
+    sync_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kSync), "sync_hook");
+    size_t most = 1;
+    for (const auto& info : k_.instrs) most = std::max(most, info.tiles.size());
+    slots_ = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(static_cast<int64_t>(most)), "slots");
+  }
+}
+
+void CodeGen::report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo, Value* gm_hi) {
+  if (!instrument_) return;
+  const auto accesses = ir::tile_accesses(s);
+  for (size_t i = 0; i < accesses.size(); ++i) {
+    b_.CreateStore(scalar(accesses[i].tile.slot), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), slots_, i));
+  }
+  auto* ty = llvm::FunctionType::get(b_.getVoidTy(),
+      {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  b_.CreateCall(ty, exec_hook_, {model_, b_.getInt32(instr), amount, slots_, gm_lo ? gm_lo : b_.getInt64(0), gm_hi ? gm_hi : b_.getInt64(0)});
+}
+
+llvm::AllocaInst* CodeGen::entry_alloca(llvm::Type* t, const std::string& name) {
+  llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return eb.CreateAlloca(t, nullptr, name);
+}
+
+llvm::AllocaInst* CodeGen::loop_slot(const ir::Var* var) {
+  if (!var_slot_[var->id]) var_slot_[var->id] = entry_alloca(b_.getInt64Ty(), var->name);
+  return llvm::cast<llvm::AllocaInst>(var_slot_[var->id]);
+}
+
+void CodeGen::counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name) {
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* head = BasicBlock::Create(c_, std::string(name) + ".body", fn_);
+  BasicBlock* exit = BasicBlock::Create(c_, std::string(name) + ".exit", fn_);
+  b_.CreateCondBr(b_.CreateICmpSGT(count, b_.getInt64(0)), head, exit);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  i->addIncoming(b_.getInt64(0), pre);
+  body(i);
+  Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  b_.SetInsertPoint(exit);
+}
+
+Value* CodeGen::tile_base_in(Value* arena, const ir::TileRef& t) {
+  const auto& g = group(t);
+  Value* off = b_.CreateAdd(b_.getInt64(g.offset), b_.CreateMul(scalar(t.slot), b_.getInt64(g.slot_bytes)));
+  return b_.CreateInBoundsGEP(b_.getInt8Ty(), arena, off);
+}
+
+Value* CodeGen::valid_ptr(const ir::TileRef& t, int axis) {
+  Value* idx = b_.CreateAdd(b_.CreateMul(scalar(t.slot), b_.getInt64(2)), b_.getInt64(axis));
+  return b_.CreateInBoundsGEP(b_.getInt64Ty(), valid_[t.group], idx);
+}
+
+void CodeGen::set_valid(const ir::TileRef& t, Value* rows, Value* cols) {
+  b_.CreateStore(rows, valid_ptr(t, 0));
+  b_.CreateStore(cols, valid_ptr(t, 1));
+}
+
+llvm::Type* CodeGen::storage_type(DType t) {
+  switch (t) {
+    case DType::f32: return b_.getFloatTy();
+    case DType::f16: return b_.getHalfTy();
+    case DType::bf16: return b_.getInt16Ty();
+    case DType::i32: return b_.getInt32Ty();
+    case DType::i8: return b_.getInt8Ty();
+    case DType::i64: return b_.getInt64Ty();
+    case DType::boolean: return b_.getInt1Ty();
+  }
+  return nullptr;
+}
+
+llvm::Type* CodeGen::compute_type(DType t) {
+  const DType c = compute_dtype(t);
+  return c == DType::f32 ? b_.getFloatTy() : (c == DType::boolean ? b_.getInt1Ty() : b_.getInt32Ty());
+}
+
+}  // namespace pto::backend::codegen
+
+namespace pto::backend {
+
+void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
+                      const llvm::TargetMachine& tm, bool instrument) {
+  codegen::CodeGen(k, chip, m, symbol, tm, instrument).run();
+}
+
+}  // namespace pto::backend

@@ -1,0 +1,218 @@
+#pragma once
+// The LLVM code generator (lowered IR -> one function `void symbol(CoreContext*)`), in parts:
+//   CodeGen.cpp         the function, its context loads, instrumentation, loops and tile storage
+//   CodeGenExpr.cpp     scalars and tile expressions (element-wise and row reductions), per
+//                       docs/semantics.md
+//   CodeGenMove.cpp     GM <-> tile transfers, moves between local memories, matmul
+//   CodeGenChecks.cpp   runtime checks, GM regions and the extents of tile expressions
+//   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
+//   CodeGenDebug.cpp    printf, assert, dump, trap
+// Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
+// fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
+#include <array>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "../LLVMHeaders.hpp"
+#include "pto/backend/ChipProfile.hpp"
+#include "pto/backend/KernelABI.hpp"
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Accesses.hpp"
+#include "pto/ir/Kernel.hpp"
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::backend::codegen {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+class CodeGen : private ir::Visitor {
+ public:
+  CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
+          const llvm::TargetMachine& tm, bool instrument);
+
+  /// Emits the kernel's function into the module.
+  void run();
+
+ private:
+  using LeafRows = std::unordered_map<const ir::TileRead*, Value*>;  // a tile read -> its current row
+  struct Extent {
+    Value* rows;
+    Value* cols;
+  };
+  struct Region {  // a GM region's offsets and extents, checked
+    Value* off[2];
+    Value* ext[2];
+  };
+  struct LoopBlocks {
+    BasicBlock *latch, *exit;
+  };
+
+  // ---------------------------------------------------------------- CodeGen.cpp: function and storage
+  Value* ctx_field(size_t offset) { return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset); }
+  /// Loads the context fields (tensors, arenas, scalars, block indices, hooks) in the entry block.
+  void setup();
+  /// Reports an executed instruction to the pipeline model (see KernelABI.hpp).
+  void report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo = nullptr, Value* gm_hi = nullptr);
+  /// Allocas live in the entry block, where mem2reg promotes them to registers.
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "");
+  llvm::AllocaInst* loop_slot(const ir::Var* var);
+  /// for (i = 0; i < count; ++i) body(i), count >= 0 at run time.
+  void counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name);
+
+  const ir::TileGroup& group(const ir::TileRef& t) const { return k_.groups[t.group]; }
+  Value* tile_base(const ir::TileRef& t) { return tile_base_in(arena_[static_cast<size_t>(group(t).space)], t); }
+  /// The tile's slot in `arena`: this core's memory of its space, or a peer core's (cross-core moves).
+  Value* tile_base_in(Value* arena, const ir::TileRef& t);
+  Value* peer_arena(int i) { return b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kPeer + i * sizeof(void*)), "peer"); }
+  Value* valid_ptr(const ir::TileRef& t, int axis);
+  Value* valid(const ir::TileRef& t, int axis) { return b_.CreateLoad(b_.getInt64Ty(), valid_ptr(t, axis)); }
+  void set_valid(const ir::TileRef& t, Value* rows, Value* cols);
+  llvm::Type* storage_type(DType t);
+  llvm::Type* compute_type(DType t);
+
+  // ---------------------------------------------------------------- CodeGenExpr.cpp: scalars and tile expressions
+  /// An i64 scalar expression (i1 for a boolean).
+  Value* scalar(const ir::Expr& e);
+  /// Storage value of dtype `t` -> its compute type.
+  Value* widen(Value* v, DType t);
+  /// Compute value of dtype `t` -> storage of `t` (rounded to nearest even, or wrapped).
+  Value* narrow(Value* v, DType t);
+  Value* float_to_bf16_bits(Value* f);
+  /// Compute value of dtype `from` -> compute value of dtype `to`, rounded to `to`'s precision.
+  Value* convert(Value* v, DType from, DType to);
+  void collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out);
+  /// A scalar (i64 index value, boolean, integer or float constant) converted to compute type `to`.
+  Value* broadcast_scalar(const ir::Expr& e, llvm::Type* to);
+  /// The element at column `col` of tile expression `e` in compute type `ctx_type`; each tile
+  /// read's current row pointer comes from `rows`.
+  Value* element(const ir::Expr& e, Value* col, const LeafRows& rows, llvm::Type* ctx_type);
+  Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr);
+  /// max/min of docs/semantics.md, spelled out rather than left to llvm.maxnum's target lowering
+  /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
+  /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger
+  /// (smaller) one.
+  Value* float_max_min(Value* a, Value* c, bool max);
+  /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.
+  Value* int_order(ir::BinaryOp op, Value* a, Value* c);
+  Value* binary(ir::BinaryOp op, Value* a, Value* c, bool fp);
+  Value* unary(ir::UnaryOp op, Value* a, bool fp);
+  LeafRows leaf_bases(const std::vector<const ir::TileRead*>& leaves);
+  LeafRows leaf_rows(const LeafRows& bases, Value* r);
+  void vec_compute(const ir::VecCompute* op);
+  /// A float row sum in one fixed order (docs/semantics.md), the same on every host and in the
+  /// interpreter: column c goes to lane c % 8, each lane sums its columns in order from +0, and the
+  /// lanes are combined as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). The eight lanes of
+  /// each full group of columns are independent, so the SLP vectoriser makes them one vector add.
+  Value* float_row_sum(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct);
+  void row_reduce(const ir::RowReduce* op);
+
+  // ---------------------------------------------------------------- CodeGenChecks.cpp: checks, regions, extents
+  /// Continues when `ok` holds; otherwise reports `chk` for instruction `instr` and returns.
+  void check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, Value* bv, Value* cv = nullptr);
+  /// Checks that a rows x cols result fits tile `t`.
+  void check_fits(const ir::TileRef& t, Value* rows, Value* cols, int instr);
+  /// The GM region of a transfer with tile `t`, checked: non-negative, inside the tensor, fitting the tile.
+  Region region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr);
+  /// [lo, hi) of the GM elements a region touches, flattened over its view (lo == hi: empty).
+  std::pair<Value*, Value*> gm_interval(const ir::GMRegion& r, const Region& reg);
+  Value* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es);
+  /// The extent of a tile expression (docs/semantics.md, "Valid extents and broadcasting"): the
+  /// valid extent of its lead operand; a {rows, 1} operand broadcasts along each row, a
+  /// {1, cols} operand down each column; checks every other operand covers it.
+  Extent expr_extent(const std::vector<const ir::TileRead*>& leaves, const ir::TileRef& dst, int instr);
+
+  // ---------------------------------------------------------------- CodeGenMove.cpp: transfers, moves, matmul
+  /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch `tile_pitch`).
+  void copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
+                 bool to_tile, bool streaming = false);
+  /// Prefetch hints for the GM region of `op` (no checks: a hint on a bad address is harmless
+  /// only if it is never dereferenced, so the address is clamped into the tensor).
+  void prefetch(const ir::Load* op);
+  void load(const ir::Load* op);
+  void store(const ir::Store* op);
+  /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
+  /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc).
+  void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
+                    bool relu = false);
+  void move(const ir::Move* op);
+  /// pl::extract: narrows the source extent to the window at attrs.offset (as large as the
+  /// destination holds, transposed: its columns x rows; cut to the source's valid extent) and moves
+  /// `src` to the window's first element.
+  void narrow_to_window(const ir::Move* op, Value*& rows, Value*& cols, Value*& src, int64_t es);
+  /// Acc -> Vec on the AIC: each receiving AIV's part of the accumulator (ir::AccToVec), converted
+  /// to the Vec tile's dtype, lands at row 0, column 0 of that AIV's tile slot.
+  void move_acc_to_vec(const ir::Move* op);
+  /// Vec -> Mat on an AIV: the source's valid region lands at `offset` in its AIC's tile slot.
+  void move_vec_to_mat(const ir::Move* op);
+  /// rows x cols elements of `es` bytes between two tiles of row pitches `dst_pitch` and `src_pitch` elements.
+  void copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es);
+  /// pl::set_validshape: the extent must be non-negative and within the tile.
+  void set_valid_shape(const ir::SetValid* op);
+  void matmul(const ir::Matmul* op);
+
+  // ---------------------------------------------------------------- CodeGenControl.cpp: statements
+  /// Emits statement `s` (ir::Visitor dispatches to the visit_node overrides below).
+  void stmt(const ir::Stmt& s) { visit(s); }
+  void visit_node(const ir::Seq* op) override;
+  void visit_node(const ir::For* op) override;
+  void visit_node(const ir::LoopExit* op) override;
+  void visit_node(const ir::IfThenElse* op) override;
+  void visit_node(const ir::Assign* op) override;
+  void visit_node(const ir::Load* op) override { load(op); }
+  void visit_node(const ir::Store* op) override { store(op); }
+  void visit_node(const ir::VecCompute* op) override { vec_compute(op); }
+  void visit_node(const ir::RowReduce* op) override { row_reduce(op); }
+  void visit_node(const ir::Sync* op) override { sync(op); }
+  void visit_node(const ir::Move* op) override { move(op); }
+  void visit_node(const ir::Matmul* op) override { matmul(op); }
+  void visit_node(const ir::SetValid* op) override { set_valid_shape(op); }
+  void visit_node(const ir::Section* op) override { section(op); }
+  void visit_node(const ir::Debug* op) override { debug(op); }
+  void sync(const ir::Sync* op);
+  /// Cross-core flags go to the emulator's block scheduler, timed or not; a nonzero answer
+  /// (deadlock) ends the core at once.
+  void cross_core(const ir::Sync* op);
+  void section(const ir::Section* op);
+
+  // ---------------------------------------------------------------- CodeGenDebug.cpp: debugging aids
+  /// Calls the emulator's debug hook; a nonzero answer (trap, fatal assertion) ends the core.
+  Value* call_debug(const ir::Debug* op, Value* args, Value* data, Value* rows, Value* cols, Value* pitch);
+  void stop_if(Value* r, const char* name);
+  void debug(const ir::Debug* op);
+
+  // ---------------------------------------------------------------- state
+  const ir::Kernel& k_;
+  const ChipProfile& chip_;
+  llvm::Module& m_;
+  llvm::LLVMContext& c_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::Function* fail_fn_ = nullptr;
+  llvm::Function* atomic_add_fn_ = nullptr;
+  llvm::Function* stream_fn_ = nullptr;
+  llvm::Function* gather_fn_ = nullptr;
+  llvm::Function* matmul_fn_ = nullptr;
+  Value* ctx_ = nullptr;
+  Value* core_kind_ = nullptr;
+  Value* subblock_idx_ = nullptr;
+  Value* subblock_num_ = nullptr;
+  Value* block_idx_ = nullptr;
+  Value* block_num_ = nullptr;
+  std::vector<Value*> tensor_base_;
+  Value* arena_[6] = {};
+  std::vector<Value*> var_slot_;
+  std::vector<Value*> valid_;
+  std::unordered_set<const ir::TileRead*> col_broadcast_;  // of the tile expression being emitted
+  std::vector<LoopBlocks> loops_;  // the loops around the statement being emitted, innermost last
+  bool instrument_;
+  Value* model_ = nullptr;
+  Value* exec_hook_ = nullptr;
+  Value* sync_hook_ = nullptr;
+  Value* slots_ = nullptr;
+};
+
+}  // namespace pto::backend::codegen

@@ -1,0 +1,361 @@
+#include "CodeGen.hpp"
+
+namespace pto::backend::codegen {
+
+Value* CodeGen::scalar(const ir::Expr& e) {
+  if (const auto* op = e.as<ir::IntImm>()) {
+    return op->type.dtype == DType::boolean ? b_.getInt1(op->value != 0) : static_cast<Value*>(b_.getInt64(op->value));
+  }
+  if (const auto* op = e.as<ir::Var>()) {
+    if (op->var_kind == ir::VarKind::BlockIdx) return block_idx_;
+    if (op->var_kind == ir::VarKind::BlockNum) return block_num_;
+    if (op->var_kind == ir::VarKind::SubblockIdx) return subblock_idx_;
+    if (op->var_kind == ir::VarKind::SubblockNum) return subblock_num_;
+    PTO_INTERNAL_CHECK(var_slot_[op->id]) << "variable " << op->name << " used before definition";
+    return b_.CreateLoad(b_.getInt64Ty(), var_slot_[op->id], op->name);
+  }
+  if (const auto* op = e.as<ir::TileValid>()) {
+    const auto& g = group(op->tile);
+    Value* rows = valid(op->tile, 0);
+    Value* cols = valid(op->tile, 1);
+    Value* unset = b_.CreateAnd(b_.CreateICmpEQ(rows, b_.getInt64(0)), b_.CreateICmpEQ(cols, b_.getInt64(0)));
+    return b_.CreateSelect(unset, b_.getInt64(op->axis == 0 ? g.rows : g.cols), op->axis == 0 ? rows : cols);
+  }
+  if (const auto* op = e.as<ir::Binary>()) {
+    Value* a = scalar(op->a);
+    Value* c = scalar(op->b);
+    switch (op->op) {
+      case ir::BinaryOp::Add: return b_.CreateAdd(a, c);
+      case ir::BinaryOp::Sub: return b_.CreateSub(a, c);
+      case ir::BinaryOp::Mul: return b_.CreateMul(a, c);
+      case ir::BinaryOp::Div: case ir::BinaryOp::Mod: {
+        // x / 0 = 0, x % 0 = 0, INT64_MIN / -1 = INT64_MIN (wraps): defined results, never a trap.
+        Value* zero = b_.CreateICmpEQ(c, b_.getInt64(0));
+        Value* minus1 = b_.CreateICmpEQ(c, b_.getInt64(-1));
+        Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus1), b_.getInt64(1), c);
+        Value* r = op->op == ir::BinaryOp::Div ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+        Value* by_minus1 = op->op == ir::BinaryOp::Div ? b_.CreateSub(b_.getInt64(0), a) : b_.getInt64(0);
+        r = b_.CreateSelect(minus1, by_minus1, r);
+        return b_.CreateSelect(zero, b_.getInt64(0), r);
+      }
+      case ir::BinaryOp::Min: case ir::BinaryOp::Max:
+      case ir::BinaryOp::LT: case ir::BinaryOp::LE: case ir::BinaryOp::GT: case ir::BinaryOp::GE: case ir::BinaryOp::EQ:
+      case ir::BinaryOp::NE:
+        return int_order(op->op, a, c);
+      case ir::BinaryOp::And: return b_.CreateAnd(a, c);
+      case ir::BinaryOp::Or: return b_.CreateOr(a, c);
+    }
+  }
+  PTO_INTERNAL_CHECK(false) << "unexpected scalar expression";
+  return nullptr;
+}
+
+Value* CodeGen::widen(Value* v, DType t) {
+  switch (t) {
+    case DType::f16: return b_.CreateFPExt(v, b_.getFloatTy());
+    case DType::bf16: return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+    case DType::i8: return b_.CreateSExt(v, b_.getInt32Ty());
+    default: return v;
+  }
+}
+
+Value* CodeGen::float_to_bf16_bits(Value* f) {
+  Value* x = b_.CreateBitCast(f, b_.getInt32Ty());
+  Value* lsb = b_.CreateAnd(b_.CreateLShr(x, 16), 1);
+  Value* rounded = b_.CreateLShr(b_.CreateAdd(x, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
+  Value* nan = b_.CreateOr(b_.CreateLShr(x, 16), b_.getInt32(0x40));
+  Value* is_nan = b_.CreateFCmpUNO(f, f);
+  return b_.CreateTrunc(b_.CreateSelect(is_nan, nan, rounded), b_.getInt16Ty());
+}
+
+Value* CodeGen::narrow(Value* v, DType t) {
+  switch (t) {
+    case DType::f16: return b_.CreateFPTrunc(v, b_.getHalfTy());
+    case DType::bf16: return float_to_bf16_bits(v);
+    case DType::i8: return b_.CreateTrunc(v, b_.getInt8Ty());
+    default: return v;
+  }
+}
+
+void CodeGen::collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out) {
+  struct Collector : ir::Visitor {
+    std::vector<const ir::TileRead*>* out;
+    void visit_node(const ir::TileRead* op) override { out->push_back(op); }
+  } c;
+  c.out = &out;
+  c.visit(e);
+}
+
+Value* CodeGen::broadcast_scalar(const ir::Expr& e, llvm::Type* to) {
+  if (const auto* f = e.as<ir::FloatImm>()) {
+    return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, f->value))
+                           : b_.getInt32(static_cast<int32_t>(f->value));
+  }
+  if (const auto* i = e.as<ir::IntImm>(); i && i->type.dtype == DType::i32) {
+    return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, static_cast<double>(i->value))) : b_.getInt32(static_cast<int32_t>(i->value));
+  }
+  Value* v = scalar(e);  // i64, or i1 for a boolean (0 or 1)
+  if (v->getType()->isIntegerTy(1)) return to->isFloatTy() ? b_.CreateUIToFP(v, to) : b_.CreateZExt(v, to);
+  return to->isFloatTy() ? b_.CreateSIToFP(v, to) : b_.CreateTrunc(v, to);
+}
+
+Value* CodeGen::element(const ir::Expr& e, Value* col, const LeafRows& rows, llvm::Type* ctx_type) {
+  if (!e->type.tile) return broadcast_scalar(e, ctx_type);
+  if (const auto* op = e.as<ir::TileRead>()) {
+    llvm::Type* st = storage_type(op->type.dtype);
+    Value* p = op->row_broadcast ? rows.at(op) : b_.CreateInBoundsGEP(st, rows.at(op), col);
+    return widen(b_.CreateLoad(st, p), op->type.dtype);
+  }
+  if (const auto* op = e.as<ir::Binary>()) {
+    const ir::Expr& tile_side = op->a->type.tile ? op->a : op->b;
+    llvm::Type* ct = compute_type(tile_side->type.dtype);
+    Value* a = element(op->a, col, rows, ct);
+    Value* c = element(op->b, col, rows, ct);
+    return binary(op->op, a, c, ct->isFloatTy());
+  }
+  if (const auto* op = e.as<ir::Unary>()) {
+    llvm::Type* ct = compute_type(op->type.dtype);
+    return unary(op->op, element(op->a, col, rows, ct), ct->isFloatTy());
+  }
+  if (const auto* op = e.as<ir::Cast>()) {
+    llvm::Type* from_t = compute_type(op->a->type.dtype);
+    return convert(element(op->a, col, rows, from_t), op->a->type.dtype, op->type.dtype);
+  }
+  if (const auto* op = e.as<ir::Select>()) {
+    llvm::Type* ct = compute_type(op->type.dtype);
+    Value* cond = element(op->cond, col, rows, b_.getInt1Ty());
+    return b_.CreateSelect(cond, element(op->a, col, rows, ct), element(op->b, col, rows, ct));
+  }
+  PTO_INTERNAL_CHECK(false) << "unexpected tile expression";
+  return nullptr;
+}
+
+Value* CodeGen::intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c) {
+  if (c) return b_.CreateBinaryIntrinsic(id, a, c);
+  return b_.CreateUnaryIntrinsic(id, a);
+}
+
+Value* CodeGen::float_max_min(Value* a, Value* c, bool max) {
+  llvm::Type* bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
+  Value* tie = max ? b_.CreateAnd(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits))
+                   : b_.CreateOr(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits));
+  Value* r = b_.CreateSelect(max ? b_.CreateFCmpOGT(a, c) : b_.CreateFCmpOLT(a, c), a, c);
+  r = b_.CreateSelect(b_.CreateFCmpOEQ(a, c), b_.CreateBitCast(tie, a->getType()), r);
+  return b_.CreateSelect(b_.CreateFCmpUNO(c, c), a, r);
+}
+
+Value* CodeGen::int_order(ir::BinaryOp op, Value* a, Value* c) {
+  const bool u = a->getType()->isIntegerTy(1);
+  using P = llvm::CmpInst::Predicate;
+  switch (op) {
+    case ir::BinaryOp::Max: return b_.CreateSelect(b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, c), a, c);
+    case ir::BinaryOp::Min: return b_.CreateSelect(b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, c), a, c);
+    case ir::BinaryOp::LT: return b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, c);
+    case ir::BinaryOp::LE: return b_.CreateICmp(u ? P::ICMP_ULE : P::ICMP_SLE, a, c);
+    case ir::BinaryOp::GT: return b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, c);
+    case ir::BinaryOp::GE: return b_.CreateICmp(u ? P::ICMP_UGE : P::ICMP_SGE, a, c);
+    case ir::BinaryOp::EQ: return b_.CreateICmpEQ(a, c);
+    case ir::BinaryOp::NE: return b_.CreateICmpNE(a, c);
+    default: break;
+  }
+  PTO_INTERNAL_CHECK(false) << "not an ordering operator: " << ir::binary_op_name(op);
+  return nullptr;
+}
+
+Value* CodeGen::binary(ir::BinaryOp op, Value* a, Value* c, bool fp) {
+  using ir::BinaryOp;
+  if (fp) {
+    switch (op) {
+      case BinaryOp::Add: return b_.CreateFAdd(a, c);
+      case BinaryOp::Sub: return b_.CreateFSub(a, c);
+      case BinaryOp::Mul: return b_.CreateFMul(a, c);
+      case BinaryOp::Div: return b_.CreateFDiv(a, c);
+      case BinaryOp::Max: return float_max_min(a, c, true);
+      case BinaryOp::Min: return float_max_min(a, c, false);
+      case BinaryOp::LT: return b_.CreateFCmpOLT(a, c);
+      case BinaryOp::LE: return b_.CreateFCmpOLE(a, c);
+      case BinaryOp::GT: return b_.CreateFCmpOGT(a, c);
+      case BinaryOp::GE: return b_.CreateFCmpOGE(a, c);
+      case BinaryOp::EQ: return b_.CreateFCmpOEQ(a, c);
+      case BinaryOp::NE: return b_.CreateFCmpUNE(a, c);
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case BinaryOp::Add: return b_.CreateAdd(a, c);
+      case BinaryOp::Sub: return b_.CreateSub(a, c);
+      case BinaryOp::Mul: return b_.CreateMul(a, c);
+      case BinaryOp::Div: {
+        // x / 0 = 0 and INT_MIN / -1 = INT_MIN: defined results instead of a trap.
+        Value* zero = b_.CreateICmpEQ(c, llvm::ConstantInt::get(c->getType(), 0));
+        Value* minus1 = b_.CreateICmpEQ(c, llvm::ConstantInt::get(c->getType(), -1, true));
+        Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus1), llvm::ConstantInt::get(c->getType(), 1), c);
+        Value* q = b_.CreateSDiv(a, safe);
+        q = b_.CreateSelect(minus1, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a), q);
+        return b_.CreateSelect(zero, llvm::ConstantInt::get(a->getType(), 0), q);
+      }
+      case BinaryOp::Max: case BinaryOp::Min:
+      case BinaryOp::LT: case BinaryOp::LE: case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::EQ: case BinaryOp::NE:
+        return int_order(op, a, c);
+      case BinaryOp::And: return b_.CreateAnd(a, c);
+      case BinaryOp::Or: return b_.CreateOr(a, c);
+      default: break;
+    }
+  }
+  PTO_INTERNAL_CHECK(false) << "unsupported tile operator " << ir::binary_op_name(op);
+  return nullptr;
+}
+
+Value* CodeGen::unary(ir::UnaryOp op, Value* a, bool fp) {
+  using ir::UnaryOp;
+  switch (op) {
+    case UnaryOp::Neg: return fp ? b_.CreateFNeg(a) : b_.CreateSub(b_.getInt32(0), a);
+    case UnaryOp::Abs: return fp ? intrinsic(llvm::Intrinsic::fabs, a) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
+    case UnaryOp::Relu: {  // x > 0 ? x : +0 (NaN and -0 give +0)
+      Value* zero = fp ? llvm::ConstantFP::get(a->getType(), 0.0) : static_cast<Value*>(b_.getInt32(0));
+      return b_.CreateSelect(fp ? b_.CreateFCmpOGT(a, zero) : b_.CreateICmpSGT(a, zero), a, zero);
+    }
+    case UnaryOp::Exp: return intrinsic(llvm::Intrinsic::exp, a);
+    case UnaryOp::Log: return intrinsic(llvm::Intrinsic::log, a);
+    case UnaryOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
+    case UnaryOp::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0), intrinsic(llvm::Intrinsic::sqrt, a));
+  }
+  return nullptr;
+}
+
+Value* CodeGen::convert(Value* v, DType from, DType to) {
+  if (from == to) return v;
+  const bool ffrom = is_floating(from), fto = is_floating(to);
+  if (ffrom && fto) {
+    if (to == DType::f16) return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());
+    if (to == DType::bf16) return widen(float_to_bf16_bits(v), DType::bf16);
+    return v;
+  }
+  if (ffrom && !fto) {
+    llvm::Type* it = to == DType::i8 ? b_.getInt8Ty() : b_.getInt32Ty();
+    Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, b_.getFloatTy()}, {v});
+    return to == DType::i8 ? b_.CreateSExt(r, b_.getInt32Ty()) : r;
+  }
+  if (!ffrom && fto) {  // a boolean is 0 or 1
+    return convert(from == DType::boolean ? b_.CreateUIToFP(v, b_.getFloatTy()) : b_.CreateSIToFP(v, b_.getFloatTy()), DType::f32, to);
+  }
+  if (from == DType::boolean) return b_.CreateZExt(v, b_.getInt32Ty());
+  if (to == DType::i8) return intrinsic(llvm::Intrinsic::smax, intrinsic(llvm::Intrinsic::smin, v, b_.getInt32(127)), b_.getInt32(-128));
+  return v;
+}
+
+CodeGen::LeafRows CodeGen::leaf_bases(const std::vector<const ir::TileRead*>& leaves) {
+  LeafRows bases;
+  for (auto* l : leaves) bases[l] = tile_base(l->tile);
+  return bases;
+}
+
+CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
+  LeafRows rows;
+  for (auto& [l, base] : bases) {
+    const auto& g = group(l->tile);
+    if (col_broadcast_.count(l)) {  // a {1, cols} operand: the same row for every row
+      rows[l] = base;
+      continue;
+    }
+    rows[l] = b_.CreateInBoundsGEP(storage_type(l->type.dtype), base, b_.CreateMul(r, b_.getInt64(g.cols)));
+  }
+  return rows;
+}
+
+void CodeGen::vec_compute(const ir::VecCompute* op) {
+  std::vector<const ir::TileRead*> leaves;
+  collect_leaves(op->value, leaves);
+  const auto& dg = group(op->dst);
+  Extent ext = expr_extent(leaves, op->dst, op->id);
+  check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
+  check(b_.CreateICmpSLE(ext.cols, b_.getInt64(dg.cols)), op->id, RuntimeCheck::result_over_tile, 1, ext.cols, b_.getInt64(dg.cols));
+  auto bases = leaf_bases(leaves);
+  Value* dst = tile_base(op->dst);
+  llvm::Type* dt = storage_type(dg.dtype);
+  llvm::Type* ct = compute_type(op->value->type.dtype);
+  counted_loop(ext.rows, [&](Value* r) {
+    auto rows = leaf_rows(bases, r);
+    Value* drow = b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols)));
+    counted_loop(ext.cols, [&](Value* col) {
+      Value* v = element(op->value, col, rows, ct);
+      b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(dt, drow, col));
+    }, "c");
+  }, "r");
+  set_valid(op->dst, ext.rows, ext.cols);
+  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
+Value* CodeGen::float_row_sum(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct) {
+  constexpr int kLanes = 8;
+  std::array<llvm::AllocaInst*, kLanes> lane{};
+  for (auto& l : lane) {
+    l = entry_alloca(ct);  // promoted to registers by mem2reg
+    b_.CreateStore(llvm::ConstantFP::get(ct, 0.0), l);
+  }
+  Value* groups = b_.CreateUDiv(cols, b_.getInt64(kLanes));
+  counted_loop(groups, [&](Value* g) {
+    for (int l = 0; l < kLanes; ++l) {
+      Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(kLanes)), b_.getInt64(l));
+      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(ct, lane[l]), element(value, col, rows, ct)), lane[l]);
+    }
+  }, "sum8");
+  Value* full = b_.CreateMul(groups, b_.getInt64(kLanes));
+  counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last cols % 8 columns: column full + t to lane t
+    Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
+    for (int l = 0; l < kLanes; ++l) {
+      Value* cur = b_.CreateLoad(ct, lane[l]);
+      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(t, b_.getInt64(l)), b_.CreateFAdd(cur, v), cur), lane[l]);
+    }
+  }, "sumtail");
+  std::array<Value*, kLanes> v{};
+  for (int l = 0; l < kLanes; ++l) v[l] = b_.CreateLoad(ct, lane[l]);
+  return b_.CreateFAdd(b_.CreateFAdd(b_.CreateFAdd(v[0], v[1]), b_.CreateFAdd(v[2], v[3])),
+                       b_.CreateFAdd(b_.CreateFAdd(v[4], v[5]), b_.CreateFAdd(v[6], v[7])));
+}
+
+void CodeGen::row_reduce(const ir::RowReduce* op) {
+  std::vector<const ir::TileRead*> leaves;
+  collect_leaves(op->value, leaves);
+  const auto& dg = group(op->dst);
+  Extent ext = expr_extent(leaves, op->dst, op->id);
+  check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
+  auto bases = leaf_bases(leaves);
+  Value* dst = tile_base(op->dst);
+  llvm::Type* dt = storage_type(dg.dtype);
+  const DType vdt = op->value->type.dtype;
+  llvm::Type* ct = compute_type(vdt);
+  const bool fp = ct->isFloatTy();
+  counted_loop(ext.rows, [&](Value* r) {
+    auto rows = leaf_rows(bases, r);
+    Value* init = nullptr;
+    switch (op->op) {
+      case ir::ReduceOp::Sum: init = fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0)); break;
+      case ir::ReduceOp::Max: init = fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN)); break;
+      case ir::ReduceOp::Min: init = fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX)); break;
+    }
+    Value* result = nullptr;
+    if (fp && op->op == ir::ReduceOp::Sum) {
+      result = float_row_sum(op->value, ext.cols, rows, ct);
+    } else {
+      auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
+      b_.CreateStore(init, acc);
+      counted_loop(ext.cols, [&](Value* col) {
+        Value* v = element(op->value, col, rows, ct);
+        Value* cur = b_.CreateLoad(ct, acc);
+        Value* next = op->op == ir::ReduceOp::Sum
+                          ? b_.CreateAdd(cur, v)
+                          : binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, fp);
+        b_.CreateStore(next, acc);
+      }, "c");
+      result = b_.CreateLoad(ct, acc);
+    }
+    // The destination is the source's dtype or float (a wider accumulator).
+    result = convert(result, vdt, dg.dtype);
+    b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
+  }, "r");
+  set_valid(op->dst, ext.rows, b_.getInt64(1));
+  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
+}  // namespace pto::backend::codegen

@@ -1,0 +1,267 @@
+#include "CodeGen.hpp"
+
+namespace pto::backend::codegen {
+
+void CodeGen::copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
+                        bool to_tile, bool streaming) {
+  Value* bytes = b_.CreateMul(cols, b_.getInt64(es));
+  counted_loop(rows, [&](Value* r) {
+    Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
+    Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
+    if (to_tile && streaming) {
+      b_.CreateCall(gather_fn_, {t, g, bytes});
+    } else if (to_tile) {
+      b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
+    } else if (streaming) {
+      b_.CreateCall(stream_fn_, {g, t, bytes});
+    } else {
+      b_.CreateMemCpy(g, llvm::MaybeAlign(es), t, llvm::MaybeAlign(32), bytes);
+    }
+  }, "row");
+}
+
+void CodeGen::prefetch(const ir::Load* op) {
+  const auto& g = group(op->dst);
+  const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+  Value* off[2];
+  Value* ext[2];
+  for (int d = 0; d < 2; ++d) {
+    Value* lo = b_.getInt64(0);
+    off[d] = scalar(op->src.offset[d]);
+    off[d] = b_.CreateSelect(b_.CreateICmpSLT(off[d], lo), lo, off[d]);
+    ext[d] = scalar(op->src.extent[d]);
+    Value* room = b_.CreateSub(b_.getInt64(op->src.view[d]), off[d]);
+    ext[d] = b_.CreateSelect(b_.CreateICmpSLT(room, ext[d]), room, ext[d]);
+    ext[d] = b_.CreateSelect(b_.CreateICmpSLT(ext[d], lo), lo, ext[d]);
+  }
+  Region reg{{off[0], off[1]}, {ext[0], ext[1]}};
+  Value* base = gm_address(op->src, reg, es);
+  Value* row_bytes = b_.CreateMul(ext[1], b_.getInt64(es));
+  Value* lines = b_.CreateUDiv(b_.CreateAdd(row_bytes, b_.getInt64(63)), b_.getInt64(64));
+  counted_loop(ext[0], [&](Value* r) {
+    Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.getInt64(op->src.view[1] * es)));
+    counted_loop(lines, [&](Value* l) {
+      Value* p = b_.CreateGEP(b_.getInt8Ty(), row, b_.CreateMul(l, b_.getInt64(64)));
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    }, "pf");
+  }, "pfrow");
+}
+
+void CodeGen::load(const ir::Load* op) {
+  const auto& g = group(op->dst);
+  const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+  Region reg = region_checked(op->src, op->dst, op->id);
+  const int64_t tensor_bytes = op->src.view[0] * op->src.view[1] * es;
+  copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
+            tensor_bytes >= kStreamingStoreBytes);
+  set_valid(op->dst, reg.ext[0], reg.ext[1]);
+  if (instrument_) {
+    auto [lo, hi] = gm_interval(op->src, reg);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(es)), lo, hi);
+  }
+}
+
+void CodeGen::store(const ir::Store* op) {
+  const auto& g = group(op->src);
+  const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
+  Region reg = region_checked(op->dst, op->src, op->id);
+  for (int d = 0; d < 2; ++d) {
+    Value* v = valid(op->src, d);
+    check(b_.CreateICmpSLE(reg.ext[d], v), op->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v);
+  }
+  const DType to = k_.tensors[op->dst.tensor].dtype;
+  const int64_t tes = static_cast<int64_t>(dtype_size(to));
+  const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
+  if (op->atomic_add) {
+    b_.CreateCall(atomic_add_fn_, {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
+                                   tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
+                                   reg.ext[1], b_.getInt32(op->relu ? 1 : 0)});
+  } else if (to == g.dtype && !op->relu) {
+    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
+              tensor_bytes >= kStreamingStoreBytes);
+  } else {
+    convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
+                 op->relu);
+  }
+  if (instrument_) {
+    auto [lo, hi] = gm_interval(op->dst, reg);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(tes)), lo, hi);
+  }
+}
+
+void CodeGen::convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
+                           Value* cols, bool relu) {
+  llvm::Type* ft = storage_type(from);
+  llvm::Type* tt = storage_type(to);
+  counted_loop(rows, [&](Value* r) {
+    Value* src = b_.CreateInBoundsGEP(ft, tile, b_.CreateMul(r, b_.getInt64(tile_pitch)));
+    Value* dst = b_.CreateInBoundsGEP(tt, gm, b_.CreateMul(r, b_.getInt64(gm_pitch)));
+    counted_loop(cols, [&](Value* c) {
+      Value* v = widen(b_.CreateLoad(ft, b_.CreateInBoundsGEP(ft, src, c)), from);
+      if (relu) {  // x > 0 ? x : 0 (a NaN and -0 give +0), before the conversion
+        const bool fp = v->getType()->isFloatingPointTy();
+        Value* zero = fp ? static_cast<Value*>(llvm::ConstantFP::get(v->getType(), 0.0)) : b_.getInt32(0);
+        v = b_.CreateSelect(fp ? b_.CreateFCmpOGT(v, zero) : b_.CreateICmpSGT(v, zero), v, zero);
+      }
+      b_.CreateStore(narrow(convert(v, from, to), to), b_.CreateInBoundsGEP(tt, dst, c));
+    }, "cvt");
+  }, "cvtrow");
+}
+
+void CodeGen::move(const ir::Move* op) {
+  if (op->attrs.cross_core) return group(op->src).space == ir::MemSpace::Acc ? move_acc_to_vec(op) : move_vec_to_mat(op);
+  const auto& sg = group(op->src);
+  const auto& dg = group(op->dst);
+  const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+  const bool transpose = op->attrs.transpose;
+  Value* rows = valid(op->src, 0);
+  Value* cols = valid(op->src, 1);
+  Value* src = tile_base(op->src);
+  if (op->attrs.window) narrow_to_window(op, rows, cols, src, es);
+  Value* out_rows = transpose ? cols : rows;
+  Value* out_cols = transpose ? rows : cols;
+  check_fits(op->dst, out_rows, out_cols, op->id);
+  Value* dst = tile_base(op->dst);
+  if (!transpose) {
+    copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
+  } else {
+    llvm::Type* st = storage_type(sg.dtype);
+    counted_loop(rows, [&](Value* r) {
+      Value* s = b_.CreateInBoundsGEP(st, src, b_.CreateMul(r, b_.getInt64(sg.cols)));
+      counted_loop(cols, [&](Value* c) {
+        Value* d = b_.CreateInBoundsGEP(st, dst, b_.CreateAdd(b_.CreateMul(c, b_.getInt64(dg.cols)), r));
+        b_.CreateStore(b_.CreateLoad(st, b_.CreateInBoundsGEP(st, s, c)), d);
+      }, "mvt");
+    }, "mvtrow");
+  }
+  set_valid(op->dst, out_rows, out_cols);
+  report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
+}
+
+void CodeGen::narrow_to_window(const ir::Move* op, Value*& rows, Value*& cols, Value*& src, int64_t es) {
+  const auto& sg = group(op->src);
+  const auto& dg = group(op->dst);
+  const bool transpose = op->attrs.transpose;
+  Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
+  Value* ext[2] = {rows, cols};
+  const int64_t fits[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
+  for (int d = 0; d < 2; ++d) {
+    check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
+    check(b_.CreateICmpSLE(off[d], ext[d]), op->id, RuntimeCheck::window_past_valid, d, off[d], ext[d]);
+    Value* left = b_.CreateSub(ext[d], off[d]);
+    ext[d] = b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(fits[d])), left, b_.getInt64(fits[d]));
+  }
+  rows = ext[0];
+  cols = ext[1];
+  src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src,
+                             b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(sg.cols)), off[1]), b_.getInt64(es)));
+}
+
+void CodeGen::move_acc_to_vec(const ir::Move* op) {
+  const auto& sg = group(op->src);
+  const auto& dg = group(op->dst);
+  Value* rows = valid(op->src, 0);
+  Value* cols = valid(op->src, 1);
+  Value* zero = b_.getInt64(0);
+  struct Part {
+    Value *r0, *rows, *c0, *cols;
+  };
+  std::array<std::optional<Part>, 2> parts;
+  switch (op->attrs.split) {
+    case ir::AccToVec::SingleModeVec0: parts[0] = Part{zero, rows, zero, cols}; break;
+    case ir::AccToVec::SingleModeVec1: parts[1] = Part{zero, rows, zero, cols}; break;
+    case ir::AccToVec::DualModeSplitM: {
+      Value* h = b_.CreateSDiv(b_.CreateAdd(rows, b_.getInt64(1)), b_.getInt64(2));
+      parts[0] = Part{zero, h, zero, cols};
+      parts[1] = Part{h, b_.CreateSub(rows, h), zero, cols};
+      break;
+    }
+    case ir::AccToVec::DualModeSplitN: {
+      Value* half = b_.CreateMul(b_.CreateSDiv(b_.CreateAdd(cols, b_.getInt64(31)), b_.getInt64(32)), b_.getInt64(16));
+      half = b_.CreateSelect(b_.CreateICmpSLT(cols, half), cols, half);
+      parts[0] = Part{zero, rows, zero, half};
+      parts[1] = Part{zero, rows, half, b_.CreateSub(cols, half)};
+      break;
+    }
+  }
+  const int64_t ses = static_cast<int64_t>(dtype_size(sg.dtype));
+  for (int s = 0; s < 2; ++s) {
+    if (!parts[s]) continue;
+    const Part& p = *parts[s];
+    check_fits(op->dst, p.rows, p.cols, op->id);
+    Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base(op->src),
+                                      b_.CreateMul(b_.CreateAdd(b_.CreateMul(p.r0, b_.getInt64(sg.cols)), p.c0), b_.getInt64(ses)));
+    convert_rows(tile_base_in(peer_arena(s), op->dst), dg.cols, dg.dtype, src, sg.cols, sg.dtype, p.rows, p.cols);
+  }
+  report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(static_cast<int64_t>(dtype_size(dg.dtype)))));
+}
+
+void CodeGen::move_vec_to_mat(const ir::Move* op) {
+  const auto& sg = group(op->src);
+  const auto& dg = group(op->dst);
+  const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
+  Value* ext[2] = {valid(op->src, 0), valid(op->src, 1)};
+  Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
+  const int64_t cap[2] = {dg.rows, dg.cols};
+  for (int d = 0; d < 2; ++d) {
+    check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
+    Value* end = b_.CreateAdd(off[d], ext[d]);
+    check(b_.CreateICmpSLE(end, b_.getInt64(cap[d])), op->id, RuntimeCheck::result_over_tile, d, end, b_.getInt64(cap[d]));
+  }
+  Value* src = tile_base(op->src);
+  Value* dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base_in(peer_arena(0), op->dst),
+                                    b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(dg.cols)), off[1]), b_.getInt64(es)));
+  copy_tile_rows(dst, dg.cols, src, sg.cols, ext[0], ext[1], es);
+  // The race checker gets the rectangle written, flattened over the destination tile's rows
+  // (the two AIVs of a block fill disjoint parts of one slot).
+  Value* lo = b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(dg.cols)), off[1]);
+  Value* last_row = b_.CreateSub(b_.CreateAdd(off[0], ext[0]), b_.getInt64(1));
+  Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, b_.getInt64(dg.cols)), off[1]), ext[1]);
+  Value* empty = b_.CreateOr(b_.CreateICmpEQ(ext[0], b_.getInt64(0)), b_.CreateICmpEQ(ext[1], b_.getInt64(0)));
+  report(op, op->id, b_.CreateMul(b_.CreateMul(ext[0], ext[1]), b_.getInt64(es)), lo, b_.CreateSelect(empty, lo, hi));
+}
+
+void CodeGen::copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es) {
+  counted_loop(rows, [&](Value* r) {
+    Value* s = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(r, b_.getInt64(src_pitch * es)));
+    Value* d = b_.CreateInBoundsGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, b_.getInt64(dst_pitch * es)));
+    b_.CreateMemCpy(d, llvm::MaybeAlign(es), s, llvm::MaybeAlign(es), b_.CreateMul(cols, b_.getInt64(es)));
+  }, "mvrow");
+}
+
+void CodeGen::set_valid_shape(const ir::SetValid* op) {
+  const auto& g = group(op->tile);
+  Value* ext[2] = {scalar(op->rows), scalar(op->cols)};
+  const int64_t cap[2] = {g.rows, g.cols};
+  for (int d = 0; d < 2; ++d) {
+    check(b_.CreateICmpSGE(ext[d], b_.getInt64(0)), op->id, RuntimeCheck::region_negative, d, ext[d], b_.getInt64(0));
+    check(b_.CreateICmpSLE(ext[d], b_.getInt64(cap[d])), op->id, RuntimeCheck::region_over_tile, d, ext[d], b_.getInt64(cap[d]));
+  }
+  set_valid(op->tile, ext[0], ext[1]);
+  report(op, op->id, b_.getInt64(1));
+}
+
+void CodeGen::matmul(const ir::Matmul* op) {
+  const auto& ag = group(op->a);
+  const auto& bg = group(op->b);
+  const auto& cg = group(op->dst);
+  Value* m = valid(op->a, 0);
+  Value* kk = valid(op->a, 1);
+  Value* kb = valid(op->b, 0);
+  Value* n = valid(op->b, 1);
+  check(b_.CreateICmpEQ(kk, kb), op->id, RuntimeCheck::matmul_k_mismatch, 1, kk, kb);
+  check_fits(op->dst, m, n, op->id);
+  if (op->accumulate) {
+    Value* vr = valid(op->dst, 0);
+    Value* vc = valid(op->dst, 1);
+    check(b_.CreateICmpSGE(vr, m), op->id, RuntimeCheck::operand_smaller, 0, m, vr);
+    check(b_.CreateICmpSGE(vc, n), op->id, RuntimeCheck::operand_smaller, 1, n, vc);
+  }
+  b_.CreateCall(matmul_fn_, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
+                             b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
+                             b_.getInt32(op->accumulate ? 1 : 0)});
+  set_valid(op->dst, m, n);
+  report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
+}
+
+}  // namespace pto::backend::codegen
