@@ -48,6 +48,23 @@ HostSpanScope::~HostSpanScope() {
 }
 }  // namespace detail
 
+double LaunchProfile::pipe_utilization(ir::Pipe pipe) const {
+  const double span_cycles = (device_us - launch_overhead_us) * clock_ghz * 1e3;
+  if (cores.empty() || span_cycles <= 0) return 0;
+  // Averaged over the cores that have the pipe (AICs for M/MTE1/FIX, AIVs for V/MTE3).
+  const bool cube_pipe = pipe == ir::Pipe::M || pipe == ir::Pipe::MTE1 || pipe == ir::Pipe::FIX;
+  const bool vector_pipe = pipe == ir::Pipe::V || pipe == ir::Pipe::MTE3;
+  double sum = 0;
+  int n = 0;
+  for (const auto& c : cores) {
+    const bool aic = c.kind == static_cast<int>(ir::CoreKind::AIC);
+    if ((cube_pipe && !aic) || (vector_pipe && aic)) continue;
+    sum += c.pipes[static_cast<int>(pipe)].busy;
+    ++n;
+  }
+  return n == 0 ? 0 : sum / n / span_cycles;
+}
+
 double LaunchProfile::pipe_time_us(ir::Pipe pipe) const {
   if (cores.empty()) return 0;
   double sum = 0;

@@ -1,0 +1,90 @@
+#include "LaunchErrors.hpp"
+
+#include <fmt/format.h>
+
+namespace pto::emulator {
+
+namespace {
+
+const char* axis_name(int axis) { return axis == 0 ? "rows" : "columns"; }
+
+std::string tensor_name(const CompiledKernel& k, int instr) {
+  const int t = instr >= 0 ? k.ir.instrs[instr].tensor : -1;
+  return t >= 0 ? k.ir.tensors[t].name : "?";
+}
+
+/// For a valid extent of 0: the likely cause.
+std::string unwritten_hint(int64_t valid) {
+  return valid != 0 ? "" : " (nothing on this core has written the tile slot; data another core moved in (Acc -> Vec, Vec -> Mat) "
+                           "needs pl::set_validshape on the receiving core)";
+}
+
+}  // namespace
+
+std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
+  const std::string op = s.instr >= 0 ? k.ir.instrs[s.instr].op : "instruction";
+  const char* axis = axis_name(s.axis);
+  switch (s.check) {
+    case RuntimeCheck::region_negative:
+      return fmt::format("{} of a negative extent: {} {}", op, s.a, axis);
+    case RuntimeCheck::region_out_of_bounds:
+      return fmt::format("{} out of bounds on tensor {}: {} [{}, {}) (offset {}, length {}) outside the tensor's {} {}", op,
+                         tensor_name(k, s.instr), axis, s.a, s.a + s.b, s.a, s.b, s.c, axis);
+    case RuntimeCheck::region_over_tile:
+      return fmt::format("{} of {} {} into a tile of {} {} (over capacity)", op, s.a, axis, s.b, axis);
+    case RuntimeCheck::region_misaligned:
+      return fmt::format("{} misaligned: the region starts {} B into its row, not a multiple of {} B", op, s.a, s.b);
+    case RuntimeCheck::store_beyond_valid:
+      return fmt::format("store of {} {} from a tile whose valid extent is {} {}{}", s.a, axis, s.b, axis, unwritten_hint(s.b));
+    case RuntimeCheck::operand_smaller:
+      return fmt::format("an operand's valid extent ({} {}) is smaller than the instruction's ({} {}){}", s.b, axis, s.a, axis,
+                         unwritten_hint(s.b));
+    case RuntimeCheck::offset_negative:
+      return fmt::format("{} at a negative {} offset {}", op, s.axis == 0 ? "row" : "column", s.a);
+    case RuntimeCheck::window_past_valid:
+      return fmt::format("{} window at {} {} starts past the source tile's valid extent of {} {}{}", op, s.axis == 0 ? "row" : "column",
+                         s.a, s.b, axis, unwritten_hint(s.b));
+    case RuntimeCheck::result_over_tile:
+      return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
+    case RuntimeCheck::range_step:
+      return fmt::format("pl::range needs a nonzero step, got {} at run time", s.a);
+    case RuntimeCheck::matmul_k_mismatch:
+      return fmt::format("matmul of a Left tile with {} valid columns (K) by a Right tile with {} valid rows: K must match", s.a, s.b);
+    case RuntimeCheck::cross_event_range:
+      return fmt::format("cross-core event id {} is out of range 0..15", s.a);
+    case RuntimeCheck::instruction_budget:
+      return fmt::format("instruction budget exceeded: the core ran more than {} instructions (a runaway loop?); raise "
+                         "JitOptions::instruction_budget if the kernel really needs more", k.instruction_budget);
+    case RuntimeCheck::trap:
+      return "trap: the kernel called pl::trap()";
+    case RuntimeCheck::assert_failed:
+      return "assertion failed (JitOptions::fatal_assert is on); the message was delivered to the debug output";
+    case RuntimeCheck::ok:
+      break;
+  }
+  return "runtime check failed";
+}
+
+[[noreturn]] void throw_failure(const CompiledKernel& k, const CoreStatus& s, int core, ir::CoreKind kind) {
+  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = ir::core_kind_name(kind)};
+  if (s.instr >= 0 && s.instr < static_cast<int>(k.ir.instrs.size())) {
+    const auto& info = k.ir.instrs[s.instr];
+    site.pipe = ir::pipe_name(info.pipe);
+    site.instruction = fmt::format("#{} {}", s.instr, info.text);
+    site.loc = info.loc;
+  }
+  throw UserError(describe_failure(k, s), std::move(site));
+}
+
+[[noreturn]] void throw_model_failure(const CompiledKernel& k, const std::string& reason, int instr, int core, ir::CoreKind kind) {
+  ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization, .core = core, .core_kind = ir::core_kind_name(kind)};
+  if (instr >= 0 && instr < static_cast<int>(k.ir.instrs.size())) {
+    const auto& info = k.ir.instrs[instr];
+    site.pipe = ir::pipe_name(info.pipe);
+    site.instruction = fmt::format("#{} {}", instr, info.text);
+    site.loc = info.loc;
+  }
+  throw UserError(reason, std::move(site));
+}
+
+}  // namespace pto::emulator

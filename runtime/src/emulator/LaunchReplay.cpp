@@ -1,0 +1,55 @@
+#include "LaunchReplay.hpp"
+
+namespace pto::emulator {
+
+TracePool& trace_pool() {
+  static TracePool pool;
+  return pool;
+}
+
+timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
+                                   const std::vector<std::optional<CoreModel>>& models, int per_block, bool record) {
+  const ChipProfile& chip = *k.chip;
+  std::vector<const timing::CoreTrace*> traces(models.size());
+  std::vector<double> start(models.size());
+  for (size_t c = 0; c < models.size(); ++c) {
+    traces[c] = &models[c]->trace();
+    start[c] = static_cast<double>(c / static_cast<size_t>(per_block)) * chip.block_dispatch_cycles;
+  }
+  std::vector<uint64_t> base(k.ir.tensors.size(), 0);
+  uint64_t next = 0;
+  constexpr uint64_t kAlign = uint64_t{2} << 20;
+  for (size_t t = 0; t < k.ir.tensors.size() && t < args.tensors.size(); ++t) {
+    size_t same = t;
+    for (size_t u = 0; u < t; ++u) {
+      if (args.tensors[u].data == args.tensors[t].data) same = u;
+    }
+    if (same != t) {
+      base[t] = base[same];
+      continue;
+    }
+    const auto& shape = args.tensors[t].shape;
+    const uint64_t bytes = static_cast<uint64_t>(shape[0] * shape[1]) * dtype_size(args.tensors[t].dtype);
+    base[t] = next;
+    next += (bytes + kAlign - 1) / kAlign * kAlign;
+  }
+  return timing::replay(
+      {.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record});
+}
+
+
+double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int block_dim) {
+  if (p.macs <= 0 || k.ir.mode == ir::KernelMode::Vector) return 0;
+  DType dtype = DType::f32;
+  for (const auto& info : k.ir.instrs) {
+    if (info.op == "matmul") {
+      dtype = info.dtype;
+      break;
+    }
+  }
+  const double cycles = (p.device_us - p.launch_overhead_us) * p.clock_ghz * 1e3;
+  const double peak = k.chip->cube_macs(dtype) * block_dim * cycles;
+  return peak > 0 ? p.macs / peak : 0;
+}
+
+}  // namespace pto::emulator
