@@ -17,6 +17,8 @@
 
 #include <pto/pto.hpp>
 
+#include "common/TensorHelpers.hpp"
+
 namespace pto::correctness {
 
 namespace pl = pto::lang;
@@ -244,17 +246,8 @@ std::pair<double, double> default_range() {
   else return {-8, 8};
 }
 
-template <class T>
-pto::Tensor<T> copy_of(const pto::Tensor<T>& t) {
-  auto c = pto::Tensor<T>::empty(t.shape());
-  std::copy(t.data(), t.data() + t.numel(), c.data());
-  return c;
-}
-
-template <class T>
-bool bitwise_equal(const pto::Tensor<T>& a, const pto::Tensor<T>& b) {
-  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), a.bytes()) == 0;
-}
+using pto::test::bitwise_equal;
+using pto::test::copy_of;
 
 // ------------------------------------------------------------------------------------- kernels
 

@@ -55,7 +55,7 @@ TEST_CASE("an Acc -> Vec move in a cube kernel fails at launch: the path joins t
   const auto y0 = copy_of(y);
   CHECK_HAS(user_error([&] { k[{.block_dim = 1}](a, y); }), "kernel 'acc_to_vec_cube'",
             "the Acc -> Vec move is in a cube kernel: it connects the AIC and the AIVs of a mix kernel's block", "pipe: FIX", PTO_AT(line));
-  CHECK(same_bits(y, y0));
+  CHECK(bitwise_equal(y, y0));
   check_usable_after_move_error();
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("a Vec -> Mat move past the AIC's tile or at a negative offset, set_va
     k[{.block_dim = 1}](a, y, c.row_offset, c.valid_rows);
     const std::string msg = user_error([] { pto::synchronize(); });
     CHECK_HAS(msg, "kernel 'bad_runtime_extent'", c.want, "AIV", PTO_AT(c.valid_rows > 8 ? valid_line : move_line));
-    CHECK(same_bits(y, y0));  // the AIC's store never ran: its wait was never satisfied
+    CHECK(bitwise_equal(y, y0));  // the AIC's store never ran: its wait was never satisfied
   }
   check_usable_after_move_error();
 }
@@ -171,7 +171,7 @@ TEST_CASE("storing data moved in by Acc -> Vec without set_validshape: the store
   const std::string msg = user_error([&] { k[{.block_dim = 1}].run_sync(a, y); });
   CHECK_HAS(msg, "kernel 'no_set_validshape'", "store of 16 rows from a tile whose valid extent is 0 rows",
             "needs pl::set_validshape on the receiving core", "AIV", "pipe: MTE3", PTO_AT(line));
-  CHECK(same_bits(y, y0));
+  CHECK(bitwise_equal(y, y0));
   check_usable_after_move_error();
 }
 

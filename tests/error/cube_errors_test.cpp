@@ -100,7 +100,7 @@ TEST_CASE("a store from a Mat, Left or Right tile fails at launch: GM is written
     CHECK_HAS(msg, "kernel 'store_from_l1'",
               std::string("store from a ") + space_name(space) + " tile: GM is written from Vec (MTE3) or Acc (FIX)", PTO_AT(line));
     CHECK_NOTHROW(pto::synchronize());
-    CHECK(same_bits(z, z0));
+    CHECK(bitwise_equal(z, z0));
   }
   check_usable_after_cube_error();
 }
@@ -182,7 +182,7 @@ TEST_CASE("matmul whose valid K differ at run time (24 loaded columns of A, 32 r
   CHECK_HAS(msg, "kernel 'matmul_runtime_k'",
             "matmul of a Left tile with 24 valid columns (K) by a Right tile with 32 valid rows: K must match", "core: AIC 0",
             "pipe: M", "instruction: #", PTO_AT(line));
-  CHECK(same_bits(c, c0));  // the store after the failed matmul never ran
+  CHECK(bitwise_equal(c, c0));  // the store after the failed matmul never ran
   CHECK_HAS(user_error([&] { k[{.block_dim = 1}].run_sync(a, b, c, int64_t{8}); }),
             "matmul of a Left tile with 8 valid columns (K) by a Right tile with 32 valid rows");
   // The same specialisation with matching K works.
@@ -337,7 +337,7 @@ TEST_CASE("an extract window at a negative offset or past the source's valid ext
     const auto y0 = copy_of(y);
     k[{.block_dim = 1}](a, y, c.row, c.col);
     CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'bad_extract_window'", c.want, "AIC", "MTE1", PTO_AT(line));
-    CHECK(same_bits(y, y0));
+    CHECK(bitwise_equal(y, y0));
   }
   check_usable_after_cube_error();
 }
@@ -366,7 +366,7 @@ TEST_CASE("an Acc -> Vec move fails at launch on chip a2, which has no such path
   CHECK_HAS(msg, "kernel 'acc_to_vec'", "the 'a2' chip profile has no Acc -> Vec path; pass the data through a GM workspace",
             "pipe: FIX", PTO_AT(line));
   CHECK_NOTHROW(pto::synchronize());
-  CHECK(same_bits(y, y0));
+  CHECK(bitwise_equal(y, y0));
   check_usable_after_cube_error();
 }
 
@@ -586,7 +586,7 @@ TEST_CASE("a constant cross-core event id outside 0..15 fails at launch; a runti
   pto::LaunchProfile p;
   CHECK_NOTHROW(p = k[{.block_dim = 1}].run_sync(a, ws, y, int64_t{15}));
   CHECK(p.races.empty());
-  CHECK(same_bits(y, ws));
+  CHECK(bitwise_equal(y, ws));
   check_usable_after_cube_error();
 }
 
@@ -649,7 +649,7 @@ TEST_CASE("block_dim limits follow the kernel mode on a2: cube 24 AICs, mix 24 b
   CHECK(pv.mode == "vector");
   CHECK(pv.cores.size() == 48);
   CHECK(c[0] != 5.0f);
-  CHECK(same_bits(x, z));
+  CHECK(bitwise_equal(x, z));
   check_usable_after_cube_error();
 }
 
@@ -689,7 +689,7 @@ TEST_CASE("an AIV waiting for a cross-core event the AIC never sets is a deadloc
             "AIV 0 waits on pipe MTE2 for cross-core event 3", "AIV 1 waits on pipe MTE2 for cross-core event 3", "core: AIV 0",
             "pipe: MTE2", PTO_AT(wait_line));
   CHECK(msg.find("the AIC waits") == std::string::npos);  // the AIC finished
-  CHECK(same_bits(y, y0));
+  CHECK(bitwise_equal(y, y0));
   CHECK_NOTHROW(pto::synchronize());  // reported once
   CHECK_HAS(user_error([&] { k[{.block_dim = 1}].run_sync(a, ws, y); }), "deadlock: in block 0",
             "AIV 0 waits on pipe MTE2 for cross-core event 3");
@@ -771,7 +771,7 @@ TEST_CASE("a vector section loading the workspace without wait_cross_core races 
   const pto::LaunchProfile good = synced[{.block_dim = 2}].run_sync(a, b, ws, y2);
   INFO("first race: " << (good.races.empty() ? std::string("-") : good.races.front().message()));
   CHECK(good.races.empty());
-  CHECK(same_bits(y2, ws));
+  CHECK(bitwise_equal(y2, ws));
   check_usable_after_cube_error();
 }
 

@@ -111,7 +111,7 @@ TEST_CASE("pto_assert logs a failed condition and goes on; fatal_assert makes it
   CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'assert_fatal'", "assertion failed (JitOptions::fatal_assert is on)",
             "core: AIV 0", "pipe: S");
   CHECK(cap.messages.size() == 1);  // the message was delivered before the error
-  CHECK(same_bits(y2, y0));         // the store after the assertion never ran
+  CHECK(bitwise_equal(y2, y0));         // the store after the assertion never ran
   check_runtime_usable();
 }
 

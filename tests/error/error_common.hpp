@@ -11,6 +11,8 @@
 
 #include <pto/pto.hpp>
 
+#include "common/TensorHelpers.hpp"
+
 namespace pto::error_test {
 
 namespace pl = pto::lang;
@@ -44,17 +46,8 @@ inline std::string user_error(const std::function<void()>& f) {
     }                                                                                  \
   } while (0)
 
-template <class T>
-bool same_bits(const pto::Tensor<T>& a, const pto::Tensor<T>& b) {
-  return a.numel() == b.numel() && std::memcmp(a.data(), b.data(), a.bytes()) == 0;
-}
-
-template <class T>
-pto::Tensor<T> copy_of(const pto::Tensor<T>& t) {
-  auto c = pto::Tensor<T>::empty(t.shape());
-  std::memcpy(c.data(), t.data(), t.bytes());
-  return c;
-}
+using pto::test::bitwise_equal;
+using pto::test::copy_of;
 
 /// z = x + 1 over 1-D tensors in tiles of 64: a correct kernel to launch after an error.
 inline const auto& good_kernel() {

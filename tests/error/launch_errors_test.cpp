@@ -36,9 +36,9 @@ TEST_CASE("a shape contract (pl::require) failing at launch names the kernel, th
   CHECK_HAS(msg, "pto: kernel 'checked_add'", "(arg0:f32[640], arg1:f32[641], arg2:f32[640])",
             "x, y and z must have the same shape", "at: ", PTO_AT(require_line));
   CHECK_NOTHROW(pto::synchronize());  // nothing was queued
-  CHECK(same_bits(x, x0));
-  CHECK(same_bits(y, y0));
-  CHECK(same_bits(z, z0));
+  CHECK(bitwise_equal(x, x0));
+  CHECK(bitwise_equal(y, y0));
+  CHECK(bitwise_equal(z, z0));
   // The same kernel with matching shapes still works.
   auto y2 = pto::Tensor<float>::random({640}, 3);
   k[{.block_dim = 2}](x, y2, z);
@@ -66,7 +66,7 @@ TEST_CASE("block_dim 0 and 49 are rejected by the launch call, naming block_dim 
   }
   // run_sync checks block_dim the same way.
   CHECK_HAS(user_error([&] { k[{.block_dim = 49}].run_sync(x, x, z); }), "block_dim 49 is out of range");
-  CHECK(same_bits(x, x0));
+  CHECK(bitwise_equal(x, x0));
   for (int64_t i = 0; i < 128; ++i) REQUIRE(z[i] == 5.0f);  // no launch ran
   // The limits are valid block_dims.
   CHECK_NOTHROW(k[{.block_dim = 48}](x, x, z));
@@ -87,7 +87,7 @@ TEST_CASE("the block_dim limit follows the chip profile: a5 allows 64 AIV cores 
   auto z = pto::Tensor<float>::zeros({64});
   CHECK_NOTHROW(k[{.block_dim = 64}](x, z));
   CHECK_NOTHROW(pto::synchronize());
-  CHECK(same_bits(x, z));
+  CHECK(bitwise_equal(x, z));
   CHECK_HAS(user_error([&] { k[{.block_dim = 65}](x, z); }), "kernel 'on_a5'", "block_dim 65 is out of range",
             "1..64 AIV cores of the 'a5' chip profile");
 }
@@ -109,7 +109,7 @@ TEST_CASE("tile groups over the UB capacity fail at launch with the bytes needed
             "shrink the tiles or the group depth",
             "t0 1xf16[1x100] at error/" + PTO_AT(small_line) + ": 1 x 224 B = 224 B",
             "t1 3xf32[1x16384] at error/" + PTO_AT(group_line) + ": 3 x 65536 B = 196608 B");
-  CHECK(same_bits(z, pto::Tensor<float>::zeros({64})));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::zeros({64})));
   check_runtime_usable();
 }
 
@@ -143,8 +143,8 @@ TEST_CASE("a 1-D slice at a constant misaligned offset (x.slice(3, 8)) fails at 
   CHECK_HAS(msg, "kernel 'misaligned_const'", "load starts at column offset 3 (12 B), not aligned to 32 B", "pipe: MTE2",
             "instruction: load t0[0] <- arg0[0 +: 1, 3 +: 8]", PTO_AT(load_line));
   CHECK_NOTHROW(pto::synchronize());
-  CHECK(same_bits(x, x0));
-  CHECK(same_bits(z, z0));
+  CHECK(bitwise_equal(x, x0));
+  CHECK(bitwise_equal(z, z0));
   check_runtime_usable();
 }
 

@@ -20,8 +20,8 @@ TEST_CASE("a 1-D slice at a runtime misaligned offset is reported by synchronize
   CHECK_HAS(msg, "pto: kernel 'misaligned_runtime' (arg0:f32[64], arg1:f32[64])",
             "load misaligned: the region starts 12 B into its row, not a multiple of 32 B", "core: AIV 0", "pipe: MTE2",
             "instruction: #0 load t0[0] <- arg0[0 +: 1, arg2 +: 8]", "at: ", PTO_AT(load_line));
-  CHECK(same_bits(x, x0));
-  CHECK(same_bits(z, z0));  // the store after the failed load never ran
+  CHECK(bitwise_equal(x, x0));
+  CHECK(bitwise_equal(z, z0));  // the store after the failed load never ran
   CHECK_NOTHROW(pto::synchronize());  // reported once
   // The same specialisation with an aligned offset works.
   k[{.block_dim = 1}](x, z, int64_t{16});
@@ -63,7 +63,7 @@ TEST_CASE("of many failing cores the lowest is reported, whatever the host threa
       }
     }
   }
-  CHECK(same_bits(x, x0));
+  CHECK(bitwise_equal(x, x0));
   check_runtime_usable();
 }
 
@@ -81,17 +81,17 @@ TEST_CASE("an out-of-bounds slice at run time is reported with its range and the
   k[{.block_dim = 1}](x, z, int64_t{4064}, int64_t{0});
   CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "load out of bounds on tensor arg0: columns [4064, 4128) (offset 4064, length 64) outside the tensor's 4096 columns",
             "core: AIV 0", "pipe: MTE2", "instruction: #0 load", PTO_AT(load_line));
-  CHECK(same_bits(z, z0));
+  CHECK(bitwise_equal(z, z0));
 
   k[{.block_dim = 1}](x, z, int64_t{0}, int64_t{4064});
   CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'oob'", "store out of bounds on tensor arg1: columns [4064, 4128) (offset 4064, length 64) outside the tensor's 4096 columns",
             "pipe: MTE3", "instruction: #1 store arg1[0 +: 1, arg3 +: 64] <- t0[0]", PTO_AT(store_line));
-  CHECK(same_bits(z, z0));  // nothing of the failed store reached GM
+  CHECK(bitwise_equal(z, z0));  // nothing of the failed store reached GM
 
   k[{.block_dim = 1}](x, z, int64_t{-64}, int64_t{0});
   CHECK_HAS(user_error([] { pto::synchronize(); }), "load out of bounds on tensor arg0: columns [-64, 0) (offset -64, length 64)");
-  CHECK(same_bits(x, x0));
-  CHECK(same_bits(z, z0));
+  CHECK(bitwise_equal(x, x0));
+  CHECK(bitwise_equal(z, z0));
 
   k[{.block_dim = 1}](x, z, int64_t{64}, int64_t{4032});
   pto::synchronize();
@@ -152,7 +152,7 @@ TEST_CASE("a failed launch does not stop later launches on its stream; the first
   int wrong = 0;
   for (int64_t i = 0; i < 1000; ++i) wrong += z[i] != x[i] + 1.0f;
   CHECK(wrong == 0);
-  CHECK(same_bits(zb, pto::Tensor<float>::zeros({1000})));
+  CHECK(bitwise_equal(zb, pto::Tensor<float>::zeros({1000})));
 }
 
 TEST_CASE("an operand whose valid extent is smaller than the instruction's is reported at the vector instruction (pipe V)") {
@@ -171,7 +171,7 @@ TEST_CASE("an operand whose valid extent is smaller than the instruction's is re
   CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'short_operand'",
             "an operand's valid extent (40 columns) is smaller than the instruction's (64 columns)", "pipe: V", "instruction: #2 vec",
             PTO_AT(vec_line));
-  CHECK(same_bits(z, pto::Tensor<float>::zeros({64})));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::zeros({64})));
   k[{}](x, z, int64_t{64});
   CHECK_NOTHROW(pto::synchronize());
   CHECK(z[63] == x[63] + x[63]);
@@ -189,7 +189,7 @@ TEST_CASE("storing more elements than the tile holds valid is reported at the st
   k[{}](x, z, int64_t{24});
   CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'store_past_valid'",
             "store of 64 columns from a tile whose valid extent is 24 columns", "pipe: MTE3", PTO_AT(store_line));
-  CHECK(same_bits(z, pto::Tensor<float>::full({64}, 1.5f)));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::full({64}, 1.5f)));
 }
 
 TEST_CASE("a pl::range step of zero at run time is reported, never an endless loop") {
@@ -210,10 +210,10 @@ TEST_CASE("a pl::range step of zero at run time is reported, never an endless lo
               "pl::range needs a nonzero step, got " + std::to_string(step) + " at run time", "core: AIV 0", "pipe: S",
               PTO_AT(range_line));
   }
-  CHECK(same_bits(z, pto::Tensor<float>::zeros({32})));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::zeros({32})));
   k[{.block_dim = 2}](x, z, int64_t{1});
   CHECK_NOTHROW(pto::synchronize());
-  CHECK(same_bits(x, z));
+  CHECK(bitwise_equal(x, z));
 }
 
 }  // namespace pto::error_test

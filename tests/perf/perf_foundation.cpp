@@ -7,23 +7,15 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "RatioReporter.hpp"
+#include "common/TensorHelpers.hpp"
 
 namespace pl = pto::lang;
 namespace va = pto::samples::vector_add;
 
 namespace {
 
-constexpr int64_t kLarge = 16 << 20;
-
-struct LargeInputs {
-  pto::Tensor<float> x = pto::Tensor<float>::random({kLarge}, 1);
-  pto::Tensor<float> y = pto::Tensor<float>::random({kLarge}, 2);
-  pto::Tensor<float> z = pto::Tensor<float>::zeros({kLarge});
-};
-LargeInputs& large() {
-  static LargeInputs in;
-  return in;
-}
+constexpr int64_t kLarge = pto::test::LargeVectorInputs::kLength;
+pto::test::LargeVectorInputs& large() { return pto::test::LargeVectorInputs::get(); }
 
 void BM_VectorAddEmulated(benchmark::State& state) {
   static const auto kernel = va::make_kernel<float>({});

@@ -8,22 +8,14 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "RatioReporter.hpp"
+#include "common/TensorHelpers.hpp"
 
 namespace va = pto::samples::vector_add;
 
 namespace {
 
-constexpr int64_t kLarge = 16 << 20;
-
-struct Inputs {
-  pto::Tensor<float> x = pto::Tensor<float>::random({kLarge}, 1);
-  pto::Tensor<float> y = pto::Tensor<float>::random({kLarge}, 2);
-  pto::Tensor<float> z = pto::Tensor<float>::zeros({kLarge});
-};
-Inputs& inputs() {
-  static Inputs in;
-  return in;
-}
+constexpr int64_t kLarge = pto::test::LargeVectorInputs::kLength;
+pto::test::LargeVectorInputs& inputs() { return pto::test::LargeVectorInputs::get(); }
 
 void run_vector_add(benchmark::State& state, bool timing) {
   const auto kernel = va::make_kernel<float>({.timing = timing});
