@@ -1,6 +1,6 @@
-// The reference interpreter's tile expressions, compiled: the node tree of the expression, each
-// scalar converted to the compute class it meets, and the lead and broadcast operands that give
-// the extent (docs/semantics.md, "Extents and broadcasting").
+// The reference interpreter's tile expressions, compiled: the node tree of the expression and each
+// scalar converted to the compute class it meets. The extent and the broadcast operands come
+// from the IR (insert_checks).
 #include <cmath>
 #include <unordered_map>
 
@@ -25,7 +25,6 @@ class Compiler {
     out_.dtype = e->type.dtype;
     out_.cls = compute_cls(e->type.dtype);
     compile(e, out_.cls);
-    decide_lead();
     return std::move(out_);
   }
 
@@ -74,8 +73,7 @@ class Compiler {
     XNode n;
     if (const auto* op = e.as<ir::TileRead>()) {
       auto [it, fresh] = leaf_index_.try_emplace(op, static_cast<int>(out_.leaves.size()));
-      if (fresh) out_.leaves.push_back({op, op->tile.group, false});
-      out_.visits.push_back(it->second);
+      if (fresh) out_.leaves.push_back({op, op->tile.group});
       const DType t = op->type.dtype;
       PTO_INTERNAL_CHECK(t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::i32 || t == DType::i8)
           << "tile read of unsupported dtype " << dtype_name(t);
@@ -130,28 +128,6 @@ class Compiler {
     }
     PTO_INTERNAL_CHECK(false) << "unexpected tile expression";
     return -1;
-  }
-
-  /// CodeGen::expr_extent's static part: the lead and the column-broadcast operands.
-  void decide_lead() {
-    auto one_row = [&](int leaf) {
-      const auto& g = k_.groups[static_cast<size_t>(out_.leaves[static_cast<size_t>(leaf)].group)];
-      return g.rank == 2 && g.rows == 1;
-    };
-    auto row_bcast = [&](int leaf) { return out_.leaves[static_cast<size_t>(leaf)].read->row_broadcast; };
-    for (int v : out_.visits) {
-      if (!row_bcast(v) && !one_row(v)) { out_.lead = v; break; }
-    }
-    if (out_.lead < 0) {
-      for (int v : out_.visits) {
-        if (!row_bcast(v)) { out_.lead = v; break; }
-      }
-    }
-    if (out_.lead >= 0 && !one_row(out_.lead)) {
-      for (size_t l = 0; l < out_.leaves.size(); ++l) {
-        if (static_cast<int>(l) != out_.lead && one_row(static_cast<int>(l))) out_.leaves[l].col_broadcast = true;
-      }
-    }
   }
 
   const ir::Kernel& k_;

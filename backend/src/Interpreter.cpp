@@ -101,7 +101,7 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
       const auto& g = f.kernel->groups[static_cast<size_t>(op->tile.group)];
       const size_t at = static_cast<size_t>(f.valid_base[op->tile.group] + eval_scalar(op->tile.slot.get(), f) * 2);
       const int64_t rows = f.valid[at], cols = f.valid[at + 1];
-      if (rows == 0 && cols == 0) return op->axis == 0 ? g.rows : g.cols;
+      if (rows == 0 && cols == 0 && !op->stored) return op->axis == 0 ? g.rows : g.cols;
       return op->axis == 0 ? rows : cols;
     }
     default:
@@ -162,6 +162,10 @@ class Runner {
         return true;
       case ir::NodeKind::Sync: return sync(static_cast<const ir::Sync*>(s));
       case ir::NodeKind::Debug: return debug(op, static_cast<const ir::Debug*>(s));
+      case ir::NodeKind::Check: {
+        const auto* c = static_cast<const ir::Check*>(s);
+        return check(eval(c->cond) != 0, c->instr, c->check, c->axis, eval(c->args[0]), eval(c->args[1]), eval(c->args[2]));
+      }
       default: break;
     }
     PTO_INTERNAL_CHECK(false) << "unexpected statement";
@@ -241,23 +245,14 @@ class Runner {
   }
 
   // ---------------------------------------------------------------------------- data movement
-  bool region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr, Region& out) {
-    const auto& g = group(t);
+  /// A GM region's offsets and extents (insert_checks has checked them).
+  Region region(const ir::GMRegion& r) const {
+    Region out;
     for (int d = 0; d < 2; ++d) {
       out.off[d] = eval(r.offset[d]);
       out.ext[d] = eval(r.extent[d]);
     }
-    const int64_t cap[2] = {g.rows, g.cols};
-    for (int d = 0; d < 2; ++d) {
-      if (!check(out.ext[d] >= 0, instr, RuntimeCheck::region_negative, d, out.ext[d], 0)) return false;
-      const bool in_bounds = out.off[d] >= 0 && wadd(out.off[d], out.ext[d]) <= r.view[d];
-      if (!check(in_bounds, instr, RuntimeCheck::region_out_of_bounds, d, out.off[d], out.ext[d], r.view[d])) return false;
-      if (!check(out.ext[d] <= cap[d], instr, RuntimeCheck::region_over_tile, d, out.ext[d], cap[d])) return false;
-    }
-    const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    const int64_t align = p_.align[static_cast<size_t>(g.space)];
-    const int64_t byte_off = wmul(out.off[1], es);
-    return check(byte_off % align == 0, instr, RuntimeCheck::region_misaligned, 1, byte_off, align);
+    return out;
   }
 
   /// [lo, hi) of the GM elements a region touches, flattened over its view (CodeGen::gm_interval).
@@ -277,8 +272,7 @@ class Runner {
   bool load(const Op& op, const ir::Load* s) {
     const auto& g = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    Region reg;
-    if (!region_checked(s->src, s->dst, s->id, reg)) return false;
+    const Region reg = region(s->src);
     const uint8_t* gm = gm_address(s->src, reg, es);
     uint8_t* tile = tile_base(s->dst);
     for (int64_t r = 0; r < reg.ext[0]; ++r) {
@@ -295,12 +289,7 @@ class Runner {
   bool store(const Op& op, const ir::Store* s) {
     const auto& g = group(s->src);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    Region reg;
-    if (!region_checked(s->dst, s->src, s->id, reg)) return false;
-    for (int d = 0; d < 2; ++d) {
-      const int64_t v = valid(s->src, d);
-      if (!check(reg.ext[d] <= v, s->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v)) return false;
-    }
+    const Region reg = region(s->dst);
     const DType to = k_.tensors[static_cast<size_t>(s->dst.tensor)].dtype;
     const int64_t tes = static_cast<int64_t>(dtype_size(to));
     const uint8_t* tile = tile_base(s->src);
@@ -328,34 +317,6 @@ class Runner {
   }
 
   // ---------------------------------------------------------------------------- vector
-  /// CodeGen::expr_extent: the lead's valid extent; every other operand must cover it.
-  bool expr_extent(const CompiledExpr& x, const ir::TileRef& dst, int instr, int64_t& rows, int64_t& cols) {
-    if (x.lead >= 0) {
-      const ir::TileRef& t = x.leaves[static_cast<size_t>(x.lead)].read->tile;
-      rows = valid(t, 0);
-      cols = valid(t, 1);
-    } else if (!x.visits.empty()) {
-      rows = valid(x.leaves[static_cast<size_t>(x.visits[0])].read->tile, 0);
-      cols = 1;
-    } else {
-      rows = group(dst).rows;
-      cols = group(dst).cols;
-    }
-    for (int v : x.visits) {
-      if (v == x.lead) continue;
-      const LeafInfo& l = x.leaves[static_cast<size_t>(v)];
-      if (!l.col_broadcast) {
-        const int64_t vr = valid(l.read->tile, 0);
-        if (!check(vr >= rows, instr, RuntimeCheck::operand_smaller, 0, rows, vr)) return false;
-      }
-      if (!l.read->row_broadcast) {
-        const int64_t vc = valid(l.read->tile, 1);
-        if (!check(vc >= cols, instr, RuntimeCheck::operand_smaller, 1, cols, vc)) return false;
-      }
-    }
-    return true;
-  }
-
   /// Scratch buffers and leaf bases for evaluating `x` over rows of `n` elements.
   Val* prepare(const CompiledExpr& x, int64_t n) {
     const size_t need = x.nodes.size() * static_cast<size_t>(std::max<int64_t>(n, 1));
@@ -370,7 +331,7 @@ class Runner {
     for (size_t l = 0; l < x.leaves.size(); ++l) {
       const LeafInfo& leaf = x.leaves[l];
       const auto& g = k_.groups[static_cast<size_t>(leaf.group)];
-      f_.leaf_row[l] = leaf.col_broadcast ? f_.leaf_base[l]
+      f_.leaf_row[l] = leaf.read->col_broadcast ? f_.leaf_base[l]
                                           : f_.leaf_base[l] + r * g.cols * static_cast<int64_t>(dtype_size(leaf.read->type.dtype));
     }
   }
@@ -378,10 +339,7 @@ class Runner {
   bool vec_compute(const Op& op, const ir::VecCompute* s) {
     const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
     const auto& dg = group(s->dst);
-    int64_t rows = 0, cols = 0;
-    if (!expr_extent(x, s->dst, s->id, rows, cols)) return false;
-    if (!check(rows <= dg.rows, s->id, RuntimeCheck::result_over_tile, 0, rows, dg.rows)) return false;
-    if (!check(cols <= dg.cols, s->id, RuntimeCheck::result_over_tile, 1, cols, dg.cols)) return false;
+    const int64_t rows = eval(s->extent[0]), cols = eval(s->extent[1]);  // checked by insert_checks
     PTO_INTERNAL_CHECK(compute_cls(dg.dtype) == x.cls) << "a " << dtype_name(x.dtype) << " value written to a "
                                                        << dtype_name(dg.dtype) << " tile";
     Val* scratch = prepare(x, cols);
@@ -401,9 +359,7 @@ class Runner {
   bool row_reduce(const Op& op, const ir::RowReduce* s) {
     const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
     const auto& dg = group(s->dst);
-    int64_t rows = 0, cols = 0;
-    if (!expr_extent(x, s->dst, s->id, rows, cols)) return false;
-    if (!check(rows <= dg.rows, s->id, RuntimeCheck::result_over_tile, 0, rows, dg.rows)) return false;
+    const int64_t rows = eval(s->extent[0]), cols = eval(s->extent[1]);  // checked by insert_checks
     Val* scratch = prepare(x, cols);
     uint8_t* dst = tile_base(s->dst);
     const int64_t des = static_cast<int64_t>(dtype_size(dg.dtype));

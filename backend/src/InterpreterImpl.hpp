@@ -48,15 +48,12 @@ struct XNode {
 struct LeafInfo {
   const ir::TileRead* read = nullptr;
   int group = -1;
-  bool col_broadcast = false;  // a {1, cols} or {1, 1} operand next to a multi-row lead
 };
 
 /// A tile expression prepared for evaluation one row at a time.
 struct CompiledExpr {
   std::vector<XNode> nodes;      // post order; the root is last
   std::vector<LeafInfo> leaves;  // distinct TileRead nodes
-  std::vector<int> visits;       // leaf index of each TileRead in visit order (duplicates kept)
-  int lead = -1;                 // the leaf giving the expression's extent, or -1
   DType dtype{};                 // the expression's dtype (op->value->type.dtype)
   Cls cls = Cls::F;              // its compute class
 };

@@ -30,6 +30,8 @@ void lower(ir::Kernel& k, const ChipProfile& chip, const LowerOptions& options) 
     insert_auto_mutex(k);
     log_ir("insert_auto_mutex", k);
   }
+  insert_checks(k, chip);
+  log_ir("insert_checks", k);
 }
 
 }  // namespace pto::backend

@@ -126,11 +126,11 @@ Expr Select::make(Expr cond, Expr a, Expr b) {
   node->type = t;
   return std::shared_ptr<const Select>(std::move(node));
 }
-Expr TileRead::make(TileRef t, DType dtype, bool row_broadcast) {
-  return std::make_shared<const TileRead>(std::move(t), dtype, row_broadcast);
+Expr TileRead::make(TileRef t, DType dtype, bool row_broadcast, bool col_broadcast) {
+  return std::make_shared<const TileRead>(std::move(t), dtype, row_broadcast, col_broadcast);
 }
 
-Expr TileValid::make(TileRef t, int axis) { return std::make_shared<const TileValid>(std::move(t), axis); }
+Expr TileValid::make(TileRef t, int axis, bool stored) { return std::make_shared<const TileValid>(std::move(t), axis, stored); }
 
 Stmt Seq::make(std::vector<Stmt> body) { return std::make_shared<const Seq>(std::move(body)); }
 Stmt For::make(Expr var, Expr begin, Expr end, Expr step, Stmt body, int instr, SourceLoc loc) {
@@ -147,11 +147,11 @@ Stmt Load::make(TileRef dst, GMRegion src, Instr instr) {
 Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add, bool relu) {
   return std::make_shared<const Store>(std::move(dst), std::move(src), atomic_add, relu, std::move(instr));
 }
-Stmt VecCompute::make(TileRef dst, Expr value, Instr instr) {
-  return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr));
+Stmt VecCompute::make(TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent) {
+  return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr), std::move(extent));
 }
-Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr) {
-  return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr));
+Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent) {
+  return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr), std::move(extent));
 }
 
 Stmt Move::make(TileRef dst, TileRef src, MoveAttrs attrs, Instr instr) {
@@ -208,4 +208,34 @@ Stmt Sync::make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr i
   return std::make_shared<const Sync>(op, src, dst, std::move(event), std::move(tile), std::move(instr));
 }
 
+Stmt Check::make(Expr cond, RuntimeCheck check, int instr, int axis, std::array<Expr, 3> args) {
+  return std::make_shared<const Check>(std::move(cond), check, instr, axis, std::move(args));
+}
+
 }  // namespace pto::ir
+
+namespace pto {
+
+const char* runtime_check_name(RuntimeCheck c) {
+  switch (c) {
+    case RuntimeCheck::ok: return "ok";
+    case RuntimeCheck::region_negative: return "region_negative";
+    case RuntimeCheck::region_out_of_bounds: return "region_out_of_bounds";
+    case RuntimeCheck::region_over_tile: return "region_over_tile";
+    case RuntimeCheck::region_misaligned: return "region_misaligned";
+    case RuntimeCheck::store_beyond_valid: return "store_beyond_valid";
+    case RuntimeCheck::operand_smaller: return "operand_smaller";
+    case RuntimeCheck::result_over_tile: return "result_over_tile";
+    case RuntimeCheck::range_step: return "range_step";
+    case RuntimeCheck::matmul_k_mismatch: return "matmul_k_mismatch";
+    case RuntimeCheck::cross_event_range: return "cross_event_range";
+    case RuntimeCheck::instruction_budget: return "instruction_budget";
+    case RuntimeCheck::trap: return "trap";
+    case RuntimeCheck::assert_failed: return "assert_failed";
+    case RuntimeCheck::offset_negative: return "offset_negative";
+    case RuntimeCheck::window_past_valid: return "window_past_valid";
+  }
+  return "?";
+}
+
+}  // namespace pto

@@ -24,8 +24,10 @@ class Printer {
     if (const auto* op = e.as<Unary>()) return fmt::format("{}({})", unary_op_name(op->op), expr(op->a));
     if (const auto* op = e.as<Cast>()) return fmt::format("cast<{}>({})", dtype_name(op->type.dtype), expr(op->a));
     if (const auto* op = e.as<Select>()) return fmt::format("select({}, {}, {})", expr(op->cond), expr(op->a), expr(op->b));
-    if (const auto* op = e.as<TileRead>()) return tile(op->tile) + (op->row_broadcast ? ".bcast" : "");
-    if (const auto* op = e.as<TileValid>()) return fmt::format("valid_{}({})", op->axis == 0 ? "rows" : "cols", tile(op->tile));
+    if (const auto* op = e.as<TileRead>()) return tile(op->tile) + (op->row_broadcast ? ".bcast" : "") + (op->col_broadcast ? ".colbcast" : "");
+    if (const auto* op = e.as<TileValid>()) {
+      return fmt::format("{}_{}({})", op->stored ? "stored" : "valid", op->axis == 0 ? "rows" : "cols", tile(op->tile));
+    }
     return "<?>";
   }
 
@@ -69,7 +71,7 @@ class Printer {
     } else if (const auto* op = s.as<Store>()) {
       out_ += fmt::format("{}#{} store {} <- {}{}\n", pad, op->id, region(op->dst), tile(op->src), std::string(op->atomic_add ? " (atomic add)" : "") + (op->relu ? " (relu)" : ""));
     } else if (const auto* op = s.as<VecCompute>()) {
-      out_ += fmt::format("{}#{} vec {} = {}\n", pad, op->id, tile(op->dst), expr(op->value));
+      out_ += fmt::format("{}#{} vec {} = {}{}\n", pad, op->id, tile(op->dst), expr(op->value), extent(op->extent));
     } else if (const auto* op = s.as<Sync>()) {
       std::string args;
       switch (op->op) {
@@ -113,11 +115,17 @@ class Printer {
       stmt(op->body, indent + 1);
       out_ += pad + "}\n";
     } else if (const auto* op = s.as<RowReduce>()) {
-      out_ += fmt::format("{}#{} {} {} <- {}\n", pad, op->id, reduce_op_name(op->op), tile(op->dst), expr(op->value));
+      out_ += fmt::format("{}#{} {} {} <- {}{}\n", pad, op->id, reduce_op_name(op->op), tile(op->dst), expr(op->value), extent(op->extent));
+    } else if (const auto* op = s.as<Check>()) {
+      out_ += fmt::format("{}check #{} {}: {} [axis {}; {}, {}, {}]\n", pad, op->instr, runtime_check_name(op->check), expr(op->cond), op->axis,
+                          expr(op->args[0]), expr(op->args[1]), expr(op->args[2]));
     }
   }
 
   std::string take() { return std::move(out_); }
+
+  /// " over [rows, cols]" for an explicit extent, else "".
+  std::string extent(const std::array<Expr, 2>& e) { return e[0] ? fmt::format(" over [{}, {}]", expr(e[0]), expr(e[1])) : ""; }
 
  private:
   const Kernel* kernel_;

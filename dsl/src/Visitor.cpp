@@ -46,8 +46,20 @@ void Visitor::visit_node(const IfThenElse* op) { visit(op->cond); visit(op->then
 void Visitor::visit_node(const Assign* op) { visit(op->value); }
 void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op->src); }
 void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
-void Visitor::visit_node(const VecCompute* op) { visit_tile(op->dst); visit(op->value); }
-void Visitor::visit_node(const RowReduce* op) { visit_tile(op->dst); visit(op->value); }
+void Visitor::visit_node(const VecCompute* op) {
+  visit_tile(op->dst);
+  visit(op->value);
+  for (const auto& e : op->extent) visit(e);
+}
+void Visitor::visit_node(const RowReduce* op) {
+  visit_tile(op->dst);
+  visit(op->value);
+  for (const auto& e : op->extent) visit(e);
+}
+void Visitor::visit_node(const Check* op) {
+  visit(op->cond);
+  for (const auto& e : op->args) visit(e);
+}
 void Visitor::visit_node(const Move* op) {
   visit_tile(op->dst);
   visit_tile(op->src);
@@ -94,6 +106,12 @@ Stmt Mutator::mutate(const Stmt& s) {
   return s;
 }
 
+std::array<Expr, 2> Mutator::mutate_pair(const std::array<Expr, 2>& e, bool& changed) {
+  std::array<Expr, 2> out{mutate(e[0]), mutate(e[1])};
+  changed |= !out[0].same_as(e[0]) || !out[1].same_as(e[1]);
+  return out;
+}
+
 GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
   GMRegion out = r;
   for (int i = 0; i < 2; ++i) {
@@ -132,12 +150,12 @@ Expr Mutator::mutate_node(const Select* op, const Expr& self) {
 Expr Mutator::mutate_node(const TileValid* op, const Expr& self) {
   bool changed = false;
   TileRef t = mutate_tile(op->tile, changed);
-  return changed ? TileValid::make(t, op->axis) : self;
+  return changed ? TileValid::make(t, op->axis, op->stored) : self;
 }
 Expr Mutator::mutate_node(const TileRead* op, const Expr& self) {
   bool changed = false;
   TileRef t = mutate_tile(op->tile, changed);
-  return changed ? TileRead::make(t, op->type.dtype, op->row_broadcast) : self;
+  return changed ? TileRead::make(t, op->type.dtype, op->row_broadcast, op->col_broadcast) : self;
 }
 
 Stmt Mutator::mutate_node(const Seq* op, const Stmt& self) {
@@ -184,14 +202,27 @@ Stmt Mutator::mutate_node(const VecCompute* op, const Stmt& self) {
   TileRef d = mutate_tile(op->dst, changed);
   Expr v = mutate(op->value);
   changed |= !v.same_as(op->value);
-  return changed ? VecCompute::make(d, v, *op) : self;
+  std::array<Expr, 2> ext = mutate_pair(op->extent, changed);
+  return changed ? VecCompute::make(d, v, *op, ext) : self;
 }
 Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
   bool changed = false;
   TileRef d = mutate_tile(op->dst, changed);
   Expr v = mutate(op->value);
   changed |= !v.same_as(op->value);
-  return changed ? RowReduce::make(op->op, d, v, *op) : self;
+  std::array<Expr, 2> ext = mutate_pair(op->extent, changed);
+  return changed ? RowReduce::make(op->op, d, v, *op, ext) : self;
+}
+Stmt Mutator::mutate_node(const Check* op, const Stmt& self) {
+  bool changed = false;
+  Expr c = mutate(op->cond);
+  changed |= !c.same_as(op->cond);
+  std::array<Expr, 3> args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    args[i] = mutate(op->args[i]);
+    changed |= !args[i].same_as(op->args[i]);
+  }
+  return changed ? Check::make(c, op->check, op->instr, op->axis, args) : self;
 }
 
 Stmt Mutator::mutate_node(const Move* op, const Stmt& self) {

@@ -157,7 +157,9 @@ TEST_CASE("a traced kernel's instruction table holds the printed form of each in
         "  tiles t0: 1 x f32[1x64] in Vec @ 0 (+256 B/slot)\n"
         "  tiles t1: 1 x f32[1x64] in Vec @ 256 (+256 B/slot)\n"
         "  #0 load t0[0] <- arg0[0 +: 1, 0 +: 64]\n"
-        "  #1 vec t1[0] = (t0[0] * 2)\n"
+        "  #1 vec t1[0] = (t0[0] * 2) over [stored_rows(t0[0]), stored_cols(t0[0])]\n"
+        "  check #2 store_beyond_valid: (1 <= stored_rows(t1[0])) [axis 0; 1, stored_rows(t1[0]), 0]\n"
+        "  check #2 store_beyond_valid: (64 <= stored_cols(t1[0])) [axis 1; 64, stored_cols(t1[0]), 0]\n"
         "  #2 store arg1[0 +: 1, 0 +: 64] <- t1[0]\n");
 }
 

@@ -4,7 +4,7 @@
 //   CodeGenExpr.cpp     scalars and tile expressions (element-wise and row reductions), per
 //                       docs/semantics.md
 //   CodeGenMove.cpp     GM <-> tile transfers, moves between local memories, matmul
-//   CodeGenChecks.cpp   runtime checks, GM regions and the extents of tile expressions
+//   CodeGenChecks.cpp   ir::Check, GM regions and the extents of tile expressions
 //   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
 //   CodeGenDebug.cpp    printf, assert, dump, trap
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
@@ -13,7 +13,6 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "../LLVMHeaders.hpp"
@@ -115,15 +114,15 @@ class CodeGen : private ir::Visitor {
   void check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, Value* bv, Value* cv = nullptr);
   /// Checks that a rows x cols result fits tile `t`.
   void check_fits(const ir::TileRef& t, Value* rows, Value* cols, int instr);
-  /// The GM region of a transfer with tile `t`, checked: non-negative, inside the tensor, fitting the tile.
-  Region region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr);
+  /// ir::Check: the one runtime check the IR spells out (insert_checks).
+  void visit_node(const ir::Check* op) override;
+  /// The GM region of a transfer (insert_checks has checked it).
+  Region region(const ir::GMRegion& r);
   /// [lo, hi) of the GM elements a region touches, flattened over its view (lo == hi: empty).
   std::pair<Value*, Value*> gm_interval(const ir::GMRegion& r, const Region& reg);
   Value* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es);
-  /// The extent of a tile expression (docs/semantics.md, "Valid extents and broadcasting"): the
-  /// valid extent of its lead operand; a {rows, 1} operand broadcasts along each row, a
-  /// {1, cols} operand down each column; checks every other operand covers it.
-  Extent expr_extent(const std::vector<const ir::TileRead*>& leaves, const ir::TileRef& dst, int instr);
+  /// The extent of a tile expression, as insert_checks made it explicit (docs/semantics.md).
+  Extent extent(const std::array<ir::Expr, 2>& e);
 
   // ---------------------------------------------------------------- CodeGenMove.cpp: transfers, moves, matmul
   /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch `tile_pitch`).
@@ -206,7 +205,6 @@ class CodeGen : private ir::Visitor {
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;
   std::vector<Value*> valid_;
-  std::unordered_set<const ir::TileRead*> col_broadcast_;  // of the tile expression being emitted
   std::vector<LoopBlocks> loops_;  // the loops around the statement being emitted, innermost last
   bool instrument_;
   Value* model_ = nullptr;

@@ -13,61 +13,21 @@ void CodeGen::check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, 
   b_.SetInsertPoint(cont);
 }
 
-CodeGen::Extent CodeGen::expr_extent(const std::vector<const ir::TileRead*>& leaves, const ir::TileRef& dst, int instr) {
-  auto one_row = [&](const ir::TileRead* l) {
-    const auto& g = group(l->tile);
-    return g.rank == 2 && g.rows == 1;
-  };
-  const ir::TileRead* lead = nullptr;
-  for (auto* l : leaves) if (!l->row_broadcast && !one_row(l)) { lead = l; break; }
-  if (!lead) for (auto* l : leaves) if (!l->row_broadcast) { lead = l; break; }
-  col_broadcast_.clear();
-  if (lead && !one_row(lead)) {
-    for (auto* l : leaves) if (l != lead && one_row(l)) col_broadcast_.insert(l);  // {1, cols} and {1, 1}
-  }
-  Extent ext;
-  if (lead) {
-    ext = {valid(lead->tile, 0), valid(lead->tile, 1)};
-  } else if (!leaves.empty()) {
-    ext = {valid(leaves[0]->tile, 0), b_.getInt64(1)};
-  } else {
-    const auto& g = group(dst);
-    ext = {b_.getInt64(g.rows), b_.getInt64(g.cols)};
-  }
-  for (auto* l : leaves) {
-    if (l == lead) continue;
-    if (!col_broadcast_.count(l)) {
-      Value* vr = valid(l->tile, 0);
-      check(b_.CreateICmpSGE(vr, ext.rows), instr, RuntimeCheck::operand_smaller, 0, ext.rows, vr);
-    }
-    if (!l->row_broadcast) {
-      Value* vc = valid(l->tile, 1);
-      check(b_.CreateICmpSGE(vc, ext.cols), instr, RuntimeCheck::operand_smaller, 1, ext.cols, vc);
-    }
-  }
-  return ext;
+void CodeGen::visit_node(const ir::Check* op) {
+  check(scalar(op->cond), op->instr, op->check, op->axis, scalar(op->args[0]), scalar(op->args[1]), scalar(op->args[2]));
 }
 
-CodeGen::Region CodeGen::region_checked(const ir::GMRegion& r, const ir::TileRef& t, int instr) {
-  const auto& g = group(t);
+CodeGen::Extent CodeGen::extent(const std::array<ir::Expr, 2>& e) {
+  PTO_INTERNAL_CHECK(e[0] && e[1]) << "a tile expression without its extent (insert_checks has not run)";
+  return {scalar(e[0]), scalar(e[1])};
+}
+
+CodeGen::Region CodeGen::region(const ir::GMRegion& r) {
   Region out;
   for (int d = 0; d < 2; ++d) {
     out.off[d] = scalar(r.offset[d]);
     out.ext[d] = scalar(r.extent[d]);
   }
-  const int64_t cap[2] = {g.rows, g.cols};
-  for (int d = 0; d < 2; ++d) {
-    check(b_.CreateICmpSGE(out.ext[d], b_.getInt64(0)), instr, RuntimeCheck::region_negative, d, out.ext[d], b_.getInt64(0));
-    Value* in_bounds = b_.CreateAnd(b_.CreateICmpSGE(out.off[d], b_.getInt64(0)),
-                                    b_.CreateICmpSLE(b_.CreateAdd(out.off[d], out.ext[d]), b_.getInt64(r.view[d])));
-    check(in_bounds, instr, RuntimeCheck::region_out_of_bounds, d, out.off[d], out.ext[d], b_.getInt64(r.view[d]));
-    check(b_.CreateICmpSLE(out.ext[d], b_.getInt64(cap[d])), instr, RuntimeCheck::region_over_tile, d, out.ext[d], b_.getInt64(cap[d]));
-  }
-  const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-  const int64_t align = gm_move_alignment(chip_, g.space);
-  Value* byte_off = b_.CreateMul(out.off[1], b_.getInt64(es));
-  check(b_.CreateICmpEQ(b_.CreateSRem(byte_off, b_.getInt64(align)), b_.getInt64(0)), instr, RuntimeCheck::region_misaligned, 1,
-        byte_off, b_.getInt64(align));
   return out;
 }
 

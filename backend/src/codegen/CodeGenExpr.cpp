@@ -15,11 +15,12 @@ Value* CodeGen::scalar(const ir::Expr& e) {
     return b_.CreateLoad(b_.getInt64Ty(), var_slot_[op->id], op->name);
   }
   if (const auto* op = e.as<ir::TileValid>()) {
+    Value* v = valid(op->tile, op->axis);
+    if (op->stored) return v;  // as stored: 0 x 0 for a slot never written
     const auto& g = group(op->tile);
-    Value* rows = valid(op->tile, 0);
-    Value* cols = valid(op->tile, 1);
-    Value* unset = b_.CreateAnd(b_.CreateICmpEQ(rows, b_.getInt64(0)), b_.CreateICmpEQ(cols, b_.getInt64(0)));
-    return b_.CreateSelect(unset, b_.getInt64(op->axis == 0 ? g.rows : g.cols), op->axis == 0 ? rows : cols);
+    Value* other = valid(op->tile, 1 - op->axis);
+    Value* unset = b_.CreateAnd(b_.CreateICmpEQ(v, b_.getInt64(0)), b_.CreateICmpEQ(other, b_.getInt64(0)));
+    return b_.CreateSelect(unset, b_.getInt64(op->axis == 0 ? g.rows : g.cols), v);
   }
   if (const auto* op = e.as<ir::Binary>()) {
     Value* a = scalar(op->a);
@@ -254,7 +255,7 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
   LeafRows rows;
   for (auto& [l, base] : bases) {
     const auto& g = group(l->tile);
-    if (col_broadcast_.count(l)) {  // a {1, cols} operand: the same row for every row
+    if (l->col_broadcast) {  // a {1, cols} operand: the same row for every row
       rows[l] = base;
       continue;
     }
@@ -267,9 +268,7 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
   std::vector<const ir::TileRead*> leaves;
   collect_leaves(op->value, leaves);
   const auto& dg = group(op->dst);
-  Extent ext = expr_extent(leaves, op->dst, op->id);
-  check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
-  check(b_.CreateICmpSLE(ext.cols, b_.getInt64(dg.cols)), op->id, RuntimeCheck::result_over_tile, 1, ext.cols, b_.getInt64(dg.cols));
+  const Extent ext = extent(op->extent);
   auto bases = leaf_bases(leaves);
   Value* dst = tile_base(op->dst);
   llvm::Type* dt = storage_type(dg.dtype);
@@ -318,8 +317,7 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
   std::vector<const ir::TileRead*> leaves;
   collect_leaves(op->value, leaves);
   const auto& dg = group(op->dst);
-  Extent ext = expr_extent(leaves, op->dst, op->id);
-  check(b_.CreateICmpSLE(ext.rows, b_.getInt64(dg.rows)), op->id, RuntimeCheck::result_over_tile, 0, ext.rows, b_.getInt64(dg.rows));
+  const Extent ext = extent(op->extent);
   auto bases = leaf_bases(leaves);
   Value* dst = tile_base(op->dst);
   llvm::Type* dt = storage_type(dg.dtype);

@@ -50,7 +50,7 @@ void CodeGen::prefetch(const ir::Load* op) {
 void CodeGen::load(const ir::Load* op) {
   const auto& g = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-  Region reg = region_checked(op->src, op->dst, op->id);
+  const Region reg = region(op->src);
   const int64_t tensor_bytes = op->src.view[0] * op->src.view[1] * es;
   copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
             tensor_bytes >= kStreamingStoreBytes);
@@ -64,11 +64,7 @@ void CodeGen::load(const ir::Load* op) {
 void CodeGen::store(const ir::Store* op) {
   const auto& g = group(op->src);
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-  Region reg = region_checked(op->dst, op->src, op->id);
-  for (int d = 0; d < 2; ++d) {
-    Value* v = valid(op->src, d);
-    check(b_.CreateICmpSLE(reg.ext[d], v), op->id, RuntimeCheck::store_beyond_valid, d, reg.ext[d], v);
-  }
+  const Region reg = region(op->dst);
   const DType to = k_.tensors[op->dst.tensor].dtype;
   const int64_t tes = static_cast<int64_t>(dtype_size(to));
   const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;

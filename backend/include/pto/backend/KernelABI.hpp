@@ -6,27 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pto/ir/RuntimeCheck.hpp"
+
 namespace pto {
 
-/// The outcome of a failed runtime check inside a kernel.
-enum class RuntimeCheck : int32_t {
-  ok = 0,
-  region_negative,     // a = rows, b = cols
-  region_out_of_bounds,// a = offset, b = extent, c = tensor extent; axis in `axis`
-  region_over_tile,    // a = extent, b = tile capacity; axis
-  region_misaligned,   // a = byte offset, b = alignment
-  store_beyond_valid,  // a = extent, b = valid; axis
-  operand_smaller,     // a = needed, b = operand valid; axis
-  result_over_tile,    // a = extent, b = destination capacity; axis
-  range_step,          // a = step
-  matmul_k_mismatch,   // a = Left valid columns (K), b = Right valid rows
-  cross_event_range,   // a = event id
-  instruction_budget,  // a = the budget (instructions per core)
-  trap,                // pl::trap()
-  assert_failed,       // a fatal pl::pto_assert
-  offset_negative,     // a = offset; axis (a Vec -> Mat move's offset, an extract's window)
-  window_past_valid,   // a = offset, b = source valid extent; axis (an extract's window)
-};
 
 struct CoreStatus {
   int32_t failed = 0;

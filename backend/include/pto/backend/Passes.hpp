@@ -27,6 +27,12 @@ void validate_cores(const ir::Kernel& k, const ChipProfile& chip);
 /// The alignment of GM offsets and tile row pitches for moves between GM and `space`: the
 /// space's alignment for the DMA paths (Vec, Mat), 1 for FIX writes from Acc.
 int64_t gm_move_alignment(const ChipProfile& chip, ir::MemSpace space);
+/// Makes the runtime checks of GM transfers (Load, Store) and tile expressions (VecCompute,
+/// RowReduce) explicit ir::Check statements before each instruction, and gives each tile
+/// expression its extent and column-broadcast operands (docs/semantics.md). Checks that hold at
+/// trace time are left out. Runs last: the engines rely on it.
+void insert_checks(ir::Kernel& k, const ChipProfile& chip);
+
 struct LowerOptions {
   bool auto_mutex = false;
   ir::KernelMode mode = ir::KernelMode::Auto;  // Auto keeps the mode deduced by tracing

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/ir/RuntimeCheck.hpp"
 #include "pto/support/DType.hpp"
 #include "pto/support/Error.hpp"
 
@@ -43,7 +44,8 @@ namespace pto::ir {
   X(SetValid)                   \
   X(Section)                    \
   X(Debug)                      \
-  X(Sync)
+  X(Sync)                       \
+  X(Check)
 
 enum class NodeKind : uint8_t {
 #define PTO_X(name) name,
@@ -187,21 +189,25 @@ struct TileRef {
 struct TileRead : ExprNode {
   static constexpr NodeKind kKind = NodeKind::TileRead;
   TileRef tile;
-  bool row_broadcast;
-  TileRead(TileRef t, DType d, bool bcast) : ExprNode(kKind, {d, true}), tile(std::move(t)), row_broadcast(bcast) {}
-  static Expr make(TileRef t, DType dtype, bool row_broadcast);
+  bool row_broadcast;  // a {rows, 1} operand: its one column along each row
+  bool col_broadcast;  // a one-row operand of a multi-row expression: its row down each column (set by insert_checks)
+  TileRead(TileRef t, DType d, bool bcast, bool col_bcast = false)
+      : ExprNode(kKind, {d, true}), tile(std::move(t)), row_broadcast(bcast), col_broadcast(col_bcast) {}
+  static Expr make(TileRef t, DType dtype, bool row_broadcast, bool col_broadcast = false);
 };
 
 /// A scalar: the valid extent of a tile slot along `axis` (0 rows, 1 columns) when the expression
 /// is evaluated (after every earlier instruction of the core in program order). A slot that
 /// nothing has written or declared (0 x 0) reads as its capacity: PyPTO Pro's tiles have their
 /// shape as valid shape until set_validshape says otherwise (pl::load(tile, tensor, offsets)).
+/// `stored` (made by insert_checks only): the extent as stored, 0 x 0 for a slot never written.
 struct TileValid : ExprNode {
   static constexpr NodeKind kKind = NodeKind::TileValid;
   TileRef tile;
   int axis;
-  TileValid(TileRef t, int a) : ExprNode(kKind, {DType::i64, false}), tile(std::move(t)), axis(a) {}
-  static Expr make(TileRef t, int axis);
+  bool stored;
+  TileValid(TileRef t, int a, bool st = false) : ExprNode(kKind, {DType::i64, false}), tile(std::move(t)), axis(a), stored(st) {}
+  static Expr make(TileRef t, int axis, bool stored = false);
 };
 
 // ----------------------------------------------------------------------------------- statements
@@ -287,14 +293,17 @@ struct Store : StmtNode, Instr {
   static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false, bool relu = false);
 };
 
-/// One fused vector instruction: `dst = value` element-wise over the valid extent of the first
-/// (non-broadcast) tile read in `value`.
+/// One fused vector instruction: `dst = value` element-wise over the valid extent of the lead
+/// operand of `value` (docs/semantics.md). `extent` (rows, cols), i64 expressions, is made
+/// explicit by the insert_checks pass; the engines run over it.
 struct VecCompute : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::VecCompute;
   TileRef dst;
   Expr value;
-  VecCompute(TileRef d, Expr v, Instr i) : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), value(std::move(v)) {}
-  static Stmt make(TileRef dst, Expr value, Instr instr);
+  std::array<Expr, 2> extent;
+  VecCompute(TileRef d, Expr v, Instr i, std::array<Expr, 2> e = {})
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), value(std::move(v)), extent(std::move(e)) {}
+  static Stmt make(TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {});
 };
 
 enum class ReduceOp : uint8_t { Sum, Max, Min };
@@ -307,8 +316,10 @@ struct RowReduce : StmtNode, Instr {
   ReduceOp op;
   TileRef dst;
   Expr value;
-  RowReduce(ReduceOp o, TileRef d, Expr v, Instr i) : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)) {}
-  static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr);
+  std::array<Expr, 2> extent;  // of `value`, as VecCompute::extent
+  RowReduce(ReduceOp o, TileRef d, Expr v, Instr i, std::array<Expr, 2> e = {})
+      : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)), extent(std::move(e)) {}
+  static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {});
 };
 
 enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait };
@@ -414,6 +425,21 @@ struct Debug : StmtNode, Instr {
         offset(std::move(off)), extent(std::move(ext)) {}
   static Stmt make(DebugOp op, std::string format, std::vector<Expr> args, Expr cond, TileRef tile, std::array<Expr, 2> offset,
                    std::array<Expr, 2> extent, Instr instr);
+};
+
+/// A runtime check of instruction `instr`, made explicit by the insert_checks pass: when `cond`
+/// (boolean) is false the core stops and reports `check` with `axis` and the i64 values `args`
+/// (what they mean: RuntimeCheck). Not an instruction: it costs no time and no budget.
+struct Check : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Check;
+  Expr cond;
+  RuntimeCheck check;
+  int instr;
+  int axis;
+  std::array<Expr, 3> args;
+  Check(Expr c, RuntimeCheck k, int i, int a, std::array<Expr, 3> v)
+      : StmtNode(kKind), cond(std::move(c)), check(k), instr(i), axis(a), args(std::move(v)) {}
+  static Stmt make(Expr cond, RuntimeCheck check, int instr, int axis, std::array<Expr, 3> args);
 };
 
 /// Code that runs only on one kind of core of a mix kernel (pl::section_cube / section_vector).

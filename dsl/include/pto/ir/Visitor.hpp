@@ -33,6 +33,7 @@ class Mutator {
   PTO_FOR_EACH_IR_STMT(PTO_X)
 #undef PTO_X
   GMRegion mutate_region(const GMRegion& r, bool& changed);
+  std::array<Expr, 2> mutate_pair(const std::array<Expr, 2>& e, bool& changed);
   TileRef mutate_tile(const TileRef& t, bool& changed);
 };
 

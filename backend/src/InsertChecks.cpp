@@ -1,0 +1,189 @@
+// insert_checks: the runtime checks of GM transfers and tile expressions, and the extents of tile
+// expressions, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
+// the interpreter then implement ir::Check and run each instruction over the extent the IR gives:
+// the rules below are written once. docs/semantics.md states them for users.
+#include <unordered_set>
+#include <vector>
+
+#include "pto/backend/Passes.hpp"
+#include "pto/ir/Visitor.hpp"
+
+namespace pto::backend {
+namespace {
+
+using ir::BinaryOp;
+using ir::Expr;
+using ir::Stmt;
+
+Expr i64(int64_t v) { return ir::IntImm::make(v, DType::i64); }
+Expr op(BinaryOp o, Expr a, Expr b) { return ir::Binary::make(o, std::move(a), std::move(b)); }
+Expr stored(const ir::TileRef& t, int axis) { return ir::TileValid::make(t, axis, /*stored=*/true); }
+
+/// The tile reads of an expression in evaluation order (a read used twice appears twice).
+std::vector<const ir::TileRead*> tile_reads(const Expr& e) {
+  struct Collect : ir::Visitor {
+    std::vector<const ir::TileRead*> out;
+    void visit_node(const ir::TileRead* r) override { out.push_back(r); }
+  } c;
+  c.visit(e);
+  return std::move(c.out);
+}
+
+/// Marks the given reads as broadcast down each column.
+class MarkColumnBroadcast : public ir::Mutator {
+ public:
+  explicit MarkColumnBroadcast(const std::unordered_set<const ir::TileRead*>& reads) : reads_(reads) {}
+
+ protected:
+  Expr mutate_node(const ir::TileRead* r, const Expr& self) override {
+    if (!reads_.count(r)) return self;
+    return ir::TileRead::make(r->tile, r->type.dtype, r->row_broadcast, /*col_broadcast=*/true);
+  }
+
+ private:
+  const std::unordered_set<const ir::TileRead*>& reads_;
+};
+
+class InsertChecks : public ir::Mutator {
+ public:
+  InsertChecks(const ir::Kernel& k, const ChipProfile& chip) : k_(k), chip_(chip) {}
+
+ protected:
+  Stmt mutate_node(const ir::Load* l, const Stmt& self) override {
+    std::vector<Stmt> out;
+    region_checks(l->src, l->dst, l->id, out);
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
+  Stmt mutate_node(const ir::Store* s, const Stmt& self) override {
+    std::vector<Stmt> out;
+    region_checks(s->dst, s->src, s->id, out);
+    for (int d = 0; d < 2; ++d) {
+      check(op(BinaryOp::LE, s->dst.extent[d], stored(s->src, d)), RuntimeCheck::store_beyond_valid, s->id, d,
+            {s->dst.extent[d], stored(s->src, d), i64(0)}, out);
+    }
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
+  Stmt mutate_node(const ir::VecCompute* v, const Stmt&) override {
+    std::vector<Stmt> out;
+    Extent e = extent(v->value, v->dst, v->id, out);
+    fits(v->dst, e.size, v->id, 2, out);
+    out.push_back(ir::VecCompute::make(v->dst, e.value, *v, e.size));
+    return ir::Seq::make(std::move(out));
+  }
+
+  Stmt mutate_node(const ir::RowReduce* r, const Stmt&) override {
+    std::vector<Stmt> out;
+    Extent e = extent(r->value, r->dst, r->id, out);
+    fits(r->dst, e.size, r->id, 1, out);  // one column: only the rows must fit
+    out.push_back(ir::RowReduce::make(r->op, r->dst, e.value, *r, e.size));
+    return ir::Seq::make(std::move(out));
+  }
+
+ private:
+  /// Adds Check(cond) unless `cond` folded to true at trace time.
+  static void check(Expr cond, RuntimeCheck c, int instr, int axis, std::array<Expr, 3> args, std::vector<Stmt>& out) {
+    if (const auto* imm = cond.as<ir::IntImm>(); imm && imm->value != 0) return;
+    out.push_back(ir::Check::make(std::move(cond), c, instr, axis, std::move(args)));
+  }
+
+  /// A GM region moved to or from tile `t`: non-negative extents, inside the tensor's view, not
+  /// over the tile's capacity, then its column offset aligned for the transfer's path.
+  void region_checks(const ir::GMRegion& r, const ir::TileRef& t, int instr, std::vector<Stmt>& out) const {
+    const auto& g = k_.groups[t.group];
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < 2; ++d) {
+      const Expr& off = r.offset[d];
+      const Expr& ext = r.extent[d];
+      check(op(BinaryOp::GE, ext, i64(0)), RuntimeCheck::region_negative, instr, d, {ext, i64(0), i64(0)}, out);
+      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, ext), i64(r.view[d]))),
+            RuntimeCheck::region_out_of_bounds, instr, d, {off, ext, i64(r.view[d])}, out);
+      check(op(BinaryOp::LE, ext, i64(cap[d])), RuntimeCheck::region_over_tile, instr, d, {ext, i64(cap[d]), i64(0)}, out);
+    }
+    const int64_t align = gm_move_alignment(chip_, g.space);
+    if (align == 1) return;
+    const Expr byte_off = op(BinaryOp::Mul, r.offset[1], i64(static_cast<int64_t>(dtype_size(g.dtype))));
+    check(op(BinaryOp::EQ, op(BinaryOp::Mod, byte_off, i64(align)), i64(0)), RuntimeCheck::region_misaligned, instr, 1,
+          {byte_off, i64(align), i64(0)}, out);
+  }
+
+  struct Extent {
+    std::array<Expr, 2> size;  // rows, cols
+    Expr value;                // the expression, its one-row operands marked col_broadcast
+  };
+
+  /// The extent of a tile expression (docs/semantics.md): its lead operand is the first read that
+  /// is neither a row broadcast nor one row of a 2-D tile, else the first that is not a row
+  /// broadcast; next to a multi-row lead, one-row operands broadcast down each column. Every other
+  /// operand's valid extent must cover the lead's.
+  Extent extent(const Expr& value, const ir::TileRef& dst, int instr, std::vector<Stmt>& out) const {
+    const std::vector<const ir::TileRead*> reads = tile_reads(value);
+    auto one_row = [&](const ir::TileRead* r) {
+      const auto& g = k_.groups[r->tile.group];
+      return g.rank == 2 && g.rows == 1;
+    };
+    const ir::TileRead* lead = nullptr;
+    for (auto* r : reads) if (!r->row_broadcast && !one_row(r)) { lead = r; break; }
+    if (!lead) for (auto* r : reads) if (!r->row_broadcast) { lead = r; break; }
+    std::unordered_set<const ir::TileRead*> down_columns;
+    if (lead && !one_row(lead)) {
+      for (auto* r : reads) if (r != lead && one_row(r)) down_columns.insert(r);
+    }
+    Extent e;
+    if (lead) {
+      e.size = {stored(lead->tile, 0), stored(lead->tile, 1)};
+    } else if (!reads.empty()) {
+      e.size = {stored(reads[0]->tile, 0), i64(1)};
+    } else {
+      const auto& g = k_.groups[dst.group];
+      e.size = {i64(g.rows), i64(g.cols)};
+    }
+    for (auto* r : reads) {
+      if (r == lead) continue;
+      if (!down_columns.count(r)) {
+        check(op(BinaryOp::GE, stored(r->tile, 0), e.size[0]), RuntimeCheck::operand_smaller, instr, 0,
+              {e.size[0], stored(r->tile, 0), i64(0)}, out);
+      }
+      if (!r->row_broadcast) {
+        check(op(BinaryOp::GE, stored(r->tile, 1), e.size[1]), RuntimeCheck::operand_smaller, instr, 1,
+              {e.size[1], stored(r->tile, 1), i64(0)}, out);
+      }
+    }
+    e.value = down_columns.empty() ? value : MarkColumnBroadcast(down_columns).mutate(value);
+    return e;
+  }
+
+  /// A static upper bound of an extent: a constant, or the capacity of the tile whose valid extent
+  /// it is (no instruction sets a valid extent beyond its tile); -1 when unknown.
+  int64_t upper_bound(const Expr& e) const {
+    if (const auto* imm = e.as<ir::IntImm>()) return imm->value;
+    if (const auto* v = e.as<ir::TileValid>()) {
+      const auto& g = k_.groups[v->tile.group];
+      return v->axis == 0 ? g.rows : g.cols;
+    }
+    return -1;
+  }
+
+  /// The first `axes` of `size` fit tile `t` (left out where that holds statically).
+  void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out) const {
+    const auto& g = k_.groups[t.group];
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (int d = 0; d < axes; ++d) {
+      const int64_t bound = upper_bound(size[d]);
+      if (bound >= 0 && bound <= cap[d]) continue;
+      check(op(BinaryOp::LE, size[d], i64(cap[d])), RuntimeCheck::result_over_tile, instr, d, {size[d], i64(cap[d]), i64(0)}, out);
+    }
+  }
+
+  const ir::Kernel& k_;
+  const ChipProfile& chip_;
+};
+
+}  // namespace
+
+void insert_checks(ir::Kernel& k, const ChipProfile& chip) { k.body = InsertChecks(k, chip).mutate(k.body); }
+
+}  // namespace pto::backend
