@@ -1,5 +1,5 @@
-// insert_checks: the runtime checks of GM transfers and tile expressions, and the extents of tile
-// expressions, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
+// insert_checks: the runtime checks of GM transfers, tile expressions and Acc -> Vec moves, the
+// extents of tile expressions and the parts of an accumulator each AIV receives, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
 // the interpreter then implement ir::Check and run each instruction over the extent the IR gives:
 // the rules below are written once. docs/semantics.md states them for users.
 #include <unordered_set>
@@ -80,6 +80,37 @@ class InsertChecks : public ir::Mutator {
     Extent e = extent(r->value, r->dst, r->id, out);
     fits(r->dst, e.size, r->id, 1, out);  // one column: only the rows must fit
     out.push_back(ir::RowReduce::make(r->op, r->dst, e.value, *r, e.size));
+    return ir::Seq::make(std::move(out));
+  }
+
+  /// Acc -> Vec: each receiving AIV's part of the accumulator (PyPTO Pro's AccToVecMode), and
+  /// that each part fits the Vec tile.
+  Stmt mutate_node(const ir::Move* m, const Stmt& self) override {
+    if (!m->attrs.cross_core || k_.groups[m->src.group].space != ir::MemSpace::Acc) return self;
+    const Expr rows = stored(m->src, 0), cols = stored(m->src, 1), zero = i64(0);
+    ir::MoveAttrs attrs = m->attrs;
+    auto& parts = attrs.parts;
+    switch (attrs.split) {
+      case ir::AccToVec::SingleModeVec0: parts[0] = {zero, rows, zero, cols}; break;
+      case ir::AccToVec::SingleModeVec1: parts[1] = {zero, rows, zero, cols}; break;
+      case ir::AccToVec::DualModeSplitM: {  // the first AIV gets the upper half of the rows (rounded up)
+        const Expr h = op(BinaryOp::Div, op(BinaryOp::Add, rows, i64(1)), i64(2));
+        parts[0] = {zero, h, zero, cols};
+        parts[1] = {h, op(BinaryOp::Sub, rows, h), zero, cols};
+        break;
+      }
+      case ir::AccToVec::DualModeSplitN: {  // the first AIV gets the left half of the columns, in 16-column fractals
+        const Expr half = op(BinaryOp::Min, cols, op(BinaryOp::Mul, op(BinaryOp::Div, op(BinaryOp::Add, cols, i64(31)), i64(32)), i64(16)));
+        parts[0] = {zero, rows, zero, half};
+        parts[1] = {zero, rows, half, op(BinaryOp::Sub, cols, half)};
+        break;
+      }
+    }
+    std::vector<Stmt> out;
+    for (const auto& part : parts) {
+      if (part[0]) fits(m->dst, {part[1], part[3]}, m->id, 2, out);
+    }
+    out.push_back(ir::Move::make(m->dst, m->src, std::move(attrs), *m));
     return ir::Seq::make(std::move(out));
   }
 

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstring>
-#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -435,35 +434,15 @@ class Runner {
     const auto& sg = group(s->src);
     const auto& dg = group(s->dst);
     const int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
-    struct Part {
-      int64_t r0, rows, c0, cols;
-    };
-    std::array<std::optional<Part>, 2> parts;
-    switch (s->attrs.split) {
-      case ir::AccToVec::SingleModeVec0: parts[0] = Part{0, rows, 0, cols}; break;
-      case ir::AccToVec::SingleModeVec1: parts[1] = Part{0, rows, 0, cols}; break;
-      case ir::AccToVec::DualModeSplitM: {
-        const int64_t h = wadd(rows, 1) / 2;
-        parts[0] = Part{0, h, 0, cols};
-        parts[1] = Part{h, wsub(rows, h), 0, cols};
-        break;
-      }
-      case ir::AccToVec::DualModeSplitN: {
-        const int64_t half = std::min(cols, wadd(cols, 31) / 32 * 16);
-        parts[0] = Part{0, rows, 0, half};
-        parts[1] = Part{0, rows, half, wsub(cols, half)};
-        break;
-      }
-    }
     const int64_t ses = static_cast<int64_t>(dtype_size(sg.dtype)), des = static_cast<int64_t>(dtype_size(dg.dtype));
-    for (int v = 0; v < 2; ++v) {
-      if (!parts[v]) continue;
-      const Part& p = *parts[v];
-      if (!check_fits(s->dst, p.rows, p.cols, s->id)) return false;
-      const uint8_t* src = tile_base(s->src) + (p.r0 * sg.cols + p.c0) * ses;
+    for (int v = 0; v < 2; ++v) {  // each receiving AIV's part (insert_checks: the split and that it fits)
+      const auto& part = s->attrs.parts[v];
+      if (!part[0]) continue;
+      const int64_t r0 = eval(part[0]), prows = eval(part[1]), c0 = eval(part[2]), pcols = eval(part[3]);
+      const uint8_t* src = tile_base(s->src) + (r0 * sg.cols + c0) * ses;
       uint8_t* dst = tile_base_in(f_.ctx->peer[v], s->dst);
-      for (int64_t r = 0; r < p.rows; ++r) {
-        for (int64_t c = 0; c < p.cols; ++c) {
+      for (int64_t r = 0; r < prows; ++r) {
+        for (int64_t c = 0; c < pcols; ++c) {
           narrow(convert(widen(src + (r * sg.cols + c) * ses, sg.dtype), sg.dtype, dg.dtype), dg.dtype, dst + (r * dg.cols + c) * des);
         }
       }

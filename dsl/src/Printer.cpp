@@ -93,6 +93,10 @@ class Printer {
         how += fmt::format(" {} [{}, {}]", op->attrs.window ? "window from" : "at", expr(op->attrs.offset[0]), expr(op->attrs.offset[1]));
       }
       if (op->attrs.cross_core && !op->attrs.offset[0]) how += fmt::format(" ({})", acc_to_vec_name(op->attrs.split));
+      for (int v = 0; v < 2; ++v) {
+        const auto& p = op->attrs.parts[v];
+        if (p[0]) how += fmt::format(" aiv{} <- [{} +: {}, {} +: {}]", v, expr(p[0]), expr(p[1]), expr(p[2]), expr(p[3]));
+      }
       out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), how);
     } else if (const auto* op = s.as<SetValid>()) {
       out_ += fmt::format("{}#{} set_validshape {} = [{}, {}]\n", pad, op->id, tile(op->tile), expr(op->rows), expr(op->cols));

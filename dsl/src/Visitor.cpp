@@ -64,6 +64,9 @@ void Visitor::visit_node(const Move* op) {
   visit_tile(op->dst);
   visit_tile(op->src);
   for (const auto& e : op->attrs.offset) visit(e);
+  for (const auto& part : op->attrs.parts) {
+    for (const auto& e : part) visit(e);
+  }
 }
 void Visitor::visit_node(const SetValid* op) { visit_tile(op->tile); visit(op->rows); visit(op->cols); }
 void Visitor::visit_node(const Matmul* op) { visit_tile(op->dst); visit_tile(op->a); visit_tile(op->b); }
@@ -229,10 +232,14 @@ Stmt Mutator::mutate_node(const Move* op, const Stmt& self) {
   bool changed = false;
   TileRef d = mutate_tile(op->dst, changed), src = mutate_tile(op->src, changed);
   ir::MoveAttrs attrs = op->attrs;
-  for (auto& e : attrs.offset) {
+  auto update = [&](Expr& e) {
     Expr r = mutate(e);
     changed |= !r.same_as(e);
     e = r;
+  };
+  for (auto& e : attrs.offset) update(e);
+  for (auto& part : attrs.parts) {
+    for (auto& e : part) update(e);
   }
   return changed ? Move::make(d, src, std::move(attrs), *op) : self;
 }

@@ -158,36 +158,15 @@ void CodeGen::move_acc_to_vec(const ir::Move* op) {
   const auto& dg = group(op->dst);
   Value* rows = valid(op->src, 0);
   Value* cols = valid(op->src, 1);
-  Value* zero = b_.getInt64(0);
-  struct Part {
-    Value *r0, *rows, *c0, *cols;
-  };
-  std::array<std::optional<Part>, 2> parts;
-  switch (op->attrs.split) {
-    case ir::AccToVec::SingleModeVec0: parts[0] = Part{zero, rows, zero, cols}; break;
-    case ir::AccToVec::SingleModeVec1: parts[1] = Part{zero, rows, zero, cols}; break;
-    case ir::AccToVec::DualModeSplitM: {
-      Value* h = b_.CreateSDiv(b_.CreateAdd(rows, b_.getInt64(1)), b_.getInt64(2));
-      parts[0] = Part{zero, h, zero, cols};
-      parts[1] = Part{h, b_.CreateSub(rows, h), zero, cols};
-      break;
-    }
-    case ir::AccToVec::DualModeSplitN: {
-      Value* half = b_.CreateMul(b_.CreateSDiv(b_.CreateAdd(cols, b_.getInt64(31)), b_.getInt64(32)), b_.getInt64(16));
-      half = b_.CreateSelect(b_.CreateICmpSLT(cols, half), cols, half);
-      parts[0] = Part{zero, rows, zero, half};
-      parts[1] = Part{zero, rows, half, b_.CreateSub(cols, half)};
-      break;
-    }
-  }
   const int64_t ses = static_cast<int64_t>(dtype_size(sg.dtype));
-  for (int s = 0; s < 2; ++s) {
-    if (!parts[s]) continue;
-    const Part& p = *parts[s];
-    check_fits(op->dst, p.rows, p.cols, op->id);
+  for (int s = 0; s < 2; ++s) {  // each receiving AIV's part (insert_checks: the split and that it fits)
+    const auto& part = op->attrs.parts[s];
+    if (!part[0]) continue;
+    Value* r0 = scalar(part[0]);
+    Value* c0 = scalar(part[2]);
     Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base(op->src),
-                                      b_.CreateMul(b_.CreateAdd(b_.CreateMul(p.r0, b_.getInt64(sg.cols)), p.c0), b_.getInt64(ses)));
-    convert_rows(tile_base_in(peer_arena(s), op->dst), dg.cols, dg.dtype, src, sg.cols, sg.dtype, p.rows, p.cols);
+                                      b_.CreateMul(b_.CreateAdd(b_.CreateMul(r0, b_.getInt64(sg.cols)), c0), b_.getInt64(ses)));
+    convert_rows(tile_base_in(peer_arena(s), op->dst), dg.cols, dg.dtype, src, sg.cols, sg.dtype, scalar(part[1]), scalar(part[3]));
   }
   report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(static_cast<int64_t>(dtype_size(dg.dtype)))));
 }

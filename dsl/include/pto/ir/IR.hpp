@@ -365,6 +365,9 @@ struct MoveAttrs {
                                             // a window (pl::extract): its top-left element in the source
   bool window = false;                      // Mat -> Left/Right: copy the window of the source at `offset`
                                             // that the destination holds, cut to the source's valid extent
+  /// Acc -> Vec, made explicit by insert_checks: per receiving AIV, the {first row, rows, first
+  /// column, columns} of the accumulator it gets (`split`'s rule); null for an AIV that gets none.
+  std::array<std::array<Expr, 4>, 2> parts;
 };
 
 /// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed) sets
