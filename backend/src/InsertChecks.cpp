@@ -1,7 +1,9 @@
-// insert_checks: the runtime checks of GM transfers, tile expressions and Acc -> Vec moves, the
-// extents of tile expressions and the parts of an accumulator each AIV receives, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
+// insert_checks: the runtime checks of every instruction's operands (GM transfers, tile
+// expressions, moves, matmul, set_validshape), the extents of tile expressions and local moves,
+// and the parts of an accumulator each AIV receives, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
 // the interpreter then implement ir::Check and run each instruction over the extent the IR gives:
 // the rules below are written once. docs/semantics.md states them for users.
+#include <algorithm>
 #include <unordered_set>
 #include <vector>
 
@@ -83,10 +85,81 @@ class InsertChecks : public ir::Mutator {
     return ir::Seq::make(std::move(out));
   }
 
+  Stmt mutate_node(const ir::Move* m, const Stmt& self) override {
+    if (!m->attrs.cross_core) return local_move(m);
+    return k_.groups[m->src.group].space == ir::MemSpace::Acc ? acc_to_vec(m) : vec_to_mat(m, self);
+  }
+
+  /// pl::set_validshape: a non-negative extent within the tile.
+  Stmt mutate_node(const ir::SetValid* v, const Stmt& self) override {
+    const auto& g = k_.groups[v->tile.group];
+    const int64_t cap[2] = {g.rows, g.cols};
+    const Expr ext[2] = {v->rows, v->cols};
+    std::vector<Stmt> out;
+    for (int d = 0; d < 2; ++d) {
+      check(op(BinaryOp::GE, ext[d], i64(0)), RuntimeCheck::region_negative, v->id, d, {ext[d], i64(0), i64(0)}, out);
+      check(op(BinaryOp::LE, ext[d], i64(cap[d])), RuntimeCheck::region_over_tile, v->id, d, {ext[d], i64(cap[d]), i64(0)}, out);
+    }
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
+  /// Matmul: K agrees, the result fits, and an accumulating matmul's accumulator covers it.
+  Stmt mutate_node(const ir::Matmul* mm, const Stmt& self) override {
+    std::vector<Stmt> out;
+    const Expr m = stored(mm->a, 0), ka = stored(mm->a, 1), kb = stored(mm->b, 0), n = stored(mm->b, 1);
+    check(op(BinaryOp::EQ, ka, kb), RuntimeCheck::matmul_k_mismatch, mm->id, 1, {ka, kb, i64(0)}, out);
+    fits(mm->dst, {m, n}, mm->id, 2, out);
+    if (mm->accumulate) {
+      check(op(BinaryOp::GE, stored(mm->dst, 0), m), RuntimeCheck::operand_smaller, mm->id, 0, {m, stored(mm->dst, 0), i64(0)}, out);
+      check(op(BinaryOp::GE, stored(mm->dst, 1), n), RuntimeCheck::operand_smaller, mm->id, 1, {n, stored(mm->dst, 1), i64(0)}, out);
+    }
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
+ private:
+  /// Mat -> Left/Right (optionally transposed, optionally a window): the extent copied, and that
+  /// the result fits.
+  Stmt local_move(const ir::Move* m) const {
+    const auto& dg = k_.groups[m->dst.group];
+    const bool transpose = m->attrs.transpose;
+    std::vector<Stmt> out;
+    ir::MoveAttrs attrs = m->attrs;
+    std::array<Expr, 2> ext = {stored(m->src, 0), stored(m->src, 1)};
+    if (attrs.window) {  // pl::extract: from the offset, as much as the destination holds, cut to the source's valid extent
+      const int64_t holds[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
+      for (int d = 0; d < 2; ++d) {
+        const Expr& off = attrs.offset[d];
+        check(op(BinaryOp::GE, off, i64(0)), RuntimeCheck::offset_negative, m->id, d, {off, i64(0), i64(0)}, out);
+        check(op(BinaryOp::LE, off, ext[d]), RuntimeCheck::window_past_valid, m->id, d, {off, ext[d], i64(0)}, out);
+        ext[d] = op(BinaryOp::Min, op(BinaryOp::Sub, ext[d], off), i64(holds[d]));
+      }
+    }
+    fits(m->dst, transpose ? std::array<Expr, 2>{ext[1], ext[0]} : ext, m->id, 2, out);
+    attrs.extent = ext;
+    out.push_back(ir::Move::make(m->dst, m->src, std::move(attrs), *m));
+    return ir::Seq::make(std::move(out));
+  }
+
+  /// Vec -> Mat: the source's valid region lands at a non-negative offset inside the AIC's tile.
+  Stmt vec_to_mat(const ir::Move* m, const Stmt& self) const {
+    const auto& dg = k_.groups[m->dst.group];
+    const int64_t cap[2] = {dg.rows, dg.cols};
+    std::vector<Stmt> out;
+    for (int d = 0; d < 2; ++d) {
+      const Expr& off = m->attrs.offset[d];
+      const Expr end = op(BinaryOp::Add, off, stored(m->src, d));
+      check(op(BinaryOp::GE, off, i64(0)), RuntimeCheck::offset_negative, m->id, d, {off, i64(0), i64(0)}, out);
+      check(op(BinaryOp::LE, end, i64(cap[d])), RuntimeCheck::result_over_tile, m->id, d, {end, i64(cap[d]), i64(0)}, out);
+    }
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
   /// Acc -> Vec: each receiving AIV's part of the accumulator (PyPTO Pro's AccToVecMode), and
   /// that each part fits the Vec tile.
-  Stmt mutate_node(const ir::Move* m, const Stmt& self) override {
-    if (!m->attrs.cross_core || k_.groups[m->src.group].space != ir::MemSpace::Acc) return self;
+  Stmt acc_to_vec(const ir::Move* m) const {
     const Expr rows = stored(m->src, 0), cols = stored(m->src, 1), zero = i64(0);
     ir::MoveAttrs attrs = m->attrs;
     auto& parts = attrs.parts;
@@ -114,7 +187,6 @@ class InsertChecks : public ir::Mutator {
     return ir::Seq::make(std::move(out));
   }
 
- private:
   /// Adds Check(cond) unless `cond` folded to true at trace time.
   static void check(Expr cond, RuntimeCheck c, int instr, int axis, std::array<Expr, 3> args, std::vector<Stmt>& out) {
     if (const auto* imm = cond.as<ir::IntImm>(); imm && imm->value != 0) return;
@@ -191,6 +263,10 @@ class InsertChecks : public ir::Mutator {
   /// it is (no instruction sets a valid extent beyond its tile); -1 when unknown.
   int64_t upper_bound(const Expr& e) const {
     if (const auto* imm = e.as<ir::IntImm>()) return imm->value;
+    if (const auto* b = e.as<ir::Binary>(); b && b->op == BinaryOp::Min) {
+      const int64_t x = upper_bound(b->a), y = upper_bound(b->b);
+      return x < 0 ? y : (y < 0 ? x : std::min(x, y));
+    }
     if (const auto* v = e.as<ir::TileValid>()) {
       const auto& g = k_.groups[v->tile.group];
       return v->axis == 0 ? g.rows : g.cols;

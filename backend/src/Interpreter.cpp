@@ -382,35 +382,17 @@ class Runner {
   }
 
   // ---------------------------------------------------------------------------- cube
-  bool check_fits(const ir::TileRef& t, int64_t rows, int64_t cols, int instr) {
-    const auto& g = group(t);
-    return check(rows <= g.rows, instr, RuntimeCheck::result_over_tile, 0, rows, g.rows) &&
-           check(cols <= g.cols, instr, RuntimeCheck::result_over_tile, 1, cols, g.cols);
-  }
-
   bool move(const Op& op, const ir::Move* s) {
     if (s->attrs.cross_core) return group(s->src).space == ir::MemSpace::Acc ? move_acc_to_vec(op, s) : move_vec_to_mat(op, s);
     const auto& sg = group(s->src);
     const auto& dg = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
     const bool transpose = s->attrs.transpose;
-    int64_t rows = valid(s->src, 0), cols = valid(s->src, 1);
+    const int64_t rows = eval(s->attrs.extent[0]), cols = eval(s->attrs.extent[1]);  // insert_checks: checked, cut to a window
     const uint8_t* src = tile_base(s->src);
-    if (s->attrs.window) {
-      // CodeGen::narrow_to_window: the window at the offset, as large as dst holds, cut to src's valid extent.
-      const int64_t off[2] = {eval(s->attrs.offset[0]), eval(s->attrs.offset[1])};
-      int64_t* ext[2] = {&rows, &cols};
-      const int64_t fits[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
-      for (int d = 0; d < 2; ++d) {
-        if (!check(off[d] >= 0, s->id, RuntimeCheck::offset_negative, d, off[d], 0)) return false;
-        if (!check(off[d] <= *ext[d], s->id, RuntimeCheck::window_past_valid, d, off[d], *ext[d])) return false;
-        *ext[d] = std::min(*ext[d] - off[d], fits[d]);
-      }
-      src += (off[0] * sg.cols + off[1]) * es;
-    }
+    if (s->attrs.window) src += (eval(s->attrs.offset[0]) * sg.cols + eval(s->attrs.offset[1])) * es;
     const int64_t out_rows = transpose ? cols : rows;
     const int64_t out_cols = transpose ? rows : cols;
-    if (!check_fits(s->dst, out_rows, out_cols, s->id)) return false;
     uint8_t* dst = tile_base(s->dst);
     if (!transpose) {
       copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
@@ -457,13 +439,7 @@ class Runner {
     const auto& dg = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
     const int64_t ext[2] = {valid(s->src, 0), valid(s->src, 1)};
-    const int64_t off[2] = {eval(s->attrs.offset[0]), eval(s->attrs.offset[1])};
-    const int64_t cap[2] = {dg.rows, dg.cols};
-    for (int d = 0; d < 2; ++d) {
-      if (!check(off[d] >= 0, s->id, RuntimeCheck::offset_negative, d, off[d], 0)) return false;
-      const int64_t end = wadd(off[d], ext[d]);
-      if (!check(end <= cap[d], s->id, RuntimeCheck::result_over_tile, d, end, cap[d])) return false;
-    }
+    const int64_t off[2] = {eval(s->attrs.offset[0]), eval(s->attrs.offset[1])};  // checked by insert_checks
     copy_tile_rows(tile_base_in(f_.ctx->peer[0], s->dst) + (off[0] * dg.cols + off[1]) * es, dg.cols, tile_base(s->src), sg.cols,
                    ext[0], ext[1], es);
     const int64_t lo = wadd(wmul(off[0], dg.cols), off[1]);
@@ -474,14 +450,7 @@ class Runner {
 
   /// CodeGen::set_valid_shape.
   bool set_valid_shape(const Op& op, const ir::SetValid* s) {
-    const auto& g = group(s->tile);
-    const int64_t ext[2] = {eval(s->rows), eval(s->cols)};
-    const int64_t cap[2] = {g.rows, g.cols};
-    for (int d = 0; d < 2; ++d) {
-      if (!check(ext[d] >= 0, s->id, RuntimeCheck::region_negative, d, ext[d], 0)) return false;
-      if (!check(ext[d] <= cap[d], s->id, RuntimeCheck::region_over_tile, d, ext[d], cap[d])) return false;
-    }
-    set_valid(s->tile, ext[0], ext[1]);
+    set_valid(s->tile, eval(s->rows), eval(s->cols));  // checked by insert_checks
     report(op, s->id, 1);
     return true;
   }
@@ -490,14 +459,7 @@ class Runner {
     const auto& ag = group(s->a);
     const auto& bg = group(s->b);
     const auto& cg = group(s->dst);
-    const int64_t m = valid(s->a, 0), kk = valid(s->a, 1), kb = valid(s->b, 0), n = valid(s->b, 1);
-    if (!check(kk == kb, s->id, RuntimeCheck::matmul_k_mismatch, 1, kk, kb)) return false;
-    if (!check_fits(s->dst, m, n, s->id)) return false;
-    if (s->accumulate) {
-      const int64_t vr = valid(s->dst, 0), vc = valid(s->dst, 1);
-      if (!check(vr >= m, s->id, RuntimeCheck::operand_smaller, 0, m, vr)) return false;
-      if (!check(vc >= n, s->id, RuntimeCheck::operand_smaller, 1, n, vc)) return false;
-    }
+    const int64_t m = valid(s->a, 0), kk = valid(s->a, 1), n = valid(s->b, 1);  // checked by insert_checks
     pto_rt_matmul(tile_base(s->dst), tile_base(s->a), tile_base(s->b), m, n, kk, ag.cols, bg.cols, cg.cols,
                   static_cast<int32_t>(ag.dtype), s->accumulate ? 1 : 0);
     set_valid(s->dst, m, n);

@@ -64,6 +64,7 @@ void Visitor::visit_node(const Move* op) {
   visit_tile(op->dst);
   visit_tile(op->src);
   for (const auto& e : op->attrs.offset) visit(e);
+  for (const auto& e : op->attrs.extent) visit(e);
   for (const auto& part : op->attrs.parts) {
     for (const auto& e : part) visit(e);
   }
@@ -238,6 +239,7 @@ Stmt Mutator::mutate_node(const Move* op, const Stmt& self) {
     e = r;
   };
   for (auto& e : attrs.offset) update(e);
+  for (auto& e : attrs.extent) update(e);
   for (auto& part : attrs.parts) {
     for (auto& e : part) update(e);
   }

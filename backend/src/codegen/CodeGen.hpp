@@ -112,8 +112,6 @@ class CodeGen : private ir::Visitor {
   // ---------------------------------------------------------------- CodeGenChecks.cpp: checks, regions, extents
   /// Continues when `ok` holds; otherwise reports `chk` for instruction `instr` and returns.
   void check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, Value* bv, Value* cv = nullptr);
-  /// Checks that a rows x cols result fits tile `t`.
-  void check_fits(const ir::TileRef& t, Value* rows, Value* cols, int instr);
   /// ir::Check: the one runtime check the IR spells out (insert_checks).
   void visit_node(const ir::Check* op) override;
   /// The GM region of a transfer (insert_checks has checked it).
@@ -138,10 +136,6 @@ class CodeGen : private ir::Visitor {
   void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
                     bool relu = false);
   void move(const ir::Move* op);
-  /// pl::extract: narrows the source extent to the window at attrs.offset (as large as the
-  /// destination holds, transposed: its columns x rows; cut to the source's valid extent) and moves
-  /// `src` to the window's first element.
-  void narrow_to_window(const ir::Move* op, Value*& rows, Value*& cols, Value*& src, int64_t es);
   /// Acc -> Vec on the AIC: each receiving AIV's part of the accumulator (ir::AccToVec), converted
   /// to the Vec tile's dtype, lands at row 0, column 0 of that AIV's tile slot.
   void move_acc_to_vec(const ir::Move* op);
@@ -149,7 +143,7 @@ class CodeGen : private ir::Visitor {
   void move_vec_to_mat(const ir::Move* op);
   /// rows x cols elements of `es` bytes between two tiles of row pitches `dst_pitch` and `src_pitch` elements.
   void copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es);
-  /// pl::set_validshape: the extent must be non-negative and within the tile.
+  /// pl::set_validshape (insert_checks: a non-negative extent within the tile).
   void set_valid_shape(const ir::SetValid* op);
   void matmul(const ir::Matmul* op);
 

@@ -44,10 +44,5 @@ Value* CodeGen::gm_address(const ir::GMRegion& r, const Region& reg, int64_t es)
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
 }
 
-void CodeGen::check_fits(const ir::TileRef& t, Value* rows, Value* cols, int instr) {
-  const auto& g = group(t);
-  check(b_.CreateICmpSLE(rows, b_.getInt64(g.rows)), instr, RuntimeCheck::result_over_tile, 0, rows, b_.getInt64(g.rows));
-  check(b_.CreateICmpSLE(cols, b_.getInt64(g.cols)), instr, RuntimeCheck::result_over_tile, 1, cols, b_.getInt64(g.cols));
-}
 
 }  // namespace pto::backend::codegen

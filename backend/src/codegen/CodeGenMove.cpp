@@ -110,13 +110,15 @@ void CodeGen::move(const ir::Move* op) {
   const auto& dg = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
   const bool transpose = op->attrs.transpose;
-  Value* rows = valid(op->src, 0);
-  Value* cols = valid(op->src, 1);
+  Value* rows = scalar(op->attrs.extent[0]);  // insert_checks: checked, cut to a window
+  Value* cols = scalar(op->attrs.extent[1]);
   Value* src = tile_base(op->src);
-  if (op->attrs.window) narrow_to_window(op, rows, cols, src, es);
+  if (op->attrs.window) {
+    Value* first = b_.CreateAdd(b_.CreateMul(scalar(op->attrs.offset[0]), b_.getInt64(sg.cols)), scalar(op->attrs.offset[1]));
+    src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(first, b_.getInt64(es)));
+  }
   Value* out_rows = transpose ? cols : rows;
   Value* out_cols = transpose ? rows : cols;
-  check_fits(op->dst, out_rows, out_cols, op->id);
   Value* dst = tile_base(op->dst);
   if (!transpose) {
     copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
@@ -132,25 +134,6 @@ void CodeGen::move(const ir::Move* op) {
   }
   set_valid(op->dst, out_rows, out_cols);
   report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
-}
-
-void CodeGen::narrow_to_window(const ir::Move* op, Value*& rows, Value*& cols, Value*& src, int64_t es) {
-  const auto& sg = group(op->src);
-  const auto& dg = group(op->dst);
-  const bool transpose = op->attrs.transpose;
-  Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
-  Value* ext[2] = {rows, cols};
-  const int64_t fits[2] = {transpose ? dg.cols : dg.rows, transpose ? dg.rows : dg.cols};
-  for (int d = 0; d < 2; ++d) {
-    check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
-    check(b_.CreateICmpSLE(off[d], ext[d]), op->id, RuntimeCheck::window_past_valid, d, off[d], ext[d]);
-    Value* left = b_.CreateSub(ext[d], off[d]);
-    ext[d] = b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(fits[d])), left, b_.getInt64(fits[d]));
-  }
-  rows = ext[0];
-  cols = ext[1];
-  src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src,
-                             b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(sg.cols)), off[1]), b_.getInt64(es)));
 }
 
 void CodeGen::move_acc_to_vec(const ir::Move* op) {
@@ -176,13 +159,7 @@ void CodeGen::move_vec_to_mat(const ir::Move* op) {
   const auto& dg = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(sg.dtype));
   Value* ext[2] = {valid(op->src, 0), valid(op->src, 1)};
-  Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};
-  const int64_t cap[2] = {dg.rows, dg.cols};
-  for (int d = 0; d < 2; ++d) {
-    check(b_.CreateICmpSGE(off[d], b_.getInt64(0)), op->id, RuntimeCheck::offset_negative, d, off[d], b_.getInt64(0));
-    Value* end = b_.CreateAdd(off[d], ext[d]);
-    check(b_.CreateICmpSLE(end, b_.getInt64(cap[d])), op->id, RuntimeCheck::result_over_tile, d, end, b_.getInt64(cap[d]));
-  }
+  Value* off[2] = {scalar(op->attrs.offset[0]), scalar(op->attrs.offset[1])};  // checked by insert_checks
   Value* src = tile_base(op->src);
   Value* dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base_in(peer_arena(0), op->dst),
                                     b_.CreateMul(b_.CreateAdd(b_.CreateMul(off[0], b_.getInt64(dg.cols)), off[1]), b_.getInt64(es)));
@@ -205,14 +182,7 @@ void CodeGen::copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t 
 }
 
 void CodeGen::set_valid_shape(const ir::SetValid* op) {
-  const auto& g = group(op->tile);
-  Value* ext[2] = {scalar(op->rows), scalar(op->cols)};
-  const int64_t cap[2] = {g.rows, g.cols};
-  for (int d = 0; d < 2; ++d) {
-    check(b_.CreateICmpSGE(ext[d], b_.getInt64(0)), op->id, RuntimeCheck::region_negative, d, ext[d], b_.getInt64(0));
-    check(b_.CreateICmpSLE(ext[d], b_.getInt64(cap[d])), op->id, RuntimeCheck::region_over_tile, d, ext[d], b_.getInt64(cap[d]));
-  }
-  set_valid(op->tile, ext[0], ext[1]);
+  set_valid(op->tile, scalar(op->rows), scalar(op->cols));  // checked by insert_checks
   report(op, op->id, b_.getInt64(1));
 }
 
@@ -222,16 +192,7 @@ void CodeGen::matmul(const ir::Matmul* op) {
   const auto& cg = group(op->dst);
   Value* m = valid(op->a, 0);
   Value* kk = valid(op->a, 1);
-  Value* kb = valid(op->b, 0);
-  Value* n = valid(op->b, 1);
-  check(b_.CreateICmpEQ(kk, kb), op->id, RuntimeCheck::matmul_k_mismatch, 1, kk, kb);
-  check_fits(op->dst, m, n, op->id);
-  if (op->accumulate) {
-    Value* vr = valid(op->dst, 0);
-    Value* vc = valid(op->dst, 1);
-    check(b_.CreateICmpSGE(vr, m), op->id, RuntimeCheck::operand_smaller, 0, m, vr);
-    check(b_.CreateICmpSGE(vc, n), op->id, RuntimeCheck::operand_smaller, 1, n, vc);
-  }
+  Value* n = valid(op->b, 1);  // checked by insert_checks
   b_.CreateCall(matmul_fn_, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
                              b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
                              b_.getInt32(op->accumulate ? 1 : 0)});

@@ -368,6 +368,9 @@ struct MoveAttrs {
   /// Acc -> Vec, made explicit by insert_checks: per receiving AIV, the {first row, rows, first
   /// column, columns} of the accumulator it gets (`split`'s rule); null for an AIV that gets none.
   std::array<std::array<Expr, 4>, 2> parts;
+  /// Local moves, made explicit by insert_checks: the rows and columns of the source copied (a
+  /// window: from `offset`, cut to what the destination holds).
+  std::array<Expr, 2> extent;
 };
 
 /// Local-memory copy between two tiles: Mat -> Left/Right on MTE1 (optionally transposed) sets
