@@ -14,7 +14,10 @@ pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 
 # LLVM is linked as the one shared library libLLVM-16.so: static LLVM archives would make every
 # link on a 2-core machine take minutes.
+# Installed, it is linked by its file name: a project using find_package(pto) needs neither LLVM's
+# headers (they stay in backend/src) nor LLVM's CMake package (which needs the C language enabled).
 add_library(pto_llvm INTERFACE)
-target_include_directories(pto_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
-target_compile_definitions(pto_llvm INTERFACE ${LLVM_DEFINITIONS_LIST})
-target_link_libraries(pto_llvm INTERFACE LLVM)
+target_include_directories(pto_llvm SYSTEM INTERFACE $<BUILD_INTERFACE:${LLVM_INCLUDE_DIRS}>)
+target_compile_definitions(pto_llvm INTERFACE $<BUILD_INTERFACE:${LLVM_DEFINITIONS_LIST}>)
+find_library(PTO_LLVM_SHARED_LIBRARY NAMES LLVM-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)
+target_link_libraries(pto_llvm INTERFACE $<BUILD_INTERFACE:LLVM> $<INSTALL_INTERFACE:${PTO_LLVM_SHARED_LIBRARY}>)
