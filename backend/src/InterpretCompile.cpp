@@ -103,8 +103,7 @@ class Compiler {
       n.kind = XNode::Kind::Unary;
       n.uop = op->op;
       n.cls = ct;
-      const bool float_only = op->op == ir::UnaryOp::Exp || op->op == ir::UnaryOp::Log || op->op == ir::UnaryOp::Sqrt ||
-                              op->op == ir::UnaryOp::Rsqrt;
+      const bool float_only = op->op != ir::UnaryOp::Neg && op->op != ir::UnaryOp::Abs && op->op != ir::UnaryOp::Relu;
       PTO_INTERNAL_CHECK(ct == Cls::F || !float_only) << "unsupported integer tile operator " << ir::unary_op_name(op->op);
       return add(n);
     }

@@ -223,6 +223,11 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::UnaryOp::Log: for (int64_t c = 0; c < n; ++c) o[c].f = std::log(a[c].f); break;
             case ir::UnaryOp::Sqrt: for (int64_t c = 0; c < n; ++c) o[c].f = std::sqrt(a[c].f); break;
             case ir::UnaryOp::Rsqrt: for (int64_t c = 0; c < n; ++c) o[c].f = 1.0f / std::sqrt(a[c].f); break;
+            case ir::UnaryOp::Tanh: for (int64_t c = 0; c < n; ++c) o[c].f = std::tanh(a[c].f); break;
+            case ir::UnaryOp::Sigmoid: for (int64_t c = 0; c < n; ++c) o[c].f = 1.0f / (1.0f + std::exp(flip_sign(a[c].f))); break;
+            case ir::UnaryOp::Erf: for (int64_t c = 0; c < n; ++c) o[c].f = std::erf(a[c].f); break;
+            case ir::UnaryOp::Sin: for (int64_t c = 0; c < n; ++c) o[c].f = std::sin(a[c].f); break;
+            case ir::UnaryOp::Cos: for (int64_t c = 0; c < n; ++c) o[c].f = std::cos(a[c].f); break;
           }
         } else {
           PTO_INTERNAL_CHECK(nd.cls == Cls::I) << "an arithmetic operator on a condition";

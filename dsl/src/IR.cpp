@@ -62,6 +62,11 @@ const char* unary_op_name(UnaryOp op) {
     case UnaryOp::Sqrt: return "sqrt";
     case UnaryOp::Rsqrt: return "rsqrt";
     case UnaryOp::Relu: return "relu";
+    case UnaryOp::Tanh: return "tanh";
+    case UnaryOp::Sigmoid: return "sigmoid";
+    case UnaryOp::Erf: return "erf";
+    case UnaryOp::Sin: return "sin";
+    case UnaryOp::Cos: return "cos";
   }
   return "?";
 }

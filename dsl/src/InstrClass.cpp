@@ -18,9 +18,9 @@ namespace {
 /// constant or a scalar) makes the scalar-operand form of the instruction (adds, muls, ...).
 struct VecOpCounter : Visitor {
   VecOpCounts counts{};
-  void add(VecOp op) {
+  void add(VecOp op, int times = 1) {
     auto& c = counts[static_cast<int>(op)];
-    if (c < 255) ++c;
+    c = static_cast<uint8_t>(std::min(255, c + times));
   }
   void visit_node(const Binary* op) override {
     const bool scalar_operand = !op->a->type.tile || !op->b->type.tile;
@@ -45,6 +45,21 @@ struct VecOpCounter : Visitor {
       case UnaryOp::Neg:
       case UnaryOp::Abs:
       case UnaryOp::Relu: add(VecOp::Unary); break;
+      // No single vector instruction and no published cost: each is charged as the sequence a
+      // vector kernel would run (an assumption, docs/calibration.md).
+      case UnaryOp::Sigmoid:  // 1 / (1 + exp(-x)): neg, exp, adds, div
+        add(VecOp::Unary), add(VecOp::Exp), add(VecOp::ScalarOperand), add(VecOp::Div);
+        break;
+      case UnaryOp::Tanh:  // 2 sigmoid(2x) - 1: muls, neg, exp, adds, div, muls, adds
+        add(VecOp::Unary), add(VecOp::Exp), add(VecOp::Div), add(VecOp::ScalarOperand, 3);
+        break;
+      case UnaryOp::Erf:  // Abramowitz-Stegun 7.1.26: abs, exp of -x*x, a degree-5 polynomial, a div, the sign
+        add(VecOp::Unary, 2), add(VecOp::Exp), add(VecOp::Div), add(VecOp::Mul, 2), add(VecOp::ScalarOperand, 11);
+        break;
+      case UnaryOp::Sin:
+      case UnaryOp::Cos:  // range reduction and a degree-9 odd/even polynomial in x*x
+        add(VecOp::ScalarOperand, 12), add(VecOp::Mul, 2), add(VecOp::Cast, 2);
+        break;
     }
     Visitor::visit_node(op);
   }

@@ -38,6 +38,13 @@ std::vector<OpCase<T>> floating_cases() {
       {"log", [](auto& a, auto&) { return pl::log(a); }, [](F a, F) { return std::log(a); }, approx<T>()},
       {"sqrt", [](auto& a, auto&) { return pl::sqrt(a); }, [](F a, F) { return std::sqrt(a); }, approx<T>()},
       {"rsqrt", [](auto& a, auto&) { return pl::rsqrt(a); }, [](F a, F) { return 1.0f / std::sqrt(a); }, approx<T>()},
+      {"tanh", [](auto& a, auto&) { return pl::tanh(a); }, [](F a, F) { return std::tanh(a); }, approx<T>()},
+      {"sigmoid", [](auto& a, auto&) { return pl::sigmoid(a); }, [](F a, F) { return 1.0f / (1.0f + std::exp(-a)); }, approx<T>()},
+      {"erf", [](auto& a, auto&) { return pl::erf(a); }, [](F a, F) { return std::erf(a); }, approx<T>()},
+      {"sin", [](auto& a, auto&) { return pl::sin(a); }, [](F a, F) { return std::sin(a); }, approx<T>()},
+      {"cos", [](auto& a, auto&) { return pl::cos(a); }, [](F a, F) { return std::cos(a); }, approx<T>()},
+      {"GELU (erf form)", [](auto& a, auto&) { return a * 0.5f * (1.0f + pl::erf(a * 0.70710678f)); },
+       [](F a, F) { const F h = a * 0.5f; return h * (1.0f + std::erf(a * 0.70710678f)); }, approx<T>()},
       // Scalars broadcast to every element (float constants, int literals, doubles).
       {"tile * 2.5f", [](auto& a, auto&) { return a * 2.5f; }, [](F a, F) { return a * 2.5f; }},
       {"1 + tile", [](auto& a, auto&) { return 1 + a; }, [](F a, F) { return 1.0f + a; }},

@@ -21,7 +21,7 @@ namespace pl = pto::lang;
 
 // ------------------------------------------------------------------------------- the case model
 
-enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, CastVia, Select };
+enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Sin, Cos, CastVia, Select };
 
 struct Node {
   Op op = Op::X;
@@ -103,12 +103,14 @@ class Generator {
       c.value = floating(t) ? std::round((static_cast<double>(pick(2001)) - 1000) / 125.0 * 8) / 8 : static_cast<double>(pick(21) - 10);
       return add(e, c);
     }
-    const int k = pick(floating(t) ? 17 : 13);
+    const int k = pick(floating(t) ? 22 : 13);
     static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Neg, Op::Abs, Op::Relu,
-                                  Op::CastVia, Op::Select, Op::Add, Op::Mul, Op::Exp, Op::Log, Op::Sqrt, Op::Rsqrt};
+                                  Op::CastVia, Op::Select, Op::Add, Op::Mul, Op::Exp, Op::Log, Op::Sqrt, Op::Rsqrt,
+                                  Op::Tanh, Op::Sigmoid, Op::Erf, Op::Sin, Op::Cos};
     Node n{kOps[k]};
     switch (n.op) {
       case Op::Neg: case Op::Abs: case Op::Relu: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
+      case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Sin: case Op::Cos:
         n.kids = {node(e, t, depth + 1)};
         break;
       case Op::CastVia: {
@@ -175,6 +177,11 @@ struct Build {
         case Op::Log: return pl::log(kid(0));
         case Op::Sqrt: return pl::sqrt(kid(0));
         case Op::Rsqrt: return pl::rsqrt(kid(0));
+        case Op::Tanh: return pl::tanh(kid(0));
+        case Op::Sigmoid: return pl::sigmoid(kid(0));
+        case Op::Erf: return pl::erf(kid(0));
+        case Op::Sin: return pl::sin(kid(0));
+        case Op::Cos: return pl::cos(kid(0));
         default: break;
       }
     }
@@ -401,6 +408,11 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
     case Op::Log: return "pl::log(" + k(0) + ")";
     case Op::Sqrt: return "pl::sqrt(" + k(0) + ")";
     case Op::Rsqrt: return "pl::rsqrt(" + k(0) + ")";
+    case Op::Tanh: return "pl::tanh(" + k(0) + ")";
+    case Op::Sigmoid: return "pl::sigmoid(" + k(0) + ")";
+    case Op::Erf: return "pl::erf(" + k(0) + ")";
+    case Op::Sin: return "pl::sin(" + k(0) + ")";
+    case Op::Cos: return "pl::cos(" + k(0) + ")";
     case Op::CastVia: return fmt::format("pl::cast<{}>(pl::cast<{}>({}))", type_name(t), type_name(d.via), k(0));
     case Op::Select: {
       static constexpr const char* kCmp[] = {"<", "<=", ">", ">=", "==", "!="};

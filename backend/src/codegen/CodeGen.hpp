@@ -90,6 +90,9 @@ class CodeGen : private ir::Visitor {
   /// read's current row pointer comes from `rows`.
   Value* element(const ir::Expr& e, Value* col, const LeafRows& rows, llvm::Type* ctx_type);
   Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr);
+  /// A call of the C library's float function `name` (tanhf, erff): the same function the
+  /// interpreter calls (docs/semantics.md).
+  Value* libm_call(const char* name, Value* a);
   /// max/min of docs/semantics.md, spelled out rather than left to llvm.maxnum's target lowering
   /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
   /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger

@@ -136,6 +136,15 @@ Value* CodeGen::intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c) {
   return b_.CreateUnaryIntrinsic(id, a);
 }
 
+Value* CodeGen::libm_call(const char* name, Value* a) {
+  llvm::FunctionCallee f = m_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getFloatTy(), {b_.getFloatTy()}, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setOnlyAccessesInaccessibleMemory();  // errno at most: calls stay in place, loops stay loops
+  }
+  return b_.CreateCall(f, {a});
+}
+
 Value* CodeGen::float_max_min(Value* a, Value* c, bool max) {
   llvm::Type* bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
   Value* tie = max ? b_.CreateAnd(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits))
@@ -220,6 +229,14 @@ Value* CodeGen::unary(ir::UnaryOp op, Value* a, bool fp) {
     case UnaryOp::Log: return intrinsic(llvm::Intrinsic::log, a);
     case UnaryOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
     case UnaryOp::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0), intrinsic(llvm::Intrinsic::sqrt, a));
+    case UnaryOp::Tanh: return libm_call("tanhf", a);
+    case UnaryOp::Sigmoid: {  // 1 / (1 + exp(-x)), three roundings
+      Value* one = llvm::ConstantFP::get(a->getType(), 1.0);
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a))));
+    }
+    case UnaryOp::Erf: return libm_call("erff", a);
+    case UnaryOp::Sin: return intrinsic(llvm::Intrinsic::sin, a);
+    case UnaryOp::Cos: return intrinsic(llvm::Intrinsic::cos, a);
   }
   return nullptr;
 }

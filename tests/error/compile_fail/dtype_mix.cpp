@@ -1,4 +1,4 @@
-// Must NOT compile for PTO_CASE 1..5: each case mixes element types without pl::cast. Built by
+// Must NOT compile for PTO_CASE 1..6: cases 1-5 mix element types without pl::cast, 6 takes tanh of an int tile. Built by
 // the error_* compile-fail tests in ../CMakeLists.txt, which expect the library's readable
 // static_assert message. (PTO_CASE 0 is the same code with casts: it compiles.)
 #include <pto/pto.hpp>
@@ -33,6 +33,9 @@ int main() {
     c = pl::select(a < 0, a, b);  // branches of different types
 #elif PTO_CASE == 5
     pl::row_sum(r, a);  // a float row sum into a half tile
+#elif PTO_CASE == 6
+    auto i = pl::make_tile<int32_t>(pl::Vec, {64});
+    i = pl::tanh(i);  // transcendental of an integer tile
 #endif
     pl::store(z.slice(0, 64), c);
     (void)r;

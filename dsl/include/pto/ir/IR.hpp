@@ -149,7 +149,7 @@ struct Binary : ExprNode {
   static Expr make(BinaryOp op, Expr a, Expr b);
 };
 
-enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Relu };
+enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Relu, Tanh, Sigmoid, Erf, Sin, Cos };
 const char* unary_op_name(UnaryOp op);
 
 struct Unary : ExprNode {

@@ -6,7 +6,7 @@
 // in docs/porting-from-pypto-pro.md.
 //
 //   destination-passing vector ops   add/sub/mul/div/maximum/minimum(out, lhs, rhs_or_scalar)
-//                                    abs/neg/relu/exp/log/sqrt/rsqrt/recip(out, src)
+//                                    abs/neg/relu/exp/log/sqrt/rsqrt/recip/tanh/sigmoid/erf/sin/cos(out, src)
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
 //                                    row_expand_* (dim 0) / col_expand_* (dim 1)
@@ -95,6 +95,11 @@ PTO_DEST_UNARY(log)
 PTO_DEST_UNARY(sqrt)
 PTO_DEST_UNARY(rsqrt)
 PTO_DEST_UNARY(recip)
+PTO_DEST_UNARY(tanh)
+PTO_DEST_UNARY(sigmoid)
+PTO_DEST_UNARY(erf)
+PTO_DEST_UNARY(sin)
+PTO_DEST_UNARY(cos)
 #undef PTO_DEST_UNARY
 
 /// out = src op vec, with vec broadcast: dim 0, a [rows, 1] tile along each row; dim 1, a

@@ -109,6 +109,11 @@ PTO_TILE_UNARY(exp, Exp, true)
 PTO_TILE_UNARY(log, Log, true)
 PTO_TILE_UNARY(sqrt, Sqrt, true)
 PTO_TILE_UNARY(rsqrt, Rsqrt, true)
+PTO_TILE_UNARY(tanh, Tanh, true)
+PTO_TILE_UNARY(sigmoid, Sigmoid, true)
+PTO_TILE_UNARY(erf, Erf, true)
+PTO_TILE_UNARY(sin, Sin, true)
+PTO_TILE_UNARY(cos, Cos, true)
 #undef PTO_TILE_UNARY
 
 /// Element-wise conversion to U: round to nearest even between floats, truncation toward zero
