@@ -105,11 +105,13 @@ class CodeGen : private ir::Visitor {
   LeafRows leaf_bases(const std::vector<const ir::TileRead*>& leaves);
   LeafRows leaf_rows(const LeafRows& bases, Value* r);
   void vec_compute(const ir::VecCompute* op);
-  /// A float row sum in one fixed order (docs/semantics.md), the same on every host and in the
-  /// interpreter: column c goes to lane c % 8, each lane sums its columns in order from +0, and the
-  /// lanes are combined as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). The eight lanes of
-  /// each full group of columns are independent, so the SLP vectoriser makes them one vector add.
-  Value* float_row_sum(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct);
+  /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
+  /// combines its columns in order starting from `init`, and the lanes are combined as
+  /// ((l0 . l1) . (l2 . l3)) . ((l4 . l5) . (l6 . l7)) — a sum's one defined order, the same on
+  /// every host and in the interpreter. The lanes of each full group of 8 columns are independent,
+  /// so the SLP vectoriser makes them one vector operation, with no reassociation.
+  Value* float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
+                         const std::function<Value*(Value*, Value*)>& combine);
   void row_reduce(const ir::RowReduce* op);
 
   // ---------------------------------------------------------------- CodeGenChecks.cpp: checks, regions, extents

@@ -302,32 +302,32 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
 }
 
-Value* CodeGen::float_row_sum(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct) {
+Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
+                                const std::function<Value*(Value*, Value*)>& combine) {
   constexpr int kLanes = 8;
   std::array<llvm::AllocaInst*, kLanes> lane{};
   for (auto& l : lane) {
     l = entry_alloca(ct);  // promoted to registers by mem2reg
-    b_.CreateStore(llvm::ConstantFP::get(ct, 0.0), l);
+    b_.CreateStore(init, l);
   }
   Value* groups = b_.CreateUDiv(cols, b_.getInt64(kLanes));
   counted_loop(groups, [&](Value* g) {
     for (int l = 0; l < kLanes; ++l) {
       Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(kLanes)), b_.getInt64(l));
-      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(ct, lane[l]), element(value, col, rows, ct)), lane[l]);
+      b_.CreateStore(combine(b_.CreateLoad(ct, lane[l]), element(value, col, rows, ct)), lane[l]);
     }
-  }, "sum8");
+  }, "lanes8");
   Value* full = b_.CreateMul(groups, b_.getInt64(kLanes));
   counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last cols % 8 columns: column full + t to lane t
     Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
     for (int l = 0; l < kLanes; ++l) {
       Value* cur = b_.CreateLoad(ct, lane[l]);
-      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(t, b_.getInt64(l)), b_.CreateFAdd(cur, v), cur), lane[l]);
+      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(t, b_.getInt64(l)), combine(cur, v), cur), lane[l]);
     }
-  }, "sumtail");
+  }, "lanestail");
   std::array<Value*, kLanes> v{};
   for (int l = 0; l < kLanes; ++l) v[l] = b_.CreateLoad(ct, lane[l]);
-  return b_.CreateFAdd(b_.CreateFAdd(b_.CreateFAdd(v[0], v[1]), b_.CreateFAdd(v[2], v[3])),
-                       b_.CreateFAdd(b_.CreateFAdd(v[4], v[5]), b_.CreateFAdd(v[6], v[7])));
+  return combine(combine(combine(v[0], v[1]), combine(v[2], v[3])), combine(combine(v[4], v[5]), combine(v[6], v[7])));
 }
 
 void CodeGen::row_reduce(const ir::RowReduce* op) {
@@ -350,8 +350,10 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
       case ir::ReduceOp::Min: init = fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX)); break;
     }
     Value* result = nullptr;
-    if (fp && op->op == ir::ReduceOp::Sum) {
-      result = float_row_sum(op->value, ext.cols, rows, ct);
+    if (fp) {  // in 8 lanes: the sum's defined order; max and min give the same in any order
+      result = float_row_lanes(op->value, ext.cols, rows, ct, init, [&](Value* a, Value* c) {
+        return op->op == ir::ReduceOp::Sum ? b_.CreateFAdd(a, c) : float_max_min(a, c, op->op == ir::ReduceOp::Max);
+      });
     } else {
       auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
       b_.CreateStore(init, acc);
