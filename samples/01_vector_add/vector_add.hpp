@@ -113,6 +113,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error == 0;  // one rounding in both: bit-exact
         return v;
       };
+      run.native_about = "a TBB loop over the elements (one add, rounded to T)";
       run.native = [=]() mutable {
         const T* px = x.data();
         const T* py = y.data();

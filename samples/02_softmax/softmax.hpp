@@ -155,6 +155,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error <= v.tolerance;
         return v;
       };
+      run.native_about = "a TBB loop over rows: max, exp (scalar libm expf), sum, divide";
       run.native = [=]() mutable {
         const int64_t rows = x.dim(0), cols = x.dim(1);
         tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, 8), [&](const auto& rr) {

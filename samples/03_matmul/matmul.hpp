@@ -195,6 +195,7 @@ inline SampleInfo sample() {
       };
       // OpenBLAS sgemm; half and bfloat16 inputs are widened to float first (counted in its time).
       auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
+      run.native_about = "OpenBLAS sgemm (half and bfloat16 widened to float first, counted in its time)";
       run.native = [=] {
         if constexpr (std::is_same_v<T, float>) {
           blas_sgemm(a.data(), b.data(), out->data(), M, N, K);

@@ -90,6 +90,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error == 0;
         return v;
       };
+      run.native_about = "a TBB loop over the elements (x * 2 + 1)";
       run.native = [=]() mutable {
         const T* px = x.data();
         T* py = y.data();

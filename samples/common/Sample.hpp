@@ -61,7 +61,8 @@ struct PreparedRun {
   std::function<void()> launch;                                    // queue one launch
   std::function<std::shared_ptr<const CompiledKernel>()> compile;  // the specialisation (cold the first time)
   std::function<Verdict()> verify;                                 // compare the outputs with plain C++
-  std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB
+  std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB (empty: none yet)
+  std::string native_about;                                        // what `native` is, for `pto bench --vs-native`
   std::function<void()> op_launch;                                 // the same work through the sample's pto::Op, if it has one
   int64_t gm_bytes = 0;                                            // GM bytes read + written by one launch
   double flops = 0;                                                // arithmetic of one launch (0: not reported)

@@ -86,6 +86,14 @@ TEST_CASE("pto_bench_json_has_the_timing_fields") {
   }
   CHECK(j["gm_bytes"] == 3 * 65536 * 4);
   CHECK(j["ok"] == true);
+  CHECK(j["native_baseline"].get<std::string>().find("TBB loop") != std::string::npos);
+}
+
+TEST_CASE("pto_bench_vs_native_on_a_sample_without_a_baseline_says_so_and_does_not_abort") {
+  auto j = run_json("bench matmul_softmax --vs-native --min-seconds 0.05 --repeat 3 --warmup 1");
+  CHECK(j["ok"] == true);
+  CHECK(j["native_baseline"].is_null());
+  CHECK_FALSE(j.contains("ratio_vs_native"));
 }
 
 TEST_CASE("pto_reports_bad_input_clearly") {

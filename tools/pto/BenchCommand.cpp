@@ -19,7 +19,8 @@ int bench_command(const BenchOptions& o) {
   const ColdTimings cold = run.compile()->cold;  // a cache hit now: the first call's breakdown
 
   TimeStats warm, native;
-  if (o.vs_native) {
+  const bool has_native = static_cast<bool>(run.native);
+  if (o.vs_native && has_native) {
     std::tie(warm, native) = time_pair(launch, run.native, o.warmup, o.repeat, o.min_seconds);
   } else {
     warm = time_calls_for(launch, o.warmup, o.repeat, o.min_seconds);
@@ -55,7 +56,8 @@ int bench_command(const BenchOptions& o) {
     j["op_median_us"] = via_op.median_us;
     j["op_overhead_us"] = via_op.median_us - direct.median_us;
   }
-  if (o.vs_native) {
+  if (o.vs_native) j["native_baseline"] = has_native ? nlohmann::json(run.native_about) : nlohmann::json(nullptr);
+  if (o.vs_native && has_native) {
     j["native_median_us"] = native.median_us;
     j["ratio_vs_native"] = native.median_us / warm.median_us;
     if (run.flops > 0) j["native_gflops"] = run.flops / (native.median_us * 1e3);
@@ -76,7 +78,11 @@ int bench_command(const BenchOptions& o) {
       fmt::print("op_median_us     {:.1f}  (direct {:.1f}; the op picks its own block_dim and key; difference {:.2f} us)\n",
                  j["op_median_us"].get<double>(), j["direct_median_us"].get<double>(), j["op_overhead_us"].get<double>());
     }
-    if (o.vs_native) {
+    if (o.vs_native && !has_native) {
+      fmt::print("native           none: sample '{}' has no native baseline yet; only the emulated launch was timed\n", info.name);
+    }
+    if (o.vs_native && has_native) {
+      fmt::print("native           {}\n", run.native_about);
       fmt::print("native_median_us {:.1f}\nratio_vs_native  {:.3f}  (native time / emulated time)\n",
                  j["native_median_us"].get<double>(), j["ratio_vs_native"].get<double>());
       if (run.flops > 0) fmt::print("native_gflops    {:.1f}\n", j["native_gflops"].get<double>());
