@@ -63,6 +63,8 @@ class Compiler {
       n.kind = XNode::Kind::Scalar;
       n.scalar = e.get();
       n.scalar_bool = e->type.dtype == DType::boolean;
+      n.scalar_float = e->type.dtype == DType::f32;
+      PTO_INTERNAL_CHECK(!(n.scalar_float && to != Cls::F)) << "a runtime float scalar in an integer tile expression";
       PTO_INTERNAL_CHECK(!(n.scalar_bool && to == Cls::I)) << "a boolean scalar used as an integer tile operand";
     }
     return add(n);

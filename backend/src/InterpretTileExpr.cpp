@@ -156,7 +156,8 @@ void fill_scalars(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n
       v = nd.value;
     } else if (nd.kind == XNode::Kind::Scalar) {
       const int64_t s = eval_scalar(nd.scalar, f);
-      if (nd.cls == Cls::F) v.f = static_cast<float>(s);  // a boolean scalar is 0 or 1
+      if (nd.scalar_float) v.f = std::bit_cast<float>(static_cast<uint32_t>(s));
+      else if (nd.cls == Cls::F) v.f = static_cast<float>(s);  // a boolean scalar is 0 or 1
       else if (nd.cls == Cls::I) v.i = wrap32(s);
       else v.i = static_cast<int32_t>(s & 1);
     } else {

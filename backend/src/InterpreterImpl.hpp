@@ -43,6 +43,7 @@ struct XNode {
   Val value{};                // Const
   const ir::ExprNode* scalar = nullptr;  // Scalar: an i64 (or bool) scalar expression, broadcast
   bool scalar_bool = false;   // Scalar: the expression is boolean (an i1 in generated code)
+  bool scalar_float = false;  // Scalar: a runtime float parameter (pl::Float), its i64 slot holds the float's bits
 };
 
 struct LeafInfo {

@@ -95,8 +95,8 @@ const char* sync_op_name(SyncOp op) {
 
 Expr IntImm::make(int64_t v, DType t) { return std::make_shared<const IntImm>(v, t); }
 Expr FloatImm::make(double v, DType t) { return std::make_shared<const FloatImm>(v, t); }
-Expr Var::make(std::string name, int id, VarKind kind, int param_index) {
-  return std::make_shared<const Var>(std::move(name), id, kind, param_index);
+Expr Var::make(std::string name, int id, VarKind kind, int param_index, DType dtype) {
+  return std::make_shared<const Var>(std::move(name), id, kind, param_index, dtype);
 }
 
 

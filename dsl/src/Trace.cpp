@@ -41,8 +41,8 @@ ir::Stmt TraceContext::pop_scope() {
   return ir::Seq::make(std::move(body));
 }
 
-ir::Expr TraceContext::new_var(const std::string& name, ir::VarKind kind, int param_index) {
-  return ir::Var::make(name, kernel_.num_vars++, kind, param_index);
+ir::Expr TraceContext::new_var(const std::string& name, ir::VarKind kind, int param_index, DType dtype) {
+  return ir::Var::make(name, kernel_.num_vars++, kind, param_index, dtype);
 }
 
 ir::Expr TraceContext::core_var(ir::VarKind kind) {

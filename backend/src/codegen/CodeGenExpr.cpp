@@ -95,6 +95,10 @@ Value* CodeGen::broadcast_scalar(const ir::Expr& e, llvm::Type* to) {
   if (const auto* i = e.as<ir::IntImm>(); i && i->type.dtype == DType::i32) {
     return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, static_cast<double>(i->value))) : b_.getInt32(static_cast<int32_t>(i->value));
   }
+  if (e->type.dtype == DType::f32) {  // a runtime float parameter (pl::Float): its slot holds the float's bits
+    PTO_INTERNAL_CHECK(to->isFloatTy()) << "a runtime float scalar in an integer tile expression";
+    return b_.CreateBitCast(b_.CreateTrunc(scalar(e), b_.getInt32Ty()), b_.getFloatTy());
+  }
   Value* v = scalar(e);  // i64, or i1 for a boolean (0 or 1)
   if (v->getType()->isIntegerTy(1)) return to->isFloatTy() ? b_.CreateUIToFP(v, to) : b_.CreateZExt(v, to);
   return to->isFloatTy() ? b_.CreateSIToFP(v, to) : b_.CreateTrunc(v, to);

@@ -1,4 +1,4 @@
-// Must NOT compile for PTO_CASE 1..6: cases 1-5 mix element types without pl::cast, 6 takes tanh of an int tile. Built by
+// Must NOT compile for PTO_CASE 1..8: cases 1-5 mix element types without pl::cast, 6 takes tanh of an int tile, 7 broadcasts a pl::Float into an int tile, 8 declares a double parameter. Built by
 // the error_* compile-fail tests in ../CMakeLists.txt, which expect the library's readable
 // static_assert message. (PTO_CASE 0 is the same code with casts: it compiles.)
 #include <pto/pto.hpp>
@@ -41,5 +41,17 @@ int main() {
     (void)r;
   });
   (void)k;
+#if PTO_CASE == 7
+  const auto kf = pl::jit({.name = "float_into_int"}, [](pl::Tensor<int32_t> x, pl::Float s) {
+    auto t = pl::make_tile<int32_t>(pl::Vec, {64});
+    pl::load(t, x.slice(0, 64));
+    t = t * s;  // a runtime float scalar into an integer tile
+    pl::store(x.slice(0, 64), t);
+  });
+  (void)kf;
+#elif PTO_CASE == 8
+  const auto kd = pl::jit({.name = "double_param"}, [](pl::Tensor<float> x, double d) { (void)x; (void)d; });  // not a kernel parameter type
+  (void)kd;
+#endif
   return 0;
 }

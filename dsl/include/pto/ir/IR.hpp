@@ -131,8 +131,11 @@ struct Var : ExprNode {
   int id;
   VarKind var_kind;
   int param_index;  // for VarKind::Param: index into the runtime scalar arguments
-  Var(std::string n, int i, VarKind k, int p) : ExprNode(kKind, {DType::i64, false}), name(std::move(n)), id(i), var_kind(k), param_index(p) {}
-  static Expr make(std::string name, int id, VarKind kind, int param_index = -1);
+  /// dtype i64, or f32 for a runtime float parameter (pl::Float): its slot holds the float's bits,
+  /// and it is used only as a broadcast operand of floating-point tile expressions.
+  Var(std::string n, int i, VarKind k, int p, DType t = DType::i64)
+      : ExprNode(kKind, {t, false}), name(std::move(n)), id(i), var_kind(k), param_index(p) {}
+  static Expr make(std::string name, int id, VarKind kind, int param_index = -1, DType dtype = DType::i64);
 };
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or };

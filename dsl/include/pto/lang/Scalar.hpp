@@ -1,5 +1,6 @@
 #pragma once
-// `pl::Int`: a runtime integer scalar (index arithmetic, loop variables, block index).
+// `pl::Int`: a runtime integer scalar (index arithmetic, loop variables, block index); `pl::Float`
+// a runtime float parameter for tile expressions.
 // Plain `int64_t` arithmetic stays trace-time constant; mixing it with a `pl::Int` builds IR,
 // with constants folded. `pl::Bool` is a runtime condition for `pl::if_`; it does not convert
 // to `bool`: a C++ `if` on a runtime value cannot be traced.
@@ -21,6 +22,18 @@ class Int {
     if (const auto* imm = e_.as<ir::IntImm>()) return imm->value;
     return std::nullopt;
   }
+
+ private:
+  ir::Expr e_;
+};
+
+/// `pl::Float`: a runtime float scalar, a kernel parameter (the host passes a float, half or
+/// bfloat16). It broadcasts into floating-point tile expressions (`x * alpha + beta`); it is not a
+/// cache key, so every value runs the same compiled kernel.
+class Float {
+ public:
+  explicit Float(ir::Expr e) : e_(std::move(e)) {}
+  const ir::Expr& expr() const { return e_; }
 
  private:
   ir::Expr e_;

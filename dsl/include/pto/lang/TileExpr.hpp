@@ -2,7 +2,7 @@
 // Tile expressions. Operators and functions on tiles build an expression tree; assigning it to
 // a tile emits ONE fused vector instruction (no intermediate tiles). The element type is part
 // of the C++ type, so mixing dtypes without `pl::cast<U>` is a compile error with a readable
-// message. Scalars (C++ numbers or `pl::Int`) broadcast to every element.
+// message. Scalars (C++ numbers, `pl::Int`, `pl::Float`) broadcast to every element.
 #include <type_traits>
 
 #include "pto/lang/Tile.hpp"
@@ -32,6 +32,10 @@ template <Element T, class S>
 ir::Expr scalar_expr(const S& s) {
   if constexpr (std::is_same_v<S, Int>) {
     return s.expr();
+  } else if constexpr (std::is_same_v<S, Float>) {
+    static_assert(is_floating(dtype_of<T>),
+                  "pto: a runtime float scalar (pl::Float) broadcasts into floating-point tiles only; convert the tile with pl::cast<float>");
+    return s.expr();
   } else if constexpr (is_floating(dtype_of<T>)) {
     return ir::FloatImm::make(static_cast<double>(s), DType::f32);
   } else {
@@ -43,7 +47,8 @@ ir::Expr scalar_expr(const S& s) {
 template <class X>
 concept TileOperand = detail::tile_operand<std::remove_cvref_t<X>>::value;
 template <class X>
-concept ScalarOperand = std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, Int>;
+concept ScalarOperand = std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, Int> ||
+                        std::is_same_v<std::remove_cvref_t<X>, Float>;
 template <TileOperand X>
 using elem_t = typename detail::tile_operand<std::remove_cvref_t<X>>::elem;
 

@@ -33,7 +33,7 @@ class TraceContext {
   ir::Stmt pop_scope();
   size_t scope_depth() const { return scopes_.size(); }
 
-  ir::Expr new_var(const std::string& name, ir::VarKind kind, int param_index = -1);
+  ir::Expr new_var(const std::string& name, ir::VarKind kind, int param_index = -1, DType dtype = DType::i64);
   /// The Var of get_block_idx / get_block_num / get_subblock_idx / get_subblock_num (one each).
   ir::Expr core_var(ir::VarKind kind);
   /// The section being traced (section_cube / section_vector), if any.

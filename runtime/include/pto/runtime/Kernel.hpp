@@ -12,6 +12,7 @@
 // lambda and JIT-compiles it; later launches hit the compile cache. Errors found on the host
 // (bad block_dim, trace or compile errors) are thrown by the launch call; errors found while
 // the kernel runs are thrown by the next synchronisation of its stream.
+#include <bit>
 #include <functional>
 #include <memory>
 #include <source_location>
@@ -38,9 +39,16 @@ struct LaunchConfig {
 
 namespace detail {
 
-template <class P> struct host_arg;
+template <class P> inline constexpr bool unsupported_parameter = false;
+template <class P> struct host_arg {
+  static_assert(unsupported_parameter<P>,
+                "pto: a kernel parameter is pl::Tensor<T> (GM data), pl::Int (a runtime integer: the host passes an "
+                "int64_t or int32_t) or pl::Float (a runtime float: the host passes a float, pto::half or pto::bfloat16)");
+  using type = void;
+};
 template <Element T> struct host_arg<lang::Tensor<T>> { using type = pto::Tensor<T>; };
 template <> struct host_arg<lang::Int> { using type = int64_t; };
+template <> struct host_arg<lang::Float> { using type = float; };
 template <class P> using host_arg_t = typename host_arg<std::remove_cvref_t<P>>::type;
 
 class KernelBase {
@@ -78,6 +86,7 @@ void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position, int& bad) 
                                 const_cast<T*>(t.data()), t.owner()});
 }
 inline void add_arg(LaunchArgs& a, int64_t v, size_t, int&) { a.scalars.push_back(v); }
+inline void add_arg(LaunchArgs& a, float v, size_t, int&) { a.scalars.push_back(std::bit_cast<uint32_t>(v)); }  // the float's bits
 
 }  // namespace detail
 
@@ -139,10 +148,11 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
   static std::remove_cvref_t<P> make_param(lang::TraceContext& ctx, int& tensor, int& scalar, int& position) {
     using Param = std::remove_cvref_t<P>;
     const int pos = position++;
-    if constexpr (std::is_same_v<Param, lang::Int>) {
-      ir::Expr var = ctx.new_var("arg" + std::to_string(pos), ir::VarKind::Param, scalar++);
+    if constexpr (std::is_same_v<Param, lang::Int> || std::is_same_v<Param, lang::Float>) {
+      constexpr DType dtype = std::is_same_v<Param, lang::Int> ? DType::i64 : DType::f32;
+      ir::Expr var = ctx.new_var("arg" + std::to_string(pos), ir::VarKind::Param, scalar++, dtype);
       ctx.kernel().scalars.push_back({"arg" + std::to_string(pos), var});
-      return lang::Int(var);
+      return Param(var);
     } else {
       const auto& t = ctx.kernel().tensors.at(tensor);
       return Param(tensor++, t.rank, t.shape);
