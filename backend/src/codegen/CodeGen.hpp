@@ -104,6 +104,15 @@ class CodeGen : private ir::Visitor {
   Value* unary(ir::UnaryOp op, Value* a, bool fp);
   LeafRows leaf_bases(const std::vector<const ir::TileRead*>& leaves);
   LeafRows leaf_rows(const LeafRows& bases, Value* r);
+  /// What the loops of a tile expression (VecCompute, RowReduce) start from.
+  struct TileExprLoop {
+    Extent ext;             // rows, cols (insert_checks)
+    LeafRows bases;         // each tile read's slot
+    Value* dst;             // the destination's slot
+    llvm::Type* dst_type;   // its storage type
+    llvm::Type* compute;    // the expression's compute type
+  };
+  TileExprLoop tile_expr_loop(const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
   /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
   /// combines its columns in order starting from `init`, and the lanes are combined as

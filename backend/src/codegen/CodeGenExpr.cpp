@@ -285,15 +285,15 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
   return rows;
 }
 
-void CodeGen::vec_compute(const ir::VecCompute* op) {
+CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext) {
   std::vector<const ir::TileRead*> leaves;
-  collect_leaves(op->value, leaves);
+  collect_leaves(value, leaves);
+  return {extent(ext), leaf_bases(leaves), tile_base(dst), storage_type(group(dst).dtype), compute_type(value->type.dtype)};
+}
+
+void CodeGen::vec_compute(const ir::VecCompute* op) {
   const auto& dg = group(op->dst);
-  const Extent ext = extent(op->extent);
-  auto bases = leaf_bases(leaves);
-  Value* dst = tile_base(op->dst);
-  llvm::Type* dt = storage_type(dg.dtype);
-  llvm::Type* ct = compute_type(op->value->type.dtype);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
   counted_loop(ext.rows, [&](Value* r) {
     auto rows = leaf_rows(bases, r);
     Value* drow = b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols)));
@@ -335,15 +335,9 @@ Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRo
 }
 
 void CodeGen::row_reduce(const ir::RowReduce* op) {
-  std::vector<const ir::TileRead*> leaves;
-  collect_leaves(op->value, leaves);
   const auto& dg = group(op->dst);
-  const Extent ext = extent(op->extent);
-  auto bases = leaf_bases(leaves);
-  Value* dst = tile_base(op->dst);
-  llvm::Type* dt = storage_type(dg.dtype);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
   const DType vdt = op->value->type.dtype;
-  llvm::Type* ct = compute_type(vdt);
   const bool fp = ct->isFloatTy();
   counted_loop(ext.rows, [&](Value* r) {
     auto rows = leaf_rows(bases, r);
