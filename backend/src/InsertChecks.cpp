@@ -1,8 +1,9 @@
 // insert_checks: the runtime checks of every instruction's operands (GM transfers, tile
 // expressions, moves, matmul, set_validshape), the extents of tile expressions and local moves,
-// and the parts of an accumulator each AIV receives, as explicit IR (Halide's AddImageChecks does the same for its buffers). The JIT and
-// the interpreter then implement ir::Check and run each instruction over the extent the IR gives:
-// the rules below are written once. docs/semantics.md states them for users.
+// and the parts of an accumulator each AIV receives, as explicit IR (Halide's AddImageChecks does
+// the same for its buffers). The JIT and the interpreter then implement ir::Check and run each
+// instruction over the extent the IR gives: the rules below are written once.
+// docs/semantics.md states them for users.
 #include <algorithm>
 #include <unordered_set>
 #include <vector>
