@@ -56,17 +56,19 @@ float clear_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(
 /// max and min of docs/semantics.md: a NaN operand gives the other operand (two NaNs: the first),
 /// +0 is above -0, otherwise the larger (smaller) value.
 float max_number(float a, float b) {
-  if (std::isnan(b)) return a;
+  if (a > b) return a;
+  if (b > a) return b;
+  if (std::isnan(b)) return a;  // unordered: a NaN operand gives the other
   if (std::isnan(a)) return b;
-  if (a == b) return std::bit_cast<float>(std::bit_cast<uint32_t>(a) & std::bit_cast<uint32_t>(b));  // +0 over -0
-  return a > b ? a : b;
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) & std::bit_cast<uint32_t>(b));  // equal: +0 over -0
 }
 
 float min_number(float a, float b) {
+  if (a < b) return a;
+  if (b < a) return b;
   if (std::isnan(b)) return a;
   if (std::isnan(a)) return b;
-  if (a == b) return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b));  // -0 under +0
-  return a < b ? a : b;
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b));  // equal: -0 under +0
 }
 
 int32_t int_unary(ir::UnaryOp op, int32_t a) {
