@@ -29,7 +29,6 @@
 
 namespace pto {
 
-
 struct LaunchConfig {
   int block_dim = 1;
   Stream* stream = nullptr;  // nullptr: the default stream
