@@ -18,6 +18,5 @@ pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 # headers (they stay in backend/src) nor LLVM's CMake package (which needs the C language enabled).
 add_library(pto_llvm INTERFACE)
 target_include_directories(pto_llvm SYSTEM INTERFACE $<BUILD_INTERFACE:${LLVM_INCLUDE_DIRS}>)
-target_compile_definitions(pto_llvm INTERFACE $<BUILD_INTERFACE:${LLVM_DEFINITIONS_LIST}>)
 find_library(PTO_LLVM_SHARED_LIBRARY NAMES LLVM-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)
 target_link_libraries(pto_llvm INTERFACE $<BUILD_INTERFACE:LLVM> $<INSTALL_INTERFACE:${PTO_LLVM_SHARED_LIBRARY}>)

@@ -10,7 +10,6 @@
 namespace pto::backend::interp {
 namespace {
 
-int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
 bool float_binary_supported(ir::BinaryOp op) {
   return op != ir::BinaryOp::Mod && op != ir::BinaryOp::And && op != ir::BinaryOp::Or;
@@ -62,10 +61,10 @@ class Compiler {
     } else {
       n.kind = XNode::Kind::Scalar;
       n.scalar = e.get();
-      n.scalar_bool = e->type.dtype == DType::boolean;
+      const bool is_bool = e->type.dtype == DType::boolean;
       n.scalar_float = e->type.dtype == DType::f32;
       PTO_INTERNAL_CHECK(!(n.scalar_float && to != Cls::F)) << "a runtime float scalar in an integer tile expression";
-      PTO_INTERNAL_CHECK(!(n.scalar_bool && to == Cls::I)) << "a boolean scalar used as an integer tile operand";
+      PTO_INTERNAL_CHECK(!(is_bool && to == Cls::I)) << "a boolean scalar used as an integer tile operand";
     }
     return add(n);
   }

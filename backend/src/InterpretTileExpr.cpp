@@ -48,7 +48,6 @@ int32_t fptosi_sat(float f, int32_t lo, int32_t hi) {
   return static_cast<int32_t>(f);
 }
 
-int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
 float flip_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) ^ 0x80000000u); }
 float clear_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) & 0x7fffffffu); }

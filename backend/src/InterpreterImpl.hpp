@@ -30,6 +30,9 @@ Val convert(Val v, DType from, DType to);
 /// `relu` (x > 0 ? x : 0, NaN and -0 give +0) applied first, then converted (CodeGen::convert_rows).
 Val store_value(const uint8_t* p, DType from, DType to, bool relu);
 
+/// An i64 wrapped to i32 (two's complement), as the generated code truncates.
+inline int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+
 /// One node of a compiled tile expression; nodes are in post order (operands first).
 struct XNode {
   enum class Kind : uint8_t { Leaf, Const, Scalar, Binary, Unary, Cast, Select };
@@ -42,7 +45,6 @@ struct XNode {
   int leaf = -1;              // Leaf: index into CompiledExpr::leaves
   Val value{};                // Const
   const ir::ExprNode* scalar = nullptr;  // Scalar: an i64 (or bool) scalar expression, broadcast
-  bool scalar_bool = false;   // Scalar: the expression is boolean (an i1 in generated code)
   bool scalar_float = false;  // Scalar: a runtime float parameter (pl::Float), its i64 slot holds the float's bits
 };
 
