@@ -117,6 +117,7 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
   const json& launch = field(j, "launch", origin, "");
   p.launch_overhead_us = number(launch, "fixed_us", origin, "launch.");
   p.block_dispatch_cycles = number(launch, "block_dispatch_cycles", origin, "launch.");
+  p.sync_all_cycles = number(launch, "sync_all_cycles", origin, "launch.");
   p.issue_cycles = number(j, "issue_cycles", origin);
   PTO_USER_CHECK(p.aiv_count > 0 && p.aic_count > 0, ErrorSite{}) << "chip profile " << origin << ": core counts must be positive";
   return p;

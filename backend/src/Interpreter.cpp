@@ -233,7 +233,7 @@ class Runner {
   Exit exit_ = Exit::none;
 
   bool sync(const ir::Sync* s) {
-    if (s->op == ir::SyncOp::CrossSet || s->op == ir::SyncOp::CrossWait) {
+    if (ir::meets_other_cores(s->op)) {
       const int64_t event = eval(s->event);
       return f_.ctx->cross(f_.ctx, s->id, static_cast<int32_t>(s->op), event) == 0;
     }

@@ -68,6 +68,7 @@ class CoreValidator : public ir::Visitor {
     PTO_USER_CHECK(!cross || k_.mode == ir::KernelMode::Mix, site(*op))
         << ir::sync_op_name(op->op) << " in a " << ir::kernel_mode_name(k_.mode)
         << " kernel: cross-core flags connect the AIC and AIVs of a mix kernel's block";
+    if (op->op == ir::SyncOp::SyncAll && !core_) return;  // outside sections: every core of the launch meets
     instr(op, *op);
     if (core_) {
       for (ir::Pipe p : {op->src, op->dst}) {

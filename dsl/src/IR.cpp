@@ -89,6 +89,7 @@ const char* sync_op_name(SyncOp op) {
     case SyncOp::MutexUnlock: return "mutex_unlock";
     case SyncOp::CrossSet: return "set_cross_core";
     case SyncOp::CrossWait: return "wait_cross_core";
+    case SyncOp::SyncAll: return "sync_all";
   }
   return "?";
 }
@@ -208,6 +209,22 @@ const char* kernel_mode_name(KernelMode m) {
 }
 
 const char* core_kind_name(CoreKind k) { return k == CoreKind::AIC ? "AIC" : "AIV"; }
+
+const char* sync_all_scope_name(SyncAllScope s) {
+  switch (s) {
+    case SyncAllScope::None: return "none";
+    case SyncAllScope::AIV: return "every AIV";
+    case SyncAllScope::AIC: return "every AIC";
+    case SyncAllScope::All: return "every core";
+  }
+  return "?";
+}
+
+bool takes_part_in_sync_all(SyncAllScope s, KernelMode mode, CoreKind kind) {
+  if (s == SyncAllScope::None) return false;
+  if (mode != KernelMode::Mix || s == SyncAllScope::All) return true;  // one kind of core, or all of them
+  return (s == SyncAllScope::AIV) == (kind == CoreKind::AIV);
+}
 
 Stmt Sync::make(SyncOp op, Pipe src, Pipe dst, Expr event, TileRef tile, Instr instr) {
   return std::make_shared<const Sync>(op, src, dst, std::move(event), std::move(tile), std::move(instr));

@@ -79,6 +79,7 @@ class Printer {
           args = fmt::format("{} -> {}, event {}", pipe_name(op->src), pipe_name(op->dst), expr(op->event));
           break;
         case SyncOp::Barrier: args = pipe_name(op->src); break;
+        case SyncOp::SyncAll: break;
         case SyncOp::CrossSet: case SyncOp::CrossWait:
           args = fmt::format("{}, event {}", pipe_name(op->src), expr(op->event));
           break;

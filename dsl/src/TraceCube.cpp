@@ -134,6 +134,21 @@ void emit_cross_core(ir::SyncOp op, Pipe pipe, const Int& event, const std::sour
 
 }  // namespace detail
 
+void sync_all(std::source_location loc) {
+  auto& ctx = TraceContext::get(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  const auto section = ctx.section();
+  const ir::SyncAllScope scope = !section ? ir::SyncAllScope::All
+                                 : *section == ir::CoreKind::AIV ? ir::SyncAllScope::AIV : ir::SyncAllScope::AIC;
+  ir::SyncAllScope& kernel_scope = ctx.kernel().sync_all;
+  PTO_USER_CHECK(kernel_scope == ir::SyncAllScope::None || kernel_scope == scope, site)
+      << "sync_all meets " << ir::sync_all_scope_name(scope) << " here but " << ir::sync_all_scope_name(kernel_scope)
+      << " at an earlier call: one kernel's sync_all calls must all be in section_vector, all in section_cube or all outside sections";
+  kernel_scope = scope;
+  ctx.emit(ir::Sync::make(ir::SyncOp::SyncAll, Pipe::ALL, Pipe::ALL, ir::IntImm::make(0), ir::TileRef{},
+                          ctx.new_instr("sync_all", Pipe::ALL, loc)));
+}
+
 Int get_subblock_idx(std::source_location loc) { return Int(TraceContext::get(loc).core_var(ir::VarKind::SubblockIdx)); }
 Int get_subblock_num(std::source_location loc) { return Int(TraceContext::get(loc).core_var(ir::VarKind::SubblockNum)); }
 

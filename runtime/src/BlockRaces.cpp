@@ -17,7 +17,11 @@ struct Entry {
   int pipe;
   int core;
   int tensor;
+  int epoch;
 };
+
+/// A sync_all between the two: both cores take part and passed different numbers of them.
+bool apart(const Entry& a, const Entry& b) { return a.epoch >= 0 && b.epoch >= 0 && a.epoch != b.epoch; }
 
 std::string describe(const CompiledKernel& k, const Entry& e, const std::function<std::string(int)>& core_name) {
   const auto& info = k.ir.instrs[e.touch.instr];
@@ -44,7 +48,7 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
   for (size_t c = 0; c < cores.size(); ++c) {
     if (!cores[c]) continue;
     for (const GmSpan& s : cores[c]->gm_spans()) {
-      if (written[s.tensor]) all.push_back({s.touch, s.write, s.pipe, static_cast<int>(c), s.tensor});
+      if (written[s.tensor]) all.push_back({s.touch, s.write, s.pipe, static_cast<int>(c), s.tensor, s.epoch});
     }
   }
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); });
@@ -57,7 +61,7 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
     for (const Entry& e : entries) {
       std::erase_if(active, [&](const Entry* a) { return a->touch.hi <= e.touch.lo; });
       for (const Entry* a : active) {
-        if (!(a->write || e.write) || a->core / per_block == e.core / per_block || !a->touch.overlaps(e.touch)) continue;
+        if (!(a->write || e.write) || a->core / per_block == e.core / per_block || apart(*a, e) || !a->touch.overlaps(e.touch)) continue;
         if (k.ir.instrs[a->touch.instr].atomic && k.ir.instrs[e.touch.instr].atomic) continue;  // atomic adds commute
         // Name the pair in core order: RAW when the lower block writes what the higher one reads.
         const Entry* first = a->core < e.core ? a : &e;

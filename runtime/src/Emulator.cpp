@@ -1,7 +1,8 @@
 // emulate_launch in named steps: the cores of each block run (in parallel over blocks, on TBB),
 // failures become UserErrors, and for a timed kernel the launch is replayed on the chip model and
 // its profile assembled. The parts live in emulator/: CoreSetup (core layout and memories),
-// MixBlock (the AIC + 2 AIV co-scheduling), DebugLog, LaunchErrors, LaunchReplay.
+// CoreGroup (cores co-scheduled as fibers: a mix block, or a launch that calls sync_all),
+// DebugLog, LaunchErrors, LaunchReplay.
 #include "pto/runtime/Emulator.hpp"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
@@ -20,7 +23,7 @@
 #include "emulator/DebugLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
-#include "emulator/MixBlock.hpp"
+#include "emulator/CoreGroup.hpp"
 #include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Profiler.hpp"
@@ -61,7 +64,8 @@ class Launch {
   Launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim)
       : k_(k), args_(args), block_dim_(block_dim), layout_(k.ir.mode), cores_(block_dim * layout_.per_block), cost_(*k.chip),
         status_(static_cast<size_t>(cores_)), models_(k.instrumented ? cores_ : 0),
-        gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0), deadlocks_(layout_.per_block > 1 ? block_dim : 0),
+        gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
+        deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
     if (args.tensors.size() > small_.size()) large_.resize(args.tensors.size());
     tensors_ = large_.empty() ? small_.data() : large_.data();
@@ -72,6 +76,7 @@ class Launch {
   /// the host threads run neighbouring blocks at the same time, and with strided tile assignment
   /// their tiles are GM neighbours.
   void run_blocks() {
+    if (meets_across_blocks()) return run_together();
     if (block_dim_ == 1) return run_block(0);
     std::atomic<int> next{0};
     const int workers = std::min(block_dim_, tbb::this_task_arena::max_concurrency());
@@ -99,9 +104,8 @@ class Launch {
         const auto& st = status_[b * layout_.per_block + slot];
         if (st.failed) throw_failure(k_, st, layout_.number(b, slot), layout_.kind(slot));
       }
-      if (!deadlocks_.empty() && deadlocks_[b]) {
-        const auto& d = *deadlocks_[b];
-        throw_model_failure(k_, d.message, d.instr, layout_.number(b, d.slot), layout_.kind(d.slot));
+      for (const auto& d : deadlocks_) {
+        if (d && d->block == b) throw_model_failure(k_, d->message, d->instr, layout_.number(b, d->slot), layout_.kind(d->slot));
       }
     }
     for (size_t c = 0; c < models_.size(); ++c) {
@@ -182,6 +186,42 @@ class Launch {
     return static_cast<CoreModel*>(ctx.model);
   }
 
+  /// Whether the kernel calls sync_all: then every core of the launch must be alive at once.
+  bool meets_across_blocks() const { return k_.ir.sync_all != ir::SyncAllScope::None; }
+
+  /// Connects a mix block's cores: the AIC reaches its AIVs' UB (Acc -> Vec), each AIV its AIC's L1 (Vec -> Mat).
+  static void connect_block(std::span<CoreContext> ctx, std::span<CoreMemory> memory) {
+    const auto vec = static_cast<size_t>(ir::MemSpace::Vec), mat = static_cast<size_t>(ir::MemSpace::Mat);
+    ctx[0].peer[0] = memory[1].space[vec].get();
+    ctx[0].peer[1] = memory[2].space[vec].get();
+    ctx[1].peer[0] = ctx[2].peer[0] = memory[0].space[mat].get();
+  }
+
+  /// A kernel that calls sync_all: every core of every block runs as a fiber of one CoreGroup on
+  /// this host thread (the blocks of a launch meet, so none may run to its end alone).
+  void run_together() {
+    thread_local std::vector<CoreMemory> memory;
+    if (memory.size() < static_cast<size_t>(cores_)) memory.resize(static_cast<size_t>(cores_));
+    std::vector<CoreContext> ctx(static_cast<size_t>(cores_));
+    std::vector<CoreModel*> models(static_cast<size_t>(cores_));
+    int participants = 0;
+    for (int b = 0; b < block_dim_; ++b) {
+      for (int slot = 0; slot < layout_.per_block; ++slot) {
+        const size_t c = static_cast<size_t>(b * layout_.per_block + slot);
+        models[c] = prepare_core(b, slot, ctx[c], memory[c]);
+        participants += ir::takes_part_in_sync_all(k_.ir.sync_all, k_.ir.mode, layout_.kind(slot)) ? 1 : 0;
+      }
+      if (layout_.per_block > 1) {
+        const size_t first = static_cast<size_t>(b * layout_.per_block);
+        connect_block(std::span(ctx).subspan(first, kCoresPerBlock), std::span(memory).subspan(first, kCoresPerBlock));
+      }
+    }
+    CoreGroup group(k_, layout_, 0, block_dim_, participants);
+    group.run(ctx, models);
+    deadlocks_[0] = group.deadlock();
+    pto_rt_fence();
+  }
+
   /// Runs block `b`: one core, or a mix block's AIC and two AIVs co-scheduled as fibers.
   void run_block(int b) {
     thread_local std::array<CoreMemory, kCoresPerBlock> memory;
@@ -193,12 +233,8 @@ class Launch {
       std::array<CoreContext, kCoresPerBlock> ctx;
       std::array<CoreModel*, kCoresPerBlock> block_models{};
       for (int s = 0; s < kCoresPerBlock; ++s) block_models[s] = prepare_core(b, s, ctx[s], memory[s]);
-      // The cross-core paths: the AIC reaches its AIVs' UB (Acc -> Vec), each AIV its AIC's L1 (Vec -> Mat).
-      const auto vec = static_cast<size_t>(ir::MemSpace::Vec), mat = static_cast<size_t>(ir::MemSpace::Mat);
-      ctx[0].peer[0] = memory[1].space[vec].get();
-      ctx[0].peer[1] = memory[2].space[vec].get();
-      ctx[1].peer[0] = ctx[2].peer[0] = memory[0].space[mat].get();
-      MixBlock block(k_, b);
+      connect_block(ctx, memory);
+      CoreGroup block(k_, layout_, b, 1, 0);
       block.run(ctx, block_models);
       deadlocks_[b] = block.deadlock();
     }
@@ -262,7 +298,7 @@ class Launch {
   std::vector<CoreStatus> status_;
   std::vector<std::optional<CoreModel>> models_;
   std::vector<GmRaceState> gm_state_;
-  std::vector<std::optional<MixBlock::Deadlock>> deadlocks_;
+  std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
 };
 

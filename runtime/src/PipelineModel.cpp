@@ -48,8 +48,8 @@ CostModel::Cost CostModel::matmul(DType dtype, double fractals) const {
 
 std::string RaceReport::message() const {
   if (between_blocks) {
-    return fmt::format("{} race on {} between blocks ({}x): {} and {} touch the same elements, and the blocks of a launch are "
-                       "never ordered; give each block its own region",
+    return fmt::format("{} race on {} between blocks ({}x): {} and {} touch the same elements, and nothing orders the blocks of a launch "
+                       "but sync_all; give each block its own region, or put a pl::sync_all between the two",
                        kind, resource, count, first, second);
   }
   return fmt::format("{} race on {} (core {}, {}x): {} and {} are not ordered by any flag, barrier or mutex", kind, resource, core,
@@ -63,6 +63,8 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
   trace_.kind = kind;
   trace_.slot = slot;
   if (kernel_) {
+    const auto& k = kernel_->ir;
+    if (k.sync_all != ir::SyncAllScope::None && !ir::takes_part_in_sync_all(k.sync_all, k.mode, static_cast<ir::CoreKind>(kind))) epoch_ = -1;
     int64_t base = 0;
     for (const auto& g : kernel_->ir.groups) {
       group_base_.push_back(base);
@@ -219,6 +221,29 @@ void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int 
 void CoreModel::barrier(ir::Pipe pipe) {
   if (pipe != ir::Pipe::ALL) return;  // a pipe is already in order with itself
   ++barriers_;
+  drain();
+}
+
+CoreModel::Arrival CoreModel::sync_all_arrive(int instr) {
+  drain();
+  trace_.ops[static_cast<size_t>(barrier_op_)].instr = instr;
+  return {{trace_core_, barrier_op_}, pipes_[0].clock};
+}
+
+void CoreModel::sync_all_leave(int instr, std::span<const timing::OpRef> arrivals, const Clock& joined) {
+  timing::TimedOp op;
+  op.body = cost_.chip().sync_all_cycles;
+  op.instr = instr;
+  op.pipe = static_cast<uint8_t>(ir::Pipe::S);
+  record(op, arrivals);
+  for (auto& p : pipes_) {
+    for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], joined[i]);
+  }
+  drain();
+  if (epoch_ >= 0) ++epoch_;
+}
+
+void CoreModel::drain() {
   std::array<timing::OpRef, kPipeCount + 1> deps;
   size_t n = 0;
   Clock joined{};
@@ -343,7 +368,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
-    if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe)});
+    if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
   }
 }
 
@@ -359,7 +384,7 @@ void CoreModel::sync(int instr, int64_t event, int64_t slot) {
     case ir::SyncOp::Barrier: barrier(s.src); break;
     case ir::SyncOp::MutexLock: lock(mutex, info.pipe, instr); break;
     case ir::SyncOp::MutexUnlock: unlock(mutex, info.pipe, instr); break;
-    case ir::SyncOp::CrossSet: case ir::SyncOp::CrossWait: break;
+    case ir::SyncOp::CrossSet: case ir::SyncOp::CrossWait: case ir::SyncOp::SyncAll: break;  // the emulator's cross hook
   }
 }
 

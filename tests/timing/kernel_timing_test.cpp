@@ -198,3 +198,38 @@ TEST_CASE("manual_sync_under_auto_mutex_is_reported_as_a_warning") {
   for (int i = 0; i < 64; ++i) CHECK(y[i] == x[i] * 3.0f);
 }
 }  // namespace
+
+namespace {
+
+/// Block 0 streams `heavy` tiles of x, the others one; then (with `meet`) they sync_all, and each
+/// stores one tile.
+auto make_uneven(bool meet) {
+  return pl::jit({.name = meet ? "uneven_then_sync_all" : "uneven_alone"}, [meet](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {16, 256});
+    auto b = pl::get_block_idx();
+    auto loads = pl::max(pl::Int(1), 24 - b * 24);  // 24 on block 0, 1 elsewhere
+    for (auto i : pl::range(0, loads)) {
+      pl::load(t, x, {i * 16, 0});
+    }
+    if (meet) pl::sync_all();
+    pl::store(y, t, {b * 16, 0});
+  });
+}
+
+}  // namespace
+
+TEST_CASE("sync_all_holds_every_core_until_the_slowest_arrives_and_costs_the_profiles_sync_all_cycles") {
+  auto x = pto::Tensor<float>::random({24 * 16, 256}, 9);
+  auto y = pto::Tensor<float>::zeros({4 * 16, 256});
+  const auto alone = make_uneven(false)[{.block_dim = 4}].run_sync(x, y);
+  const auto met = make_uneven(true)[{.block_dim = 4}].run_sync(x, y);
+  const auto& chip = pto::ChipProfile::default_profile();
+  const double sync_us = chip.sync_all_cycles / chip.clock_ghz / 1e3;
+  // Alone, the light cores finish long before block 0; met, none ends before block 0 has arrived.
+  CHECK(alone.core_us[1] < 0.5 * alone.core_us[0]);
+  for (int c = 1; c < 4; ++c) CHECK(met.core_us[c] >= alone.core_us[0] - 0.2 * alone.core_us[0] + sync_us);
+  // Block 0's own time grows by about the meeting's cost (its final store then shares HBM with three others).
+  CHECK(met.core_us[0] >= alone.core_us[0] + sync_us);
+  CHECK(met.core_us[0] <= alone.core_us[0] + sync_us + 1.0);
+  CHECK(met.races.empty());
+}

@@ -126,6 +126,7 @@ TEST_CASE("from_json with a missing field throws a UserError naming the field an
       {{"hbm", "sustained_gbps"}, "'hbm.sustained_gbps'"},
       {{"launch", "fixed_us"}, "'launch.fixed_us'"},
       {{"launch", "block_dispatch_cycles"}, "'launch.block_dispatch_cycles'"},
+      {{"launch", "sync_all_cycles"}, "'launch.sync_all_cycles'"},
       {{"issue_cycles"}, "'issue_cycles'"},
   };
   for (const auto& c : cases) {

@@ -47,6 +47,7 @@ struct Batch {
   uint64_t data_seed = 1;
   std::vector<Expr> exprs;
   bool relu_store = false;  // the stores take relu_pre_mode = NormalRelu
+  bool meet = false;        // the blocks sync_all after their tile loop
 };
 
 bool floating(DType t) { return is_floating(t); }
@@ -72,6 +73,7 @@ class Generator {
     b.data_seed = rng_();
     for (int i = 0; i < n; ++i) b.exprs.push_back(expr(b.dtype));
     b.relu_store = pick(4) == 0;
+    b.meet = pick(8) == 0;
     return b;
   }
 
@@ -234,6 +236,7 @@ auto make_kernel(const Batch& b, bool interpret) {
       xs.next();
       ys.next();
     }
+    if (b.meet) pl::sync_all();
   });
 }
 
@@ -366,6 +369,7 @@ Batch shrink(Batch b) {
     if (b.block_dim > 1) variant([](Batch& c) { c.block_dim = 1; });
     if (b.depth > 1) variant([](Batch& c) { c.depth = 1; });
     if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
+    if (b.meet) variant([](Batch& c) { c.meet = false; });
     for (const auto& c : candidates) {
       if (fails(c)) {
         b = c;
@@ -446,13 +450,15 @@ std::string cpp(const Batch& b) {
       "    pl::store(z.slice(r0, nr, c0, nc), zs.current(){relu});\n"
       "    xs.next(); ys.next(); zs.next();\n"
       "  }}\n"
+      "{meet}"
       "}});\n",
       fmt::arg("T", T), fmt::arg("R", b.rows), fmt::arg("C", b.cols), fmt::arg("seed", b.data_seed), fmt::arg("n", b.param),
       fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
       fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
       fmt::arg("ct", (b.cols + b.tile_cols - 1) / b.tile_cols),
       fmt::arg("tiles", (b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols)), fmt::arg("body", body),
-      fmt::arg("relu", b.relu_store ? ", {.relu_pre_mode = pl::ReluPreMode::NormalRelu}" : ""));
+      fmt::arg("relu", b.relu_store ? ", {.relu_pre_mode = pl::ReluPreMode::NormalRelu}" : ""),
+      fmt::arg("meet", b.meet ? "  pl::sync_all();\n" : ""));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 namespace pto::backend::codegen {
 
 void CodeGen::sync(const ir::Sync* op) {
-  if (op->op == ir::SyncOp::CrossSet || op->op == ir::SyncOp::CrossWait) return cross_core(op);
+  if (ir::meets_other_cores(op->op)) return cross_core(op);
   if (!instrument_) return;
   auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
   Value* slot = op->tile.group >= 0 ? scalar(op->tile.slot) : b_.getInt64(-1);

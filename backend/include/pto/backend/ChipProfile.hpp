@@ -73,6 +73,7 @@ struct ChipProfile {
   double hbm_peak_gbps = 0;            // the datasheet figure (for reports; the model uses hbm_gbps)
   double launch_overhead_us = 0;       // a launch's fixed device cost
   double block_dispatch_cycles = 0;    // block b starts b * this after the first
+  double sync_all_cycles = 0;          // a sync_all, from the last core's arrival to everyone going on
 
   const MemoryLimits& limits(ir::MemSpace s) const { return memory[static_cast<size_t>(s)]; }
   const DataPath& path(PathId p) const { return paths[static_cast<size_t>(p)]; }

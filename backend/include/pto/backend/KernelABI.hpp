@@ -35,9 +35,9 @@ struct CoreContext;
 /// failed assertion `rows` is 1. Returns nonzero when the core must stop (trap, fatal assertion).
 using DebugHook = int32_t (*)(CoreContext* ctx, int32_t instr, const int64_t* args, const void* data, int64_t rows, int64_t cols,
                               int64_t pitch);
-/// A cross-core flag (`op` is ir::SyncOp::CrossSet or CrossWait) of a mix kernel, always called
-/// (functional co-scheduling needs it, timed or not). Returns nonzero when the core must stop at
-/// once (a deadlock was found; the emulator reports it).
+/// A point where the core meets others (`op` is ir::SyncOp::CrossSet or CrossWait of a mix
+/// kernel, or SyncAll), always called (functional co-scheduling needs it, timed or not). Returns
+/// nonzero when the core must stop at once (a deadlock was found; the emulator reports it).
 using CrossHook = int32_t (*)(CoreContext* ctx, int32_t instr, int32_t op, int64_t event);
 
 struct CoreContext {

@@ -325,15 +325,19 @@ struct RowReduce : StmtNode, Instr {
   static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {});
 };
 
-enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait };
+enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait, SyncAll };
 const char* sync_op_name(SyncOp op);
+/// The ops that meet other cores: the emulator co-schedules them through CoreContext::cross.
+inline bool meets_other_cores(SyncOp op) { return op == SyncOp::CrossSet || op == SyncOp::CrossWait || op == SyncOp::SyncAll; }
 
 /// Synchronisation between the pipes of a core — the only orderings between pipes in simulated
 /// time. SetFlag/WaitFlag: `src` -> `dst` with event id `event` (0..15). Barrier: `src` (Pipe::ALL
 /// joins every pipe). MutexLock/MutexUnlock on pipe `src`: mutex `event` (0..31), or, when `tile` names
 /// a group (inserted by auto_mutex), the mutex id of that tile slot. CrossSet/CrossWait on pipe
 /// `src`: cross-core flag `event` (0..15) between the AIC and the AIVs of one mix block (an AIC's
-/// set reaches both AIVs; an AIC's wait consumes one set from each AIV).
+/// set reaches both AIVs; an AIC's wait consumes one set from each AIV). SyncAll (pipe ALL): every
+/// participating core of the launch arrives with its pipes drained before any goes on
+/// (Kernel::sync_all says which cores take part).
 struct Sync : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Sync;
   SyncOp op;

@@ -65,6 +65,13 @@ struct InstrInfo {
 enum class KernelMode : uint8_t { Auto, Vector, Cube, Mix };
 const char* kernel_mode_name(KernelMode m);
 
+/// Which cores meet at the kernel's sync_all calls: those of the section it is called in (AIV,
+/// AIC), or, called outside sections, every core of the launch (All). None: no sync_all.
+enum class SyncAllScope : uint8_t { None, AIV, AIC, All };
+const char* sync_all_scope_name(SyncAllScope s);
+/// Whether a core of `kind` meets at sync_all in a `mode` kernel whose calls have scope `s`.
+bool takes_part_in_sync_all(SyncAllScope s, KernelMode mode, CoreKind kind);
+
 struct Kernel {
   std::string name;
   std::string specialization;  // "x:f32[4096], y:f32[4096]"
@@ -77,6 +84,7 @@ struct Kernel {
   int num_vars = 0;  // Var ids are 0 .. num_vars-1
   KernelMode mode = KernelMode::Vector;  // never Auto after tracing
   bool cross_core = false;               // uses set_cross_core / wait_cross_core
+  SyncAllScope sync_all = SyncAllScope::None;
   std::vector<std::string> warnings;  // found by passes; shown by the CLI and in profiles
 };
 

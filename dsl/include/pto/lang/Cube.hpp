@@ -144,4 +144,12 @@ inline void wait_cross_core(Pipe pipe, Int event, std::source_location loc = std
   detail::emit_cross_core(ir::SyncOp::CrossWait, pipe, event, loc);
 }
 
+/// Every core of the launch that takes part meets here before any goes on (PyPTO Pro's
+/// `sync_all`, pto-isa's SYNCALL): each drains its pipes, so the GM writes of all of them before
+/// the call are seen by all of them after it. Who takes part follows where it is called:
+/// in section_vector every AIV of the launch, in section_cube every AIC, outside sections every
+/// core (in a vector or cube kernel: every core). A kernel's calls all have one such scope. A
+/// core that ends without reaching a sync_all the others wait at is a deadlock report.
+void sync_all(std::source_location loc = std::source_location::current());
+
 }  // namespace pto::lang

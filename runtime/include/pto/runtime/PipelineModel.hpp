@@ -149,6 +149,7 @@ struct GmSpan {
   Touch touch;  // the region; touch.instr is the instruction
   bool write;
   int pipe;
+  int epoch;    // sync_all calls the core had passed (-1: a core that does not take part in them)
 };
 
 /// Per resource, the recent reads and writes of every pipe of every core of a block.
@@ -197,6 +198,18 @@ class CoreModel {
   CrossFlag cross_set(ir::Pipe pipe, int instr = -1);
   /// wait_cross_core on `pipe`: holds it until every flag in `flags` has arrived.
   void cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int instr = -1);
+
+  /// sync_all's arrival: the core's pipes drain (as pipe_barrier(ALL)). Returns the arrival op
+  /// and the clock every pipe then holds.
+  struct Arrival {
+    timing::OpRef op;
+    Clock clock;
+  };
+  Arrival sync_all_arrive(int instr);
+  /// sync_all's departure, once every participant has arrived (`arrivals`): the meeting costs
+  /// the chip's sync_all cycles on the scalar pipe, then every pipe goes on knowing `joined` (the
+  /// clocks of the participants of this core's block). GM accesses after it are a new epoch.
+  void sync_all_leave(int instr, std::span<const timing::OpRef> arrivals, const Clock& joined);
 
   // ---- the hooks called by generated code (KernelABI.hpp)
   void exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
@@ -270,7 +283,11 @@ class CoreModel {
   int kind_;
   int trace_core_;
   timing::CoreTrace trace_;
+  /// pipe_barrier(ALL)'s ordering (every pipe's ops so far before every later op), uncounted.
+  void drain();
+
   int barrier_op_ = -1;    // the newest barrier op
+  int epoch_ = 0;          // sync_all calls passed; -1: the core does not take part in them
   uint32_t issued_ = 0;    // instructions issued since it
   std::array<Pipe, kPipeCount> pipes_{};
   std::map<std::tuple<int, int, int64_t>, std::vector<Flag>> flags_;
