@@ -10,7 +10,7 @@
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
 //                                    row_expand_* (dim 0) / col_expand_* (dim 1)
-//   reductions                       sum/max/min(out, src, tmp, dim)  (dim 0: per row -> [rows, 1]),
+//   reductions                       sum/max/min/maximum/minimum(out, src, tmp, dim)  (dim 0: per row -> [rows, 1]),
 //                                    row_sum/row_max/row_min(out, src, tmp)
 //   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
 //                                    load_tile / store_tile (offsets in tiles), the extent is the
@@ -172,6 +172,19 @@ PTO_REDUCE(sum, row_sum)
 PTO_REDUCE(max, row_max)
 PTO_REDUCE(min, row_min)
 #undef PTO_REDUCE
+
+/// maximum / minimum(out, src, tmp, dim): PyPTO Pro's reduction spelling of max / min (the
+/// three-operand maximum / minimum above are element-wise; here `dim` is required).
+template <Element U, Element T>
+void maximum(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim,
+             std::source_location loc = std::source_location::current()) {
+  max(out, src, tmp, dim, loc);
+}
+template <Element U, Element T>
+void minimum(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim,
+             std::source_location loc = std::source_location::current()) {
+  min(out, src, tmp, dim, loc);
+}
 
 /// GM -> tile at element offsets ({offset} for a 1-D tensor, {row, col} for a 2-D one); the
 /// extent is the tile's valid shape (its capacity until pl::set_validshape declares a tail).
