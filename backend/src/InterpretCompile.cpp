@@ -12,7 +12,8 @@ namespace {
 
 
 bool float_binary_supported(ir::BinaryOp op) {
-  return op != ir::BinaryOp::Mod && op != ir::BinaryOp::And && op != ir::BinaryOp::Or;
+  return op != ir::BinaryOp::Mod && op != ir::BinaryOp::And && op != ir::BinaryOp::Or && op != ir::BinaryOp::Xor &&
+         op != ir::BinaryOp::Shl && op != ir::BinaryOp::Shr;
 }
 
 // ------------------------------------------------------------------------------ compilation
@@ -104,7 +105,9 @@ class Compiler {
       n.kind = XNode::Kind::Unary;
       n.uop = op->op;
       n.cls = ct;
-      const bool float_only = op->op != ir::UnaryOp::Neg && op->op != ir::UnaryOp::Abs && op->op != ir::UnaryOp::Relu;
+      const bool float_only = op->op != ir::UnaryOp::Neg && op->op != ir::UnaryOp::Abs && op->op != ir::UnaryOp::Relu &&
+                              op->op != ir::UnaryOp::Not;
+      PTO_INTERNAL_CHECK(op->op != ir::UnaryOp::Not || ct == Cls::I) << "bitwise not of a floating-point tile";
       PTO_INTERNAL_CHECK(ct == Cls::F || !float_only) << "unsupported integer tile operator " << ir::unary_op_name(op->op);
       return add(n);
     }

@@ -75,6 +75,7 @@ int32_t int_unary(ir::UnaryOp op, int32_t a) {
     case ir::UnaryOp::Neg: return static_cast<int32_t>(0u - static_cast<uint32_t>(a));
     case ir::UnaryOp::Abs: return a == std::numeric_limits<int32_t>::min() ? a : (a < 0 ? -a : a);  // llvm.abs(a, false)
     case ir::UnaryOp::Relu: return a > 0 ? a : 0;
+    case ir::UnaryOp::Not: return ~a;
     default: break;
   }
   PTO_INTERNAL_CHECK(false) << "unsupported integer tile operator " << ir::unary_op_name(op);
@@ -111,7 +112,7 @@ void narrow(Val v, DType t, uint8_t* p) {
   PTO_INTERNAL_CHECK(false) << "tile element of unsupported dtype " << dtype_name(t);
 }
 
-Val store_value(const uint8_t* p, DType from, DType to, bool relu) {
+Val store_value(const uint8_t* p, DType from, DType to, bool relu, const float* scale) {
   Val v = widen(p, from);
   if (relu) {
     if (compute_cls(from) == Cls::F) {
@@ -120,7 +121,10 @@ Val store_value(const uint8_t* p, DType from, DType to, bool relu) {
       v.i = v.i > 0 ? v.i : 0;
     }
   }
-  return convert(v, from, to);
+  if (!scale) return convert(v, from, to);
+  Val f{};
+  f.f = (compute_cls(from) == Cls::F ? v.f : static_cast<float>(v.i)) * *scale;
+  return convert(f, DType::f32, to);
 }
 
 Val convert(Val v, DType from, DType to) {
@@ -230,6 +234,7 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::UnaryOp::Erf: for (int64_t c = 0; c < n; ++c) o[c].f = std::erf(a[c].f); break;
             case ir::UnaryOp::Sin: for (int64_t c = 0; c < n; ++c) o[c].f = std::sin(a[c].f); break;
             case ir::UnaryOp::Cos: for (int64_t c = 0; c < n; ++c) o[c].f = std::cos(a[c].f); break;
+            case ir::UnaryOp::Not: PTO_INTERNAL_CHECK(false) << "bitwise not of a floating-point tile"; break;
           }
         } else {
           PTO_INTERNAL_CHECK(nd.cls == Cls::I) << "an arithmetic operator on a condition";

@@ -4,6 +4,7 @@
 #include "pto/backend/Interpreter.hpp"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -173,6 +174,11 @@ class Runner {
 
  private:
   int64_t eval(const ir::Expr& e) const { return eval_scalar(e.get(), f_); }
+  /// An f32 scalar: a trace-time constant, or a runtime pl::Float (its slot holds the float's bits).
+  float eval_float(const ir::Expr& e) const {
+    if (const auto* c = e.as<ir::FloatImm>()) return static_cast<float>(c->value);
+    return std::bit_cast<float>(static_cast<uint32_t>(eval(e)));
+  }
 
   /// Continues when `ok`; otherwise reports `check` (the generated code's `check`).
   bool check(bool ok, int instr, RuntimeCheck chk, int axis, int64_t a, int64_t b, int64_t c = 0) {
@@ -292,10 +298,12 @@ class Runner {
     const DType to = k_.tensors[static_cast<size_t>(s->dst.tensor)].dtype;
     const int64_t tes = static_cast<int64_t>(dtype_size(to));
     const uint8_t* tile = tile_base(s->src);
+    const float scale = s->scale ? eval_float(s->scale) : 1.0f;
+    const float* scaled = s->scale ? &scale : nullptr;
     if (s->atomic_add) {  // CodeGen::store: the same runtime function
       pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), s->dst.view[1], static_cast<int32_t>(to), tile, g.cols,
-                             static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1], s->relu ? 1 : 0);
-    } else if (to == g.dtype && !s->relu) {
+                             static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1], s->relu ? 1 : 0, s->scale ? 1 : 0, scale);
+    } else if (to == g.dtype && !s->relu && !s->scale) {
       uint8_t* gm = gm_address(s->dst, reg, es);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         std::memcpy(gm + r * s->dst.view[1] * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
@@ -304,7 +312,7 @@ class Runner {
       uint8_t* gm = gm_address(s->dst, reg, tes);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         for (int64_t c = 0; c < reg.ext[1]; ++c) {
-          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu), to, gm + (r * s->dst.view[1] + c) * tes);
+          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu, scaled), to, gm + (r * s->dst.view[1] + c) * tes);
         }
       }
     }

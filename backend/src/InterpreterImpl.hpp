@@ -27,8 +27,9 @@ void narrow(Val v, DType t, uint8_t* p);
 /// Compute value of `from` -> compute value of `to`, rounded to `to` (CodeGen::convert).
 Val convert(Val v, DType from, DType to);
 /// The value a store writes from a tile element of `from` at `p` into GM of `to`: widened, with
-/// `relu` (x > 0 ? x : 0, NaN and -0 give +0) applied first, then converted (CodeGen::convert_rows).
-Val store_value(const uint8_t* p, DType from, DType to, bool relu);
+/// `relu` (x > 0 ? x : 0, NaN and -0 give +0) applied first, then (with a `scale`) multiplied in
+/// float by it, then converted (CodeGen::convert_rows).
+Val store_value(const uint8_t* p, DType from, DType to, bool relu, const float* scale = nullptr);
 
 /// An i64 wrapped to i32 (two's complement), as the generated code truncates.
 inline int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }

@@ -60,7 +60,7 @@ void add_16bit(void* at, float v) {  // half / bfloat16: compare-and-swap on the
 }  // namespace
 
 extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
-                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu) {
+                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu, int32_t scaled, float scale) {
   const auto to = static_cast<DType>(gm_dtype), from = static_cast<DType>(tile_dtype);
   const int64_t es = static_cast<int64_t>(dtype_size(to)), tile_es = static_cast<int64_t>(dtype_size(from));
   for (int64_t r = 0; r < rows; ++r) {
@@ -68,7 +68,7 @@ extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dt
     const auto* src = static_cast<const uint8_t*>(tile) + r * tile_pitch * tile_es;
     for (int64_t c = 0; c < cols; ++c) {
       // The value a plain store would write (converted, rounded to the GM dtype), then added.
-      const backend::interp::Val v = backend::interp::store_value(src + c * tile_es, from, to, relu != 0);
+      const backend::interp::Val v = backend::interp::store_value(src + c * tile_es, from, to, relu != 0, scaled ? &scale : nullptr);
       void* at = row + c * es;
       switch (to) {
         case DType::f32: std::atomic_ref<float>(*static_cast<float*>(at)).fetch_add(v.f, std::memory_order_relaxed); break;

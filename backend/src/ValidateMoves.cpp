@@ -35,8 +35,10 @@ class MoveValidator : public ir::Visitor {
         << what << " moves rows of a " << g.rows << "x" << g.cols << " " << dtype_name(g.dtype) << " tile whose row pitch is "
         << g.cols * es << " B, not a multiple of the " << align << " B alignment of " << ir::mem_space_name(g.space)
         << "; pad the tile to " << (g.cols * es + align - 1) / align * align / es << " columns";
-    const bool fix_cast = g.space == ir::MemSpace::Acc && g.dtype == DType::f32 &&
-                          (tensor.dtype == DType::f16 || tensor.dtype == DType::bf16);
+    // FIX's conversions out of Acc (lang::FixConversion): f32 or i32 to f16, bf16, i8 or f32.
+    const bool fix_cast = g.space == ir::MemSpace::Acc && (g.dtype == DType::f32 || g.dtype == DType::i32) &&
+                          (tensor.dtype == DType::f16 || tensor.dtype == DType::bf16 || tensor.dtype == DType::i8 ||
+                           tensor.dtype == DType::f32);
     PTO_USER_CHECK(g.dtype == tensor.dtype || fix_cast, site(instr))
         << what << " between a " << dtype_name(g.dtype) << " tile and a " << dtype_name(tensor.dtype) << " tensor";
     const char* axis[2] = {"rows", "columns"};

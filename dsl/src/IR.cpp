@@ -47,6 +47,9 @@ const char* binary_op_name(BinaryOp op) {
     case BinaryOp::NE: return "!=";
     case BinaryOp::And: return "&&";
     case BinaryOp::Or: return "||";
+    case BinaryOp::Xor: return "^";
+    case BinaryOp::Shl: return "<<";
+    case BinaryOp::Shr: return ">>";
   }
   return "?";
 }
@@ -67,6 +70,7 @@ const char* unary_op_name(UnaryOp op) {
     case UnaryOp::Erf: return "erf";
     case UnaryOp::Sin: return "sin";
     case UnaryOp::Cos: return "cos";
+    case UnaryOp::Not: return "not";
   }
   return "?";
 }
@@ -150,8 +154,8 @@ Stmt Assign::make(Expr var, Expr value) { return std::make_shared<const Assign>(
 Stmt Load::make(TileRef dst, GMRegion src, Instr instr) {
   return std::make_shared<const Load>(std::move(dst), std::move(src), std::move(instr));
 }
-Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add, bool relu) {
-  return std::make_shared<const Store>(std::move(dst), std::move(src), atomic_add, relu, std::move(instr));
+Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add, bool relu, Expr scale) {
+  return std::make_shared<const Store>(std::move(dst), std::move(src), atomic_add, relu, std::move(scale), std::move(instr));
 }
 Stmt VecCompute::make(TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent) {
   return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr), std::move(extent));

@@ -32,7 +32,7 @@ struct VecOpCounter : Visitor {
       case BinaryOp::Sub:
       case BinaryOp::Min:
       case BinaryOp::Max: add(scalar_operand ? VecOp::ScalarOperand : VecOp::Binary); break;
-      default: add(VecOp::Binary); break;  // comparisons, and, or
+      default: add(VecOp::Binary); break;  // comparisons, and, or, xor, shifts (assumption: the binary class)
     }
     Visitor::visit_node(op);
   }
@@ -44,7 +44,8 @@ struct VecOpCounter : Visitor {
       case UnaryOp::Rsqrt: add(VecOp::Rsqrt); break;
       case UnaryOp::Neg:
       case UnaryOp::Abs:
-      case UnaryOp::Relu: add(VecOp::Unary); break;
+      case UnaryOp::Relu:
+      case UnaryOp::Not: add(VecOp::Unary); break;
       // No single vector instruction and no published cost: each is charged as the sequence a
       // vector kernel would run (an assumption, docs/calibration.md).
       case UnaryOp::Sigmoid:  // 1 / (1 + exp(-x)): neg, exp, adds, div

@@ -69,7 +69,9 @@ class Printer {
     } else if (const auto* op = s.as<Load>()) {
       out_ += fmt::format("{}#{} load {} <- {}\n", pad, op->id, tile(op->dst), region(op->src));
     } else if (const auto* op = s.as<Store>()) {
-      out_ += fmt::format("{}#{} store {} <- {}{}\n", pad, op->id, region(op->dst), tile(op->src), std::string(op->atomic_add ? " (atomic add)" : "") + (op->relu ? " (relu)" : ""));
+      out_ += fmt::format("{}#{} store {} <- {}{}{}\n", pad, op->id, region(op->dst), tile(op->src),
+                          std::string(op->atomic_add ? " (atomic add)" : "") + (op->relu ? " (relu)" : ""),
+                          op->scale ? " (scale " + expr(op->scale) + ")" : std::string());
     } else if (const auto* op = s.as<VecCompute>()) {
       out_ += fmt::format("{}#{} vec {} = {}{}\n", pad, op->id, tile(op->dst), expr(op->value), extent(op->extent));
     } else if (const auto* op = s.as<Sync>()) {

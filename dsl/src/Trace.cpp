@@ -252,9 +252,15 @@ void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, c
   const ir::Pipe pipe = shape.space == MemSpace::Acc ? ir::Pipe::FIX : ir::Pipe::MTE3;
   const bool add = options.atomic == AtomicType::AtomicAdd;
   const DType to = ctx.kernel().tensors[static_cast<size_t>(dst.tensor)].dtype;
+  PTO_USER_CHECK(shape.space == MemSpace::Acc || to == dtype, ctx.site(SourceLoc::from(loc)))
+      << "store of a " << dtype_name(dtype) << " Vec tile into a " << dtype_name(to)
+      << " tensor: MTE3 does not convert; convert with pl::cast first (FIX converts on the way out of Acc)";
+  PTO_USER_CHECK(shape.space == MemSpace::Acc || !options.scale.expr(), ctx.site(SourceLoc::from(loc)))
+      << "store with a scale from a Vec tile: quantisation is the fixpipe's, on the way out of Acc; multiply the tile instead";
   PTO_USER_CHECK(!add || to == DType::f32 || to == DType::f16 || to == DType::bf16 || to == DType::i32, ctx.site(SourceLoc::from(loc)))
       << "atomic-add store into a " << dtype_name(to) << " tensor: atomic adds work on f32, f16, bf16 and i32";
-  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", pipe, loc), add, options.relu_pre_mode == ReluPreMode::NormalRelu));
+  ctx.emit(ir::Store::make(dst, src, ctx.new_instr("store", pipe, loc), add, options.relu_pre_mode == ReluPreMode::NormalRelu,
+                           options.scale.expr()));
 }
 
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,

@@ -45,7 +45,11 @@ void Visitor::visit_node(const LoopExit*) {}
 void Visitor::visit_node(const IfThenElse* op) { visit(op->cond); visit(op->then_case); visit(op->else_case); }
 void Visitor::visit_node(const Assign* op) { visit(op->value); }
 void Visitor::visit_node(const Load* op) { visit_tile(op->dst); visit_region(op->src); }
-void Visitor::visit_node(const Store* op) { visit_region(op->dst); visit_tile(op->src); }
+void Visitor::visit_node(const Store* op) {
+  visit_region(op->dst);
+  visit_tile(op->src);
+  if (op->scale) visit(op->scale);
+}
 void Visitor::visit_node(const VecCompute* op) {
   visit_tile(op->dst);
   visit(op->value);
@@ -199,7 +203,9 @@ Stmt Mutator::mutate_node(const Store* op, const Stmt& self) {
   bool changed = false;
   GMRegion d = mutate_region(op->dst, changed);
   TileRef s = mutate_tile(op->src, changed);
-  return changed ? Store::make(d, s, *op, op->atomic_add, op->relu) : self;
+  Expr scale = op->scale ? mutate(op->scale) : op->scale;
+  changed |= !scale.same_as(op->scale);
+  return changed ? Store::make(d, s, *op, op->atomic_add, op->relu, scale) : self;
 }
 Stmt Mutator::mutate_node(const VecCompute* op, const Stmt& self) {
   bool changed = false;

@@ -292,3 +292,80 @@ TEST_CASE("store with relu_pre_mode = NormalRelu writes x > 0 ? x : 0 (NaN and -
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+
+TEST_CASE("store with scale (PyPTO Pro's per-tensor quantisation on FIX): relu, then x * scale in float, then the conversion; "
+          "a trace-time or runtime scale, from a float and an int32 Acc, plain and atomic") {
+  // C = A x B (f16 in, f32 Acc), stored four ways through FIX.
+  const auto k = pl::jit({.name = "scaled_store"}, [](pl::Tensor<half> a, pl::Tensor<half> b, pl::Tensor<float> f, pl::Tensor<int8_t> q,
+                                                      pl::Tensor<half> h, pl::Tensor<float> sum, pl::Float alpha) {
+    auto am = pl::make_tile<half>(pl::Mat, {16, 32});
+    auto bm = pl::make_tile<half>(pl::Mat, {32, 16});
+    auto l = pl::make_tile<half>(pl::Left, {16, 32});
+    auto r = pl::make_tile<half>(pl::Right, {32, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    pl::load(am, a, {0, 0});
+    pl::load(bm, b, {0, 0});
+    pl::move(l, am);
+    pl::move(r, bm);
+    pl::matmul(acc, l, r);
+    pl::store(f, acc, {0, 0}, {.scale = 0.25});
+    pl::store(q, acc, {0, 0}, {.relu_pre_mode = pl::ReluPreMode::NormalRelu, .scale = alpha});
+    pl::store(h, acc, {0, 0}, {.scale = alpha, .phase = pl::STPhase::Final});
+    pl::store(sum, acc, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd, .scale = -2.0});
+  });
+  auto a = Tensor<half>::random({16, 32}, 60, -2.0, 2.0), b = Tensor<half>::random({32, 16}, 61, -2.0, 2.0);
+  auto f = Tensor<float>::zeros({16, 16}), sum = Tensor<float>::full({16, 16}, 1.0f);
+  auto q = Tensor<int8_t>::zeros({16, 16});
+  auto h = Tensor<half>::zeros({16, 16});
+  const float alpha = 3.7f;
+  k[{.block_dim = 1}].run_sync(a, b, f, q, h, sum, alpha);
+  int64_t wrong = 0, negatives = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t j = 0; j < 16; ++j) {
+      double s = 0;
+      for (int64_t kk = 0; kk < 32; ++kk) s += static_cast<double>(static_cast<float>(a[i * 32 + kk])) * static_cast<float>(b[kk * 16 + j]);
+      const float x = f[i * 16 + j] * 4.0f;  // the accumulator as the chip holds it (f = x * 0.25, exact)
+      wrong += std::fabs(x - s) > 1e-5 * (1 + std::fabs(s));
+      const float r = (x > 0 ? x : 0.0f) * alpha;  // relu first, then the scale
+      const float sat = std::min(127.0f, std::max(-128.0f, std::trunc(r)));  // pl::cast's float -> int rule
+      negatives += x < 0;
+      wrong += q[i * 16 + j] != static_cast<int8_t>(sat);
+      wrong += std::bit_cast<uint16_t>(h[i * 16 + j]) != std::bit_cast<uint16_t>(half(x * alpha));
+      wrong += sum[i * 16 + j] != 1.0f + x * -2.0f;
+    }
+  }
+  CHECK(negatives > 0);
+  CHECK(wrong == 0);
+
+  // int8 matmul into an int32 Acc, dequantised to half on the way out (FIX) with a runtime scale.
+  const auto mm = pl::jit({.name = "scaled_store_acc"}, [](pl::Tensor<int8_t> a, pl::Tensor<int8_t> b, pl::Tensor<half> c, pl::Float s) {
+    auto am = pl::make_tile<int8_t>(pl::Mat, {16, 32});
+    auto bm = pl::make_tile<int8_t>(pl::Mat, {32, 32});
+    auto l = pl::make_tile<int8_t>(pl::Left, {16, 32});
+    auto r = pl::make_tile<int8_t>(pl::Right, {32, 32});
+    auto acc = pl::make_tile<int32_t>(pl::Acc, {16, 32});
+    pl::load(am, a.slice(0, 16, 0, 32));
+    pl::load(bm, b.slice(0, 32, 0, 32));
+    pl::move(l, am);
+    pl::move(r, bm);
+    pl::matmul(acc, l, r);
+    pl::store(c.slice(0, 16, 0, 32), acc, {.scale = s});
+  });
+  auto ai = Tensor<int8_t>::random({16, 32}, 61, -100, 100), bi = Tensor<int8_t>::random({32, 32}, 62, -100, 100);
+  auto c = Tensor<half>::zeros({16, 32});
+  const float scale = 1.0f / 1024;
+  mm[{.block_dim = 1}].run_sync(ai, bi, c, scale);
+  wrong = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t j = 0; j < 32; ++j) {
+      int32_t s = 0;
+      for (int64_t kk = 0; kk < 32; ++kk) s += int32_t(ai[i * 32 + kk]) * int32_t(bi[kk * 32 + j]);
+      wrong += std::bit_cast<uint16_t>(c[i * 32 + j]) != std::bit_cast<uint16_t>(half(static_cast<float>(s) * scale));
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace pto::correctness

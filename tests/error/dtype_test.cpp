@@ -35,10 +35,13 @@ static_assert(!CanLoad<pl::Tile<int8_t>, pl::Slice<int32_t>>);
 static_assert(CanStore<pl::Slice<half>, pl::Tile<half>>);
 static_assert(!CanStore<pl::Slice<float>, pl::Tile<half>>);
 static_assert(!CanStore<pl::Slice<int32_t>, pl::Tile<float>>);
-// A float (Acc) tile may be stored into a half or bfloat16 tensor: FIX converts on the way out.
+// A float or int32 (Acc) tile may be stored into a half, bfloat16, int8 (or, from int32, float)
+// tensor: FIX converts on the way out (lang::FixConversion; from Vec it is a trace-time error).
 static_assert(CanStore<pl::Slice<half>, pl::Tile<float>>);
 static_assert(CanStore<pl::Slice<bfloat16>, pl::Tile<float>>);
-static_assert(!CanStore<pl::Slice<int8_t>, pl::Tile<float>>);
+static_assert(CanStore<pl::Slice<int8_t>, pl::Tile<float>>);
+static_assert(CanStore<pl::Slice<float>, pl::Tile<int32_t>>);
+static_assert(!CanStore<pl::Slice<int32_t>, pl::Tile<half>>);
 
 // Assignment: a tile takes an expression or tile of its own type (or a C++ number to fill).
 static_assert(CanAssign<pl::Tile<float>, pl::TExpr<float>>);

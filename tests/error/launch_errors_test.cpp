@@ -361,3 +361,31 @@ TEST_CASE("an atomic-add store into an int8 tensor fails at launch: atomic adds 
 }
 
 }  // namespace pto::error_test
+
+namespace pto::error_test {
+
+TEST_CASE("a converting or scaled store from a Vec tile fails at launch: MTE3 neither converts nor scales (FIX does, out of Acc)") {
+  int convert_line = 0, scale_line = 0;
+  const auto convert = pl::jit({.name = "vec_convert_store"}, [&](pl::Tensor<float> x, pl::Tensor<half> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {1, 64});
+    pl::load(t, x, {0, 0});
+    convert_line = __LINE__; pl::store(y.slice(0, 1, 0, 64), t);
+  });
+  const auto scaled = pl::jit({.name = "vec_scaled_store"}, [&](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {1, 64});
+    pl::load(t, x, {0, 0});
+    scale_line = __LINE__; pl::store(y, t, {0, 0}, {.scale = 0.5});
+  });
+  auto x = pto::Tensor<float>::random({1, 64}, 3);
+  auto yh = pto::Tensor<half>::full({1, 64}, half(2.0f));
+  auto yf = pto::Tensor<float>::full({1, 64}, 2.0f);
+  CHECK_HAS(user_error([&] { convert[{.block_dim = 1}].run_sync(x, yh); }), "kernel 'vec_convert_store'",
+            "store of a f32 Vec tile into a f16 tensor: MTE3 does not convert; convert with pl::cast first", PTO_AT(convert_line));
+  CHECK_HAS(user_error([&] { scaled[{.block_dim = 1}].run_sync(x, yf); }), "kernel 'vec_scaled_store'",
+            "store with a scale from a Vec tile: quantisation is the fixpipe's", PTO_AT(scale_line));
+  CHECK(yh[0] == half(2.0f));
+  CHECK(yf[0] == 2.0f);
+  check_runtime_usable();
+}
+
+}  // namespace pto::error_test

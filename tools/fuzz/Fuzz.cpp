@@ -21,7 +21,8 @@ namespace pl = pto::lang;
 
 // ------------------------------------------------------------------------------- the case model
 
-enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Sin, Cos, CastVia, Select };
+enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Sin, Cos, CastVia, Select,
+                          And, Or, Xor, Shl, Shr, Not };
 
 struct Node {
   Op op = Op::X;
@@ -105,14 +106,16 @@ class Generator {
       c.value = floating(t) ? std::round((static_cast<double>(pick(2001)) - 1000) / 125.0 * 8) / 8 : static_cast<double>(pick(21) - 10);
       return add(e, c);
     }
-    const int k = pick(floating(t) ? 22 : 13);
+    // The first 13 for every dtype, then the float-only functions or the integer-only bitwise ops.
     static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Neg, Op::Abs, Op::Relu,
                                   Op::CastVia, Op::Select, Op::Add, Op::Mul, Op::Exp, Op::Log, Op::Sqrt, Op::Rsqrt,
                                   Op::Tanh, Op::Sigmoid, Op::Erf, Op::Sin, Op::Cos};
-    Node n{kOps[k]};
+    static constexpr Op kIntOps[] = {Op::And, Op::Or, Op::Xor, Op::Shl, Op::Shr, Op::Not};
+    const int k = pick(floating(t) ? 22 : 19);
+    Node n{k < 13 || floating(t) ? kOps[k] : kIntOps[k - 13]};
     switch (n.op) {
       case Op::Neg: case Op::Abs: case Op::Relu: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
-      case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Sin: case Op::Cos:
+      case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Sin: case Op::Cos: case Op::Not:
         n.kids = {node(e, t, depth + 1)};
         break;
       case Op::CastVia: {
@@ -172,6 +175,17 @@ struct Build {
         return pl::select(m, kid(2), kid(3));
       }
       default: break;
+    }
+    if constexpr (!is_floating(dtype_of<T>)) {
+      switch (d.op) {
+        case Op::And: return kid(0) & kid(1);
+        case Op::Or: return kid(0) | kid(1);
+        case Op::Xor: return kid(0) ^ kid(1);
+        case Op::Shl: return kid(0) << kid(1);
+        case Op::Shr: return kid(0) >> kid(1);
+        case Op::Not: return ~kid(0);
+        default: break;
+      }
     }
     if constexpr (is_floating(dtype_of<T>)) {
       switch (d.op) {
@@ -418,6 +432,12 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
     case Op::Sin: return "pl::sin(" + k(0) + ")";
     case Op::Cos: return "pl::cos(" + k(0) + ")";
     case Op::CastVia: return fmt::format("pl::cast<{}>(pl::cast<{}>({}))", type_name(t), type_name(d.via), k(0));
+    case Op::And: return "(" + k(0) + " & " + k(1) + ")";
+    case Op::Or: return "(" + k(0) + " | " + k(1) + ")";
+    case Op::Xor: return "(" + k(0) + " ^ " + k(1) + ")";
+    case Op::Shl: return "(" + k(0) + " << " + k(1) + ")";
+    case Op::Shr: return "(" + k(0) + " >> " + k(1) + ")";
+    case Op::Not: return "~" + k(0);
     case Op::Select: {
       static constexpr const char* kCmp[] = {"<", "<=", ">", ">=", "==", "!="};
       return fmt::format("pl::select({} {} {}, {}, {})", k(0), kCmp[d.cmp], k(1), k(2), k(3));

@@ -31,7 +31,8 @@ CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, 
       llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
   matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   atomic_add_fn_ = llvm::Function::Create(
-      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty()}, false),
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty(),
+                                               b_.getInt32Ty(), b_.getFloatTy()}, false),
       llvm::Function::ExternalLinkage, "pto_rt_atomic_add_rows", m_);
   atomic_add_fn_->addFnAttr(llvm::Attribute::NoUnwind);
 }

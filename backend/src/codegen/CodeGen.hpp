@@ -100,6 +100,9 @@ class CodeGen : private ir::Visitor {
   Value* float_max_min(Value* a, Value* c, bool max);
   /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.
   Value* int_order(ir::BinaryOp op, Value* a, Value* c);
+  /// Shl / Shr (arithmetic) with ir::int_binary's meaning: a count not below the width gives 0
+  /// (Shl) or the sign fill (Shr) instead of LLVM's poison.
+  Value* int_shift(ir::BinaryOp op, Value* a, Value* c);
   Value* binary(ir::BinaryOp op, Value* a, Value* c, bool fp);
   Value* unary(ir::UnaryOp op, Value* a, bool fp);
   LeafRows leaf_bases(const std::vector<const ir::TileRead*>& leaves);
@@ -146,9 +149,11 @@ class CodeGen : private ir::Visitor {
   void load(const ir::Load* op);
   void store(const ir::Store* op);
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
-  /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc).
+  /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc), after the
+  /// store's relu and `scale` (an f32 value, or null), as ir::Store defines them.
   void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
-                    bool relu = false);
+                    bool relu = false,
+                    Value* scale = nullptr);
   void move(const ir::Move* op);
   /// Acc -> Vec on the AIC: each receiving AIV's part of the accumulator (ir::AccToVec), converted
   /// to the Vec tile's dtype, lands at row 0, column 0 of that AIV's tile slot.

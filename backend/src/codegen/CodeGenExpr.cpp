@@ -45,6 +45,8 @@ Value* CodeGen::scalar(const ir::Expr& e) {
         return int_order(op->op, a, c);
       case ir::BinaryOp::And: return b_.CreateAnd(a, c);
       case ir::BinaryOp::Or: return b_.CreateOr(a, c);
+      case ir::BinaryOp::Xor: return b_.CreateXor(a, c);
+      case ir::BinaryOp::Shl: case ir::BinaryOp::Shr: return int_shift(op->op, a, c);
     }
   }
   PTO_INTERNAL_CHECK(false) << "unexpected scalar expression";
@@ -158,6 +160,14 @@ Value* CodeGen::float_max_min(Value* a, Value* c, bool max) {
   return b_.CreateSelect(b_.CreateFCmpUNO(c, c), a, r);
 }
 
+Value* CodeGen::int_shift(ir::BinaryOp op, Value* a, Value* c) {
+  Value* width = llvm::ConstantInt::get(c->getType(), c->getType()->getScalarSizeInBits());
+  Value* in_range = b_.CreateICmpULT(c, width);
+  if (op == ir::BinaryOp::Shl) return b_.CreateSelect(in_range, b_.CreateShl(a, c), llvm::ConstantInt::get(a->getType(), 0));
+  Value* last = b_.CreateSub(width, llvm::ConstantInt::get(c->getType(), 1));
+  return b_.CreateAShr(a, b_.CreateSelect(in_range, c, last));
+}
+
 Value* CodeGen::int_order(ir::BinaryOp op, Value* a, Value* c) {
   const bool u = a->getType()->isIntegerTy(1);
   using P = llvm::CmpInst::Predicate;
@@ -213,6 +223,8 @@ Value* CodeGen::binary(ir::BinaryOp op, Value* a, Value* c, bool fp) {
         return int_order(op, a, c);
       case BinaryOp::And: return b_.CreateAnd(a, c);
       case BinaryOp::Or: return b_.CreateOr(a, c);
+      case BinaryOp::Xor: return b_.CreateXor(a, c);
+      case BinaryOp::Shl: case BinaryOp::Shr: return int_shift(op, a, c);
       default: break;
     }
   }
@@ -224,6 +236,7 @@ Value* CodeGen::unary(ir::UnaryOp op, Value* a, bool fp) {
   using ir::UnaryOp;
   switch (op) {
     case UnaryOp::Neg: return fp ? b_.CreateFNeg(a) : b_.CreateSub(b_.getInt32(0), a);
+    case UnaryOp::Not: return b_.CreateNot(a);
     case UnaryOp::Abs: return fp ? intrinsic(llvm::Intrinsic::fabs, a) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
     case UnaryOp::Relu: {  // x > 0 ? x : +0 (NaN and -0 give +0)
       Value* zero = fp ? llvm::ConstantFP::get(a->getType(), 0.0) : static_cast<Value*>(b_.getInt32(0));

@@ -68,16 +68,18 @@ void CodeGen::store(const ir::Store* op) {
   const DType to = k_.tensors[op->dst.tensor].dtype;
   const int64_t tes = static_cast<int64_t>(dtype_size(to));
   const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
+  Value* scale = op->scale ? broadcast_scalar(op->scale, b_.getFloatTy()) : nullptr;
   if (op->atomic_add) {
     b_.CreateCall(atomic_add_fn_, {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
                                    tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
-                                   reg.ext[1], b_.getInt32(op->relu ? 1 : 0)});
-  } else if (to == g.dtype && !op->relu) {
+                                   reg.ext[1], b_.getInt32(op->relu ? 1 : 0), b_.getInt32(scale ? 1 : 0),
+                                   scale ? scale : llvm::ConstantFP::get(b_.getFloatTy(), 1.0)});
+  } else if (to == g.dtype && !op->relu && !scale) {
     copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
               tensor_bytes >= kStreamingStoreBytes);
   } else {
     convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
-                 op->relu);
+                 op->relu, scale);
   }
   if (instrument_) {
     auto [lo, hi] = gm_interval(op->dst, reg);
@@ -86,7 +88,7 @@ void CodeGen::store(const ir::Store* op) {
 }
 
 void CodeGen::convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
-                           Value* cols, bool relu) {
+                           Value* cols, bool relu, Value* scale) {
   llvm::Type* ft = storage_type(from);
   llvm::Type* tt = storage_type(to);
   counted_loop(rows, [&](Value* r) {
@@ -98,6 +100,11 @@ void CodeGen::convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, i
         const bool fp = v->getType()->isFloatingPointTy();
         Value* zero = fp ? static_cast<Value*>(llvm::ConstantFP::get(v->getType(), 0.0)) : b_.getInt32(0);
         v = b_.CreateSelect(fp ? b_.CreateFCmpOGT(v, zero) : b_.CreateICmpSGT(v, zero), v, zero);
+      }
+      if (scale) {  // x * scale in float, then the conversion (ir::Store::scale)
+        Value* f = v->getType()->isFloatingPointTy() ? v : b_.CreateSIToFP(v, b_.getFloatTy());
+        b_.CreateStore(narrow(convert(b_.CreateFMul(f, scale), DType::f32, to), to), b_.CreateInBoundsGEP(tt, dst, c));
+        return;
       }
       b_.CreateStore(narrow(convert(v, from, to), to), b_.CreateInBoundsGEP(tt, dst, c));
     }, "cvt");

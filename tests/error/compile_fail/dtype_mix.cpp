@@ -52,6 +52,14 @@ int main() {
 #elif PTO_CASE == 8
   const auto kd = pl::jit({.name = "double_param"}, [](pl::Tensor<float> x, double d) { (void)x; (void)d; });  // not a kernel parameter type
   (void)kd;
+#elif PTO_CASE == 9
+  const auto kb = pl::jit({.name = "bitwise_float"}, [](pl::Tensor<float> x) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(t, x.slice(0, 64));
+    t = t << 2;  // shifts and bitwise operators are for integer tiles
+    pl::store(x.slice(0, 64), t);
+  });
+  (void)kb;
 #endif
   return 0;
 }

@@ -96,9 +96,10 @@ extern "C" void pto_rt_copy_from_gm(void* dst, const void* src, int64_t bytes);
 /// element by element and atomically: each tile element is first converted as a plain store
 /// converts it (f32 Acc -> f16/bf16), then added in the GM dtype (floats computed in float and
 /// rounded once; i32 wraps). The generated code and the interpreter both call it.
-/// `relu`: each tile element x is taken as (x > 0 ? x : 0) first (the store's relu_pre_mode).
+/// `relu`: each tile element x is taken as (x > 0 ? x : 0) first (the store's relu_pre_mode);
+/// `scaled`: then multiplied in float by `scale` (the store's scale).
 extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
-                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu);
+                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu, int32_t scaled, float scale);
 
 /// Orders the streaming stores of this host thread before what follows; called by the emulator
 /// after each core's kernel returns.

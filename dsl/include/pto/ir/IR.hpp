@@ -138,7 +138,8 @@ struct Var : ExprNode {
   static Expr make(std::string name, int id, VarKind kind, int param_index = -1, DType dtype = DType::i64);
 };
 
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or };
+/// And/Or: logical on booleans, bitwise on integers; Xor, Shl, Shr: integers only (docs/semantics.md).
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or, Xor, Shl, Shr };
 const char* binary_op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
 
@@ -152,7 +153,8 @@ struct Binary : ExprNode {
   static Expr make(BinaryOp op, Expr a, Expr b);
 };
 
-enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Relu, Tanh, Sigmoid, Erf, Sin, Cos };
+/// Not: bitwise, integers only.
+enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Relu, Tanh, Sigmoid, Erf, Sin, Cos, Not };
 const char* unary_op_name(UnaryOp op);
 
 struct Unary : ExprNode {
@@ -291,9 +293,10 @@ struct Store : StmtNode, Instr {
   GMRegion dst;
   TileRef src;
   bool atomic_add, relu;
-  Store(GMRegion d, TileRef s, bool atomic, bool r, Instr i)
-      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), atomic_add(atomic), relu(r) {}
-  static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false, bool relu = false);
+  Expr scale;  // an f32 scalar each element is multiplied by after relu, before the conversion; null: none
+  Store(GMRegion d, TileRef s, bool atomic, bool r, Expr sc, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), src(std::move(s)), atomic_add(atomic), relu(r), scale(std::move(sc)) {}
+  static Stmt make(GMRegion dst, TileRef src, Instr instr, bool atomic_add = false, bool relu = false, Expr scale = {});
 };
 
 /// One fused vector instruction: `dst = value` element-wise over the valid extent of the lead

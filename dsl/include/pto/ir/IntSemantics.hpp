@@ -6,6 +6,8 @@
 //  * Add, Sub, Mul wrap (two's complement), never undefined.
 //  * x / 0 = 0 and x % 0 = 0; MIN / -1 = MIN (wraps) and x % -1 = 0; division truncates toward 0.
 //  * Comparisons give 0 or 1. Booleans are the values 0 and 1 (false < true); And/Or are bitwise.
+//  * Shifts take the count as unsigned: a << s is 0 and a >> s (arithmetic) is the sign fill
+//    (0 or -1) when s is not below the width (a negative count is a huge one).
 #include <type_traits>
 
 #include "pto/ir/IR.hpp"
@@ -38,6 +40,9 @@ constexpr I int_binary(BinaryOp op, I a, I c) {
     case BinaryOp::NE: return a != c;
     case BinaryOp::And: return static_cast<I>(a & c);
     case BinaryOp::Or: return static_cast<I>(a | c);
+    case BinaryOp::Xor: return static_cast<I>(a ^ c);
+    case BinaryOp::Shl: return uc < sizeof(I) * 8 ? static_cast<I>(ua << uc) : I{0};
+    case BinaryOp::Shr: return static_cast<I>(a >> (uc < sizeof(I) * 8 ? uc : sizeof(I) * 8 - 1));
   }
   return 0;
 }

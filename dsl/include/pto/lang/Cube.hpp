@@ -108,14 +108,20 @@ void matmul_acc(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right,
   matmul(acc, left, right, {.accumulate = true}, loc);
 }
 
-/// Acc -> GM on FIX, converting a float accumulator to a half or bfloat16 tensor.
+/// The conversions FIX makes on the way out of Acc: a float accumulator to half, bfloat16 or
+/// int8, an int32 one to half, bfloat16, float or int8 (usually with a StoreOptions::scale).
+template <class T, class U>
+concept FixConversion = !std::is_same_v<T, U> && (std::is_same_v<U, float> || std::is_same_v<U, int32_t>) &&
+                        (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, int8_t> || std::is_same_v<T, float>);
+
+/// Acc -> GM on FIX, converting the accumulator to the tensor's dtype (FixConversion).
 template <Element T, Element U>
-  requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
+  requires FixConversion<T, U>
 void store(const Slice<T>& dst, const Tile<U>& src, std::source_location loc = std::source_location::current()) {
   detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<U>, loc);
 }
 template <Element T, Element U>
-  requires(std::is_same_v<U, float> && (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>))
+  requires FixConversion<T, U>
 void store(const Slice<T>& dst, const Tile<U>& src, StoreOptions options, std::source_location loc = std::source_location::current()) {
   detail::emit_store(dst.region, dst.rank, src.ref(), src.shape(), dtype_of<U>, loc, options);
 }

@@ -18,9 +18,28 @@ enum class AtomicType { AtomicNone, AtomicAdd };
 /// PyPTO Pro's relu_pre_mode: NormalRelu writes max(x, 0) (x > 0 ? x : 0) of each element, before
 /// the conversion to the tensor's dtype.
 enum class ReluPreMode { NoRelu, NormalRelu };
+/// PyPTO Pro's store(scale=...), per-tensor quantisation: each element (after relu_pre_mode) is
+/// multiplied in float by the scale, then converted to the tensor's dtype. A trace-time number or
+/// a runtime pl::Float; none by default. (PyPTO Pro's per-channel scale tile is not supported.)
+class StoreScale {
+ public:
+  StoreScale() = default;
+  StoreScale(double value) : expr_(ir::FloatImm::make(value)) {}  // NOLINT: {.scale = 0.5}
+  StoreScale(const Float& value) : expr_(value.expr()) {}         // NOLINT: {.scale = alpha}
+  const ir::Expr& expr() const { return expr_; }
+
+ private:
+  ir::Expr expr_;
+};
+/// PyPTO Pro's store(phase=...): the fixpipe's unit-flag handshake of a multi-step matmul
+/// accumulation. Accepted for porting; it changes no result and the model charges it nothing.
+enum class STPhase { Unspecified, Partial, Final };
+
 struct StoreOptions {
   AtomicType atomic = AtomicType::AtomicNone;
   ReluPreMode relu_pre_mode = ReluPreMode::NoRelu;
+  StoreScale scale{};
+  STPhase phase = STPhase::Unspecified;
 };
 
 namespace detail {

@@ -5,7 +5,8 @@
 // SIMD-API documentation (hicann/pypto docs/zh/pypto_pro/api/SIMD-API); differences are listed
 // in docs/porting-from-pypto-pro.md.
 //
-//   destination-passing vector ops   add/sub/mul/div/maximum/minimum(out, lhs, rhs_or_scalar)
+//   destination-passing vector ops   add/sub/mul/div/maximum/minimum(out, lhs, rhs_or_scalar),
+//                                    and_/or_/xor_/shl/shr(out, lhs, rhs_or_scalar), not_(out, src)
 //                                    abs/neg/relu/exp/log/sqrt/rsqrt/recip/tanh/sigmoid/erf/sin/cos(out, src)
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
@@ -80,6 +81,11 @@ PTO_DEST_BINARY(mul, PTO_TIMES)
 PTO_DEST_BINARY(div, PTO_OVER)
 PTO_DEST_BINARY(maximum, max)
 PTO_DEST_BINARY(minimum, min)
+PTO_DEST_BINARY(and_, and_)
+PTO_DEST_BINARY(or_, or_)
+PTO_DEST_BINARY(xor_, xor_)
+PTO_DEST_BINARY(shl, shl)
+PTO_DEST_BINARY(shr, shr)
 #undef PTO_DEST_BINARY
 
 #define PTO_DEST_UNARY(name)                                                                                   \
@@ -100,6 +106,7 @@ PTO_DEST_UNARY(sigmoid)
 PTO_DEST_UNARY(erf)
 PTO_DEST_UNARY(sin)
 PTO_DEST_UNARY(cos)
+PTO_DEST_UNARY(not_)
 #undef PTO_DEST_UNARY
 
 /// out = src op vec, with vec broadcast: dim 0, a [rows, 1] tile along each row; dim 1, a
@@ -196,8 +203,8 @@ void load(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<Int> o
   load(dst, src.slice(off[0], valid_rows(dst), off[1], valid_cols(dst), loc), loc);
 }
 /// tile -> GM at element offsets; the extent is the tile's valid shape.
-template <Element T>
-void store(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> offsets, StoreOptions options = {},
+template <Element T, Element U>
+void store(const Tensor<T>& dst, const Tile<U>& src, std::initializer_list<Int> offsets, StoreOptions options = {},
            std::source_location loc = std::source_location::current()) {
   const auto off = detail::offsets_of(offsets, dst.rank(), "store", loc);
   if (dst.rank() == 1) return store(dst.slice(off[1], valid_cols(src)), src, options, loc);
@@ -211,8 +218,8 @@ void load_tile(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<I
   const auto at = detail::offsets_of(index, src.rank(), "load_tile", loc);
   load(dst, src, {at[0] * dst.rows(), at[1] * dst.cols()}, loc);
 }
-template <Element T>
-void store_tile(const Tensor<T>& dst, const Tile<T>& src, std::initializer_list<Int> index, StoreOptions options = {},
+template <Element T, Element U>
+void store_tile(const Tensor<T>& dst, const Tile<U>& src, std::initializer_list<Int> index, StoreOptions options = {},
                 std::source_location loc = std::source_location::current()) {
   const auto at = detail::offsets_of(index, dst.rank(), "store_tile", loc);
   store(dst, src, {at[0] * src.rows(), at[1] * src.cols()}, options, loc);

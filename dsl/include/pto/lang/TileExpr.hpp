@@ -81,6 +81,48 @@ PTO_TILE_BINARY(max, Max)
 PTO_TILE_BINARY(min, Min)
 #undef PTO_TILE_BINARY
 
+// Bitwise operators on integer tiles (docs/semantics.md: shift counts are unsigned; a count not
+// below the element width shifts everything out). PyPTO Pro's names and_/or_/xor_/not_/shl/shr
+// (C++ reserves and/or/xor/not) are the same operations.
+#define PTO_TILE_BITWISE(name, op)                                                                 \
+  template <TileOperand A, TileOperand B>                                                          \
+  auto name(const A& a, const B& b) {                                                              \
+    static_assert(same_elem_v<A, B>, PTO_DTYPE_MISMATCH_MESSAGE);                                  \
+    static_assert(!is_floating(dtype_of<elem_t<A>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::operand_expr(b))}; \
+  }                                                                                                \
+  template <TileOperand A, ScalarOperand S>                                                        \
+  auto name(const A& a, const S& s) {                                                              \
+    static_assert(!is_floating(dtype_of<elem_t<A>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::scalar_expr<elem_t<A>>(s))}; \
+  }                                                                                                \
+  template <ScalarOperand S, TileOperand B>                                                        \
+  auto name(const S& s, const B& b) {                                                              \
+    static_assert(!is_floating(dtype_of<elem_t<B>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    return TExpr<elem_t<B>>{ir::Binary::make(ir::BinaryOp::op, detail::scalar_expr<elem_t<B>>(s), detail::operand_expr(b))}; \
+  }
+PTO_TILE_BITWISE(operator&, And)
+PTO_TILE_BITWISE(operator|, Or)
+PTO_TILE_BITWISE(operator^, Xor)
+PTO_TILE_BITWISE(operator<<, Shl)
+PTO_TILE_BITWISE(operator>>, Shr)
+PTO_TILE_BITWISE(and_, And)
+PTO_TILE_BITWISE(or_, Or)
+PTO_TILE_BITWISE(xor_, Xor)
+PTO_TILE_BITWISE(shl, Shl)
+PTO_TILE_BITWISE(shr, Shr)
+#undef PTO_TILE_BITWISE
+
+template <TileOperand A>
+auto operator~(const A& a) {
+  static_assert(!is_floating(dtype_of<elem_t<A>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)");
+  return TExpr<elem_t<A>>{ir::Unary::make(ir::UnaryOp::Not, detail::operand_expr(a))};
+}
+template <TileOperand A>
+auto not_(const A& a) {
+  return ~a;
+}
+
 #define PTO_TILE_COMPARE(name, op)                                                                 \
   template <TileOperand A, TileOperand B>                                                          \
   Mask name(const A& a, const B& b) {                                                              \
