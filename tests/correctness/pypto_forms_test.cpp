@@ -240,6 +240,20 @@ TEST_CASE("an atomic-add store and a plain store of the same region from differe
 
 namespace pto::correctness {
 
+/// The AIC's acc = A[m x k] x B[k x n] (the top-left corners of a and b), through Mat into Left and Right.
+template <class In, class Acc>
+void product(const pl::Tile<Acc>& acc, const pl::Tensor<In>& a, const pl::Tensor<In>& b, int64_t m, int64_t k, int64_t n) {
+  auto am = pl::make_tile<In>(pl::Mat, {m, k});
+  auto bm = pl::make_tile<In>(pl::Mat, {k, n});
+  auto l = pl::make_tile<In>(pl::Left, {m, k});
+  auto r = pl::make_tile<In>(pl::Right, {k, n});
+  pl::load(am, a.slice(0, m, 0, k));
+  pl::load(bm, b.slice(0, k, 0, n));
+  pl::move(l, am);
+  pl::move(r, bm);
+  pl::matmul(acc, l, r);
+}
+
 TEST_CASE("store with relu_pre_mode = NormalRelu writes x > 0 ? x : 0 (NaN and -0 give +0): from Vec, from a float Acc into "
           "half (FIX), and with an atomic add") {
   const auto k = pl::jit({.name = "relu_store"}, [](pl::Tensor<float> x, pl::Tensor<float> plain, pl::Tensor<float> summed) {
@@ -261,16 +275,8 @@ TEST_CASE("store with relu_pre_mode = NormalRelu writes x > 0 ? x : 0 (NaN and -
 
   // matmul C = A x B (f16 in, f32 Acc), stored as half through FIX with the relu.
   const auto mm = pl::jit({.name = "relu_store_acc"}, [](pl::Tensor<half> a, pl::Tensor<half> b, pl::Tensor<half> c) {
-    auto am = pl::make_tile<half>(pl::Mat, {16, 32});
-    auto bm = pl::make_tile<half>(pl::Mat, {32, 16});
-    auto l = pl::make_tile<half>(pl::Left, {16, 32});
-    auto r = pl::make_tile<half>(pl::Right, {32, 16});
     auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
-    pl::load(am, a.slice(0, 16, 0, 32));
-    pl::load(bm, b.slice(0, 32, 0, 16));
-    pl::move(l, am);
-    pl::move(r, bm);
-    pl::matmul(acc, l, r);
+    product(acc, a, b, 16, 32, 16);
     pl::store(c.slice(0, 16, 0, 16), acc, {.relu_pre_mode = pl::ReluPreMode::NormalRelu});
   });
   auto a = Tensor<half>::random({16, 32}, 41, -1.0, 1.0), b = Tensor<half>::random({32, 16}, 42, -1.0, 1.0);
@@ -300,16 +306,8 @@ TEST_CASE("store with scale (PyPTO Pro's per-tensor quantisation on FIX): relu, 
   // C = A x B (f16 in, f32 Acc), stored four ways through FIX.
   const auto k = pl::jit({.name = "scaled_store"}, [](pl::Tensor<half> a, pl::Tensor<half> b, pl::Tensor<float> f, pl::Tensor<int8_t> q,
                                                       pl::Tensor<half> h, pl::Tensor<float> sum, pl::Float alpha) {
-    auto am = pl::make_tile<half>(pl::Mat, {16, 32});
-    auto bm = pl::make_tile<half>(pl::Mat, {32, 16});
-    auto l = pl::make_tile<half>(pl::Left, {16, 32});
-    auto r = pl::make_tile<half>(pl::Right, {32, 16});
     auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
-    pl::load(am, a, {0, 0});
-    pl::load(bm, b, {0, 0});
-    pl::move(l, am);
-    pl::move(r, bm);
-    pl::matmul(acc, l, r);
+    product(acc, a, b, 16, 32, 16);
     pl::store(f, acc, {0, 0}, {.scale = 0.25});
     pl::store(q, acc, {0, 0}, {.relu_pre_mode = pl::ReluPreMode::NormalRelu, .scale = alpha});
     pl::store(h, acc, {0, 0}, {.scale = alpha, .phase = pl::STPhase::Final});
@@ -341,16 +339,8 @@ TEST_CASE("store with scale (PyPTO Pro's per-tensor quantisation on FIX): relu, 
 
   // int8 matmul into an int32 Acc, dequantised to half on the way out (FIX) with a runtime scale.
   const auto mm = pl::jit({.name = "scaled_store_acc"}, [](pl::Tensor<int8_t> a, pl::Tensor<int8_t> b, pl::Tensor<half> c, pl::Float s) {
-    auto am = pl::make_tile<int8_t>(pl::Mat, {16, 32});
-    auto bm = pl::make_tile<int8_t>(pl::Mat, {32, 32});
-    auto l = pl::make_tile<int8_t>(pl::Left, {16, 32});
-    auto r = pl::make_tile<int8_t>(pl::Right, {32, 32});
     auto acc = pl::make_tile<int32_t>(pl::Acc, {16, 32});
-    pl::load(am, a.slice(0, 16, 0, 32));
-    pl::load(bm, b.slice(0, 32, 0, 32));
-    pl::move(l, am);
-    pl::move(r, bm);
-    pl::matmul(acc, l, r);
+    product(acc, a, b, 16, 32, 32);
     pl::store(c.slice(0, 16, 0, 32), acc, {.scale = s});
   });
   auto ai = Tensor<int8_t>::random({16, 32}, 61, -100, 100), bi = Tensor<int8_t>::random({32, 32}, 62, -100, 100);
