@@ -192,4 +192,8 @@ extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, 
   }
 }
 
+extern "C" void pto_rt_matmul_bias_start(void* c, const void* bias, int64_t m, int64_t n, int64_t ldc) {
+  for (int64_t r = 0; r < m; ++r) std::memcpy(static_cast<uint8_t*>(c) + r * ldc * 4, bias, static_cast<size_t>(n) * 4);
+}
+
 }  // namespace pto

@@ -115,6 +115,10 @@ class InsertChecks : public ir::Mutator {
       check(op(BinaryOp::GE, stored(mm->dst, 0), m), RuntimeCheck::operand_smaller, mm->id, 0, {m, stored(mm->dst, 0), i64(0)}, out);
       check(op(BinaryOp::GE, stored(mm->dst, 1), n), RuntimeCheck::operand_smaller, mm->id, 1, {n, stored(mm->dst, 1), i64(0)}, out);
     }
+    if (mm->bias.group >= 0) {  // the bias row covers the n columns
+      check(op(BinaryOp::GE, stored(mm->bias, 0), i64(1)), RuntimeCheck::operand_smaller, mm->id, 0, {i64(1), stored(mm->bias, 0), i64(0)}, out);
+      check(op(BinaryOp::GE, stored(mm->bias, 1), n), RuntimeCheck::operand_smaller, mm->id, 1, {n, stored(mm->bias, 1), i64(0)}, out);
+    }
     out.push_back(self);
     return ir::Seq::make(std::move(out));
   }

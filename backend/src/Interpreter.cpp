@@ -468,8 +468,10 @@ class Runner {
     const auto& bg = group(s->b);
     const auto& cg = group(s->dst);
     const int64_t m = valid(s->a, 0), kk = valid(s->a, 1), n = valid(s->b, 1);  // checked by insert_checks
+    const bool biased = s->bias.group >= 0;  // CodeGen::matmul: the same runtime functions
+    if (biased) pto_rt_matmul_bias_start(tile_base(s->dst), tile_base(s->bias), m, n, cg.cols);
     pto_rt_matmul(tile_base(s->dst), tile_base(s->a), tile_base(s->b), m, n, kk, ag.cols, bg.cols, cg.cols,
-                  static_cast<int32_t>(ag.dtype), s->accumulate ? 1 : 0);
+                  static_cast<int32_t>(ag.dtype), s->accumulate || biased ? 1 : 0);
     set_valid(s->dst, m, n);
     report(op, s->id, wmul(wmul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
     return true;

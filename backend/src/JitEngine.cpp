@@ -35,16 +35,16 @@ JitEngine::JitEngine() {
   dylib.addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit_->getDataLayout().getGlobalPrefix()),
                           "process symbols"));
   llvm::orc::SymbolMap runtime;
-  runtime[jit_->mangleAndIntern("pto_rt_fail")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&pto_rt_fail), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  runtime[jit_->mangleAndIntern("pto_rt_stream_to_gm")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&pto_rt_stream_to_gm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  runtime[jit_->mangleAndIntern("pto_rt_matmul")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&pto_rt_matmul), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  runtime[jit_->mangleAndIntern("pto_rt_atomic_add_rows")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&pto_rt_atomic_add_rows), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  runtime[jit_->mangleAndIntern("pto_rt_copy_from_gm")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&pto_rt_copy_from_gm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  auto add = [&](const char* name, auto* fn) {
+    runtime[jit_->mangleAndIntern(name)] =
+        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  add("pto_rt_fail", &pto_rt_fail);
+  add("pto_rt_stream_to_gm", &pto_rt_stream_to_gm);
+  add("pto_rt_matmul", &pto_rt_matmul);
+  add("pto_rt_matmul_bias_start", &pto_rt_matmul_bias_start);
+  add("pto_rt_atomic_add_rows", &pto_rt_atomic_add_rows);
+  add("pto_rt_copy_from_gm", &pto_rt_copy_from_gm);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
 }
 

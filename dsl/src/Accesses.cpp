@@ -47,6 +47,7 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
       out.push_back({op->a, false});
       out.push_back({op->b, false});
       if (op->accumulate) out.push_back({op->dst, false});
+      if (op->bias.group >= 0) out.push_back({op->bias, false});
       break;
     }
     case NodeKind::Debug: {

@@ -179,8 +179,8 @@ const char* acc_to_vec_name(AccToVec m) {
   }
   return "?";
 }
-Stmt Matmul::make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr) {
-  return std::make_shared<const Matmul>(std::move(dst), std::move(a), std::move(b), accumulate, std::move(instr));
+Stmt Matmul::make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr, TileRef bias) {
+  return std::make_shared<const Matmul>(std::move(dst), std::move(a), std::move(b), accumulate, std::move(bias), std::move(instr));
 }
 Stmt Section::make(CoreKind core, Stmt body, SourceLoc loc) {
   return std::make_shared<const Section>(core, std::move(body), std::move(loc));

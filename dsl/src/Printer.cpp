@@ -104,7 +104,8 @@ class Printer {
     } else if (const auto* op = s.as<SetValid>()) {
       out_ += fmt::format("{}#{} set_validshape {} = [{}, {}]\n", pad, op->id, tile(op->tile), expr(op->rows), expr(op->cols));
     } else if (const auto* op = s.as<Matmul>()) {
-      out_ += fmt::format("{}#{} matmul {} {} {} x {}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b));
+      out_ += fmt::format("{}#{} matmul {} {} {} x {}{}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b),
+                          op->bias.group >= 0 ? " + bias " + tile(op->bias) : std::string());
     } else if (const auto* op = s.as<Debug>()) {
       std::string args;
       for (const auto& a : op->args) args += ", " + expr(a);

@@ -84,7 +84,8 @@ void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& 
 }
 
 void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,
-                 const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc) {
+                 const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc,
+                 const ir::TileRef& bias, const TileShape* bias_shape) {
   auto& ctx = TraceContext::get(loc);
   const auto site = ctx.site(SourceLoc::from(loc));
   PTO_USER_CHECK(acc_shape.space == MemSpace::Acc && a_shape.space == MemSpace::Left && b_shape.space == MemSpace::Right, site)
@@ -97,7 +98,12 @@ void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::T
   PTO_USER_CHECK(acc_shape.rows >= a_shape.rows && acc_shape.cols >= b_shape.cols, site)
       << "matmul of " << a_shape.rows << "x" << b_shape.cols << " into a " << acc_shape.rows << "x" << acc_shape.cols
       << " Acc tile: the accumulator is too small";
-  ctx.emit(ir::Matmul::make(acc, a, b, accumulate, ctx.new_instr("matmul", Pipe::M, loc)));
+  if (bias_shape) {
+    PTO_USER_CHECK(bias_shape->space == MemSpace::Mat && bias_shape->rank == 2 && bias_shape->rows == 1 && bias_shape->cols >= b_shape.cols, site)
+        << "matmul bias: a [1, " << b_shape.cols << "] (or wider) Mat tile, got a " << bias_shape->rows << "x" << bias_shape->cols << " "
+        << space(bias_shape->space) << " tile";
+  }
+  ctx.emit(ir::Matmul::make(acc, a, b, accumulate, ctx.new_instr(bias_shape ? "matmul_bias" : "matmul", Pipe::M, loc), bias));
 }
 
 void emit_section(ir::CoreKind core, const std::function<void()>& body, const std::source_location& loc) {

@@ -74,7 +74,12 @@ void Visitor::visit_node(const Move* op) {
   }
 }
 void Visitor::visit_node(const SetValid* op) { visit_tile(op->tile); visit(op->rows); visit(op->cols); }
-void Visitor::visit_node(const Matmul* op) { visit_tile(op->dst); visit_tile(op->a); visit_tile(op->b); }
+void Visitor::visit_node(const Matmul* op) {
+  visit_tile(op->dst);
+  visit_tile(op->a);
+  visit_tile(op->b);
+  if (op->bias.group >= 0) visit_tile(op->bias);
+}
 void Visitor::visit_node(const Section* op) { visit(op->body); }
 void Visitor::visit_node(const Debug* op) {
   for (const auto& a : op->args) visit(a);
@@ -261,7 +266,8 @@ Stmt Mutator::mutate_node(const SetValid* op, const Stmt& self) {
 Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
   bool changed = false;
   TileRef d = mutate_tile(op->dst, changed), a = mutate_tile(op->a, changed), b = mutate_tile(op->b, changed);
-  return changed ? Matmul::make(d, a, b, op->accumulate, *op) : self;
+  TileRef bias = op->bias.group >= 0 ? mutate_tile(op->bias, changed) : op->bias;
+  return changed ? Matmul::make(d, a, b, op->accumulate, *op, bias) : self;
 }
 Stmt Mutator::mutate_node(const Section* op, const Stmt& self) {
   Stmt body = mutate(op->body);

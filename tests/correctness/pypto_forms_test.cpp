@@ -359,3 +359,50 @@ TEST_CASE("store with scale (PyPTO Pro's per-tensor quantisation on FIX): relu, 
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+
+TEST_CASE_TEMPLATE("matmul with a bias tile (pto-isa TMATMUL_BIAS): acc = bias (every row) + A x B, float and int8", T, half, int8_t) {
+  using Acc = std::conditional_t<std::is_same_v<T, int8_t>, int32_t, float>;
+  CAPTURE(type_name<T>());
+  const auto k = pl::jit({.name = "matmul_bias_" + type_name<T>()}, [](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Acc> bias, pl::Tensor<Acc> c) {
+    auto am = pl::make_tile<T>(pl::Mat, {16, 32});
+    auto bm = pl::make_tile<T>(pl::Mat, {32, 32});
+    auto biasm = pl::make_tile<Acc>(pl::Mat, {1, 32});
+    auto l = pl::make_tile<T>(pl::Left, {16, 32});
+    auto r = pl::make_tile<T>(pl::Right, {32, 32});
+    auto acc = pl::make_tile<Acc>(pl::Acc, {16, 32});
+    pl::load(am, a, {0, 0});
+    pl::load(bm, b, {0, 0});
+    pl::load(biasm, bias, {0, 0});
+    pl::move(l, am);
+    pl::move(r, bm);
+    pl::matmul(acc, l, r, biasm);
+    pl::store(c, acc, {0, 0});
+    pl::matmul_acc(acc, l, r);  // accumulates onto the biased result
+    pl::store(c, acc, {16, 0});
+  });
+  auto a = test_data<T>({16, 32}, 70, -8, 8, false), b = test_data<T>({32, 32}, 71, -8, 8, false);
+  auto bias = test_data<Acc>({1, 32}, 72, -100, 100, false);
+  auto c = Tensor<Acc>::zeros({32, 32});
+  const auto p = k[{.block_dim = 1}].run_sync(a, b, bias, c);
+  CHECK(p.races.empty());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 16; ++i) {
+    for (int64_t j = 0; j < 32; ++j) {
+      double s = 0, mag = 0;
+      for (int64_t q = 0; q < 32; ++q) {
+        const double t = static_cast<double>(widen(a[i * 32 + q])) * static_cast<double>(widen(b[q * 32 + j]));
+        s += t;
+        mag += std::fabs(t);
+      }
+      const double once = static_cast<double>(bias[j]) + s, twice = once + s;
+      const double tol = std::is_same_v<Acc, float> ? 64 * 0x1p-24 * (2 * mag + std::fabs(static_cast<double>(bias[j]))) : 0.0;
+      wrong += std::fabs(static_cast<double>(c[i * 32 + j]) - once) > tol;
+      wrong += std::fabs(static_cast<double>(c[(16 + i) * 32 + j]) - twice) > 2 * tol;
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace pto::correctness

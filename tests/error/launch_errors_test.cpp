@@ -389,3 +389,30 @@ TEST_CASE("a converting or scaled store from a Vec tile fails at launch: MTE3 ne
 }
 
 }  // namespace pto::error_test
+
+namespace pto::error_test {
+
+TEST_CASE("a matmul bias that is not a [1, >= N] Mat tile fails at launch") {
+  int line = 0;
+  const auto k = pl::jit({.name = "narrow_bias"}, [&](pl::Tensor<float> a, pl::Tensor<float> c) {
+    auto am = pl::make_tile<float>(pl::Mat, {16, 16});
+    auto biasm = pl::make_tile<float>(pl::Mat, {1, 8});
+    auto l = pl::make_tile<float>(pl::Left, {16, 16});
+    auto r = pl::make_tile<float>(pl::Right, {16, 16});
+    auto acc = pl::make_tile<float>(pl::Acc, {16, 16});
+    pl::load(am, a, {0, 0});
+    pl::load(biasm, a, {0, 0});
+    pl::move(l, am);
+    pl::move(r, am);
+    line = __LINE__; pl::matmul(acc, l, r, biasm);
+    pl::store(c, acc, {0, 0});
+  });
+  auto a = pto::Tensor<float>::random({16, 16}, 4);
+  auto c = pto::Tensor<float>::full({16, 16}, 3.0f);
+  CHECK_HAS(user_error([&] { k[{.block_dim = 1}].run_sync(a, c); }), "kernel 'narrow_bias'",
+            "matmul bias: a [1, 16] (or wider) Mat tile, got a 1x8 Mat tile", PTO_AT(line));
+  CHECK(c[0] == 3.0f);
+  check_runtime_usable();
+}
+
+}  // namespace pto::error_test

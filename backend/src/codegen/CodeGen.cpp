@@ -30,6 +30,9 @@ CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, 
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64, i64, i64, i64, b_.getInt32Ty(), b_.getInt32Ty()}, false),
       llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
   matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  bias_start_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64}, false),
+                                          llvm::Function::ExternalLinkage, "pto_rt_matmul_bias_start", m_);
+  bias_start_fn_->addFnAttr(llvm::Attribute::NoUnwind);
   atomic_add_fn_ = llvm::Function::Create(
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty(),
                                                b_.getInt32Ty(), b_.getFloatTy()}, false),

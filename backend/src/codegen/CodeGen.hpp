@@ -208,6 +208,7 @@ class CodeGen : private ir::Visitor {
   llvm::Function* stream_fn_ = nullptr;
   llvm::Function* gather_fn_ = nullptr;
   llvm::Function* matmul_fn_ = nullptr;
+  llvm::Function* bias_start_fn_ = nullptr;
   Value* ctx_ = nullptr;
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;

@@ -200,9 +200,11 @@ void CodeGen::matmul(const ir::Matmul* op) {
   Value* m = valid(op->a, 0);
   Value* kk = valid(op->a, 1);
   Value* n = valid(op->b, 1);  // checked by insert_checks
+  const bool biased = op->bias.group >= 0;
+  if (biased) b_.CreateCall(bias_start_fn_, {tile_base(op->dst), tile_base(op->bias), m, n, b_.getInt64(cg.cols)});
   b_.CreateCall(matmul_fn_, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
                              b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
-                             b_.getInt32(op->accumulate ? 1 : 0)});
+                             b_.getInt32(op->accumulate || biased ? 1 : 0)});
   set_valid(op->dst, m, n);
   report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
 }

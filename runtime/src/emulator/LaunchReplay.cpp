@@ -42,7 +42,7 @@ double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int bloc
   if (p.macs <= 0 || k.ir.mode == ir::KernelMode::Vector) return 0;
   DType dtype = DType::f32;
   for (const auto& info : k.ir.instrs) {
-    if (info.op == "matmul") {
+    if (info.cls == ir::InstrClass::Matmul) {
       dtype = info.dtype;
       break;
     }

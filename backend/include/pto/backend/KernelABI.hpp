@@ -114,6 +114,10 @@ inline constexpr int64_t kStreamingStoreBytes = 8 << 20;
 extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                               int64_t ldc, int32_t in_dtype, int32_t accumulate);
 
+/// A biased matmul's start: each of the m rows of c (pitch ldc) takes the n 4-byte elements of
+/// `bias` (f32 or i32, the accumulator's type); the matmul then accumulates onto them.
+extern "C" void pto_rt_matmul_bias_start(void* c, const void* bias, int64_t m, int64_t n, int64_t ldc);
+
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
 
 }  // namespace pto

@@ -412,13 +412,16 @@ struct SetValid : StmtNode, Instr {
 /// Cube matrix multiply on the M pipe: dst(Acc)[m, n] (+)= sum_k a(Left)[m, k] * b(Right)[k, n],
 /// m, k from a's valid extent and n from b's; half/bfloat16/float accumulate in float, int8 in
 /// int32. `accumulate`: add to dst's current values (its valid extent must cover m x n).
+/// dst (+)= a x b; with a `bias` (group >= 0: a [1, >= n] tile of dst's dtype in Mat), dst = bias
+/// (every row) + a x b, the bias being the accumulation's start (pto-isa TMATMUL_BIAS).
 struct Matmul : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::Matmul;
   TileRef dst, a, b;
   bool accumulate;
-  Matmul(TileRef d, TileRef x, TileRef y, bool acc, Instr i)
-      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), a(std::move(x)), b(std::move(y)), accumulate(acc) {}
-  static Stmt make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr);
+  TileRef bias;
+  Matmul(TileRef d, TileRef x, TileRef y, bool acc, TileRef bi, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), dst(std::move(d)), a(std::move(x)), b(std::move(y)), accumulate(acc), bias(std::move(bi)) {}
+  static Stmt make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr, TileRef bias = {});
 };
 
 enum class DebugOp : uint8_t { Printf, Assert, Trap, Dump };

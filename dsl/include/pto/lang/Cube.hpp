@@ -49,7 +49,8 @@ void emit_extract(const ir::TileRef& dst, const TileShape& dst_shape, const ir::
                   const Int& row, const Int& col, bool transpose, const std::source_location& loc);
 void emit_set_valid(const ir::TileRef& tile, const TileShape& shape, const Int& rows, const Int& cols, const std::source_location& loc);
 void emit_matmul(const ir::TileRef& acc, const TileShape& acc_shape, const ir::TileRef& a, const TileShape& a_shape,
-                 const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc);
+                 const ir::TileRef& b, const TileShape& b_shape, bool accumulate, const std::source_location& loc,
+                 const ir::TileRef& bias = {}, const TileShape* bias_shape = nullptr);
 void emit_section(ir::CoreKind core, const std::function<void()>& body, const std::source_location& loc);
 void emit_cross_core(ir::SyncOp op, Pipe pipe, const Int& event, const std::source_location& loc);
 }  // namespace detail
@@ -99,6 +100,19 @@ void matmul(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right, Matmu
                 "pto: matmul accumulates half/bfloat16/float in a float Acc tile and int8 in an int32 Acc tile");
   detail::emit_matmul(acc.ref(), acc.shape(), left.ref(), left.shape(), right.ref(),
                       right.shape(), options.accumulate, loc);
+}
+
+/// acc = bias + left x right: `bias` is a [1, >= N] Mat tile of the accumulator's type, added to
+/// every row as the start of the accumulation (pto-isa's TMATMUL_BIAS; on the chip the bias
+/// table is filled from L1, here the matmul reads the L1 tile).
+template <Element A, Element L, Element R>
+void matmul(const Tile<A>& acc, const Tile<L>& left, const Tile<R>& right, const Tile<A>& bias,
+            std::source_location loc = std::source_location::current()) {
+  static_assert(std::is_same_v<L, R>, "pto: matmul needs left and right tiles of the same element type");
+  static_assert(std::is_same_v<A, accumulator_t<L>>,
+                "pto: matmul accumulates half/bfloat16/float in a float Acc tile and int8 in an int32 Acc tile");
+  const TileShape bias_shape = bias.shape();
+  detail::emit_matmul(acc.ref(), acc.shape(), left.ref(), left.shape(), right.ref(), right.shape(), false, loc, bias.ref(), &bias_shape);
 }
 
 /// acc += left x right (PyPTO Pro's matmul_acc): matmul with {.accumulate = true}.
