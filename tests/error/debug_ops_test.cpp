@@ -70,15 +70,34 @@ TEST_CASE("debug output is ordered by simulated time, then core, whatever the ho
   pto::set_host_threads(0);
 }
 
-TEST_CASE("a bad printf format or argument count is a trace-time error") {
+TEST_CASE("a bad printf format, a placeholder that does not fit its argument, or a wrong count is a trace-time error") {
   int line = 0;
-  const auto bad_spec = pl::jit({.name = "bad_fmt"}, [&](pl::Tensor<float>) { line = __LINE__; pl::printf("x = %f", int64_t{1}); });
+  const auto bad_spec = pl::jit({.name = "bad_fmt"}, [&](pl::Tensor<float>) { line = __LINE__; pl::printf("x = %q", int64_t{1}); });
   auto x = pto::Tensor<float>::random({8});
-  CHECK_HAS(user_error([&] { bad_spec[{}](x); }), "kernel 'bad_fmt'", "printf format \"x = %f\": unsupported conversion at \"%f\"",
+  CHECK_HAS(user_error([&] { bad_spec[{}](x); }), "kernel 'bad_fmt'", "printf format \"x = %q\": unsupported conversion at \"%q\"",
             PTO_AT(line));
+  const auto bad_kind = pl::jit({.name = "bad_kind"}, [&](pl::Tensor<float>) { line = __LINE__; pl::printf("x = %f", int64_t{1}); });
+  CHECK_HAS(user_error([&] { bad_kind[{}](x); }),
+            "printf format \"x = %f\": placeholder 1 (%f) takes a float but argument 1 is an integer", PTO_AT(line));
   const auto bad_count = pl::jit({.name = "bad_count"}, [&](pl::Tensor<float>) { line = __LINE__; pl::printf("%d and %d", int64_t{1}); });
   CHECK_HAS(user_error([&] { bad_count[{}](x); }), "printf format \"%d and %d\" has 2 placeholders but 1 arguments", PTO_AT(line));
   check_runtime_usable();
+}
+
+TEST_CASE("printf with %f/%e/%g of runtime and trace-time floats, widths and precisions, %p of a tensor, and {} of a float") {
+  const auto k = pl::jit({.name = "floats"}, [](pl::Tensor<float> x, pl::Float eps, pl::Int n) {
+    pl::printf("eps %f %.3e %g|%8.2f|%-6d|%05x|{}", eps, eps, 0.5, eps, n, n, eps);
+    pl::printf("x at %p, %%, {{}}", x);
+  });
+  auto x = pto::Tensor<float>::random({8});
+  Captured cap;
+  k[{.block_dim = 1}](x, 1.25f, int64_t{42});
+  pto::synchronize();
+  REQUIRE(cap.messages.size() == 2);
+  CHECK(cap.messages[0].text == "eps 1.250000 1.250e+00 0.5|    1.25|42    |0002a|1.25");
+  char want[64];
+  std::snprintf(want, sizeof want, "x at %#llx, %%, {}", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(x.data())));
+  CHECK(cap.messages[1].text == want);
 }
 
 TEST_CASE("pto_assert logs a failed condition and goes on; fatal_assert makes it an error that keeps GM intact") {

@@ -22,11 +22,12 @@ int32_t DebugLog::on_debug(CoreContext* ctx, int32_t instr, const int64_t* args,
   m.loc = info.loc;
   m.kind = info.op;
   const int nargs = static_cast<int>(d->args.size());
+  const auto address = [ctx](int64_t tensor) { return reinterpret_cast<uint64_t>(ctx->tensors[tensor]); };  // %p
   int32_t stop = 0;
   switch (d->op) {
-    case ir::DebugOp::Printf: m.text = format_debug(d->format, args, nargs); break;
+    case ir::DebugOp::Printf: m.text = format_debug(d->format, args, nargs, address); break;
     case ir::DebugOp::Assert:
-      m.text = fmt::format("assertion failed at {}: {}", info.loc.str(), format_debug(d->format, args, nargs));
+      m.text = fmt::format("assertion failed at {}: {}", info.loc.str(), format_debug(d->format, args, nargs, address));
       if (k_.fatal_assert) stop = fail(ctx, instr, RuntimeCheck::assert_failed);
       break;
     case ir::DebugOp::Trap:

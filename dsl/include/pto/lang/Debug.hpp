@@ -2,7 +2,9 @@
 // Debugging aids with PyPTO Pro's names, on the scalar pipe. Their output is tagged with the
 // kernel, block, core kind and simulated time and delivered in a deterministic order after the
 // launch (to stdout, or to a sink set with pto::set_debug_sink).
-//   printf(fmt, args...)        fmt with %d/%i/%u/%x/%ld/%lld or {} placeholders; args pl::Int or integers
+//   printf(fmt, args...)        C-style placeholders (pto/support/DebugFormat.hpp): %d %i %u %x (pl::Int,
+//                               pl::Bool, integers), %f %e %g (pl::Float, C++ floats), %p (a pl::Tensor:
+//                               its GM address), with flags/width/precision, or {}
 //   pto_assert(cond, fmt, ...)  prints "assertion failed" + the message when cond is false
 //                               (fatal: a pto::UserError, with JitOptions{.fatal_assert = true})
 //   trap()                      stops the launch with a pto::UserError naming the instruction
@@ -13,7 +15,9 @@
 #include <vector>
 
 #include "pto/lang/Scalar.hpp"
+#include "pto/lang/Tensor.hpp"
 #include "pto/lang/Tile.hpp"
+#include "pto/support/DebugFormat.hpp"
 
 namespace pto::lang {
 
@@ -26,17 +30,31 @@ struct Format {
 };
 
 namespace detail {
-void emit_debug(ir::DebugOp op, const Format& format, std::vector<ir::Expr> args, ir::Expr cond, const std::source_location& loc);
+/// A printf / pto_assert argument: its value as a 64-bit word (DebugFormat.hpp) and what it is.
+struct DebugArg {
+  ir::Expr value;
+  DebugArgKind kind;
+};
+void emit_debug(ir::DebugOp op, const Format& format, const std::vector<DebugArg>& args, ir::Expr cond, const std::source_location& loc);
+/// A trace-time float as the word a %f placeholder reads (its bits).
+ir::Expr float_bits(float value);
 void emit_dump(const ir::TileRef& tile, std::array<ir::Expr, 2> offset, std::array<ir::Expr, 2> extent,
                const std::source_location& loc);
 
 template <class A>
-ir::Expr debug_arg(const A& a) {
+DebugArg debug_arg(const A& a) {
   if constexpr (std::is_same_v<A, Int> || std::is_same_v<A, Bool>) {
-    return a.expr();
+    return {a.expr(), DebugArgKind::Integer};
+  } else if constexpr (std::is_same_v<A, Float>) {
+    return {a.expr(), DebugArgKind::Float};  // its slot holds the float's bits
+  } else if constexpr (std::is_floating_point_v<A>) {
+    return {float_bits(static_cast<float>(a)), DebugArgKind::Float};
+  } else if constexpr (requires { a.slice(Int(0), int64_t{1}); }) {
+    return {ir::IntImm::make(a.slice(Int(0), int64_t{1}).region.tensor), DebugArgKind::Tensor};
   } else {
-    static_assert(std::is_integral_v<A>, "pto: printf/pto_assert arguments are pl::Int, pl::Bool or C++ integers");
-    return ir::IntImm::make(static_cast<int64_t>(a));
+    static_assert(std::is_integral_v<A>,
+                  "pto: printf/pto_assert arguments are pl::Int, pl::Bool, pl::Float, pl::Tensor or C++ numbers");
+    return {ir::IntImm::make(static_cast<int64_t>(a)), DebugArgKind::Integer};
   }
 }
 }  // namespace detail
