@@ -1,7 +1,10 @@
 // Random cube kernels for the differential fuzzer: sample 03's matmul over random M, N, K with
-// tails, K steps accumulating in Acc, transposed B, L1/L0 group depths and block_dims, per dtype.
+// tails, K steps accumulating in Acc, transposed B, L1/L0 group depths and block_dims, per dtype,
+// and FIX's store options on the way out (relu, a scale, the conversion to half).
 #include "FuzzCube.hpp"
 
+#include <cmath>
+#include <cstring>
 #include <random>
 
 #include <fmt/format.h>
@@ -22,9 +25,12 @@ struct CubeCase {
   bool transpose_b = false;
   uint64_t data_seed = 1;
   int64_t k0 = 0;  // K slice extracted from the L1 panels into L0 (pl::extract); 0: whole K steps
+  int fix = 0;      // the store out of Acc: 0 plain, 1 with relu and `scale`, 2 into half with `scale`
+  float scale = 1;
   std::string str() const {
-    return fmt::format("cube case: {} {}x{}x{} tiles {}x{}x{} L1 depth {} L0 depth {} block_dim {} transpose_b {} k0 {} data seed {}",
-                       dtype_name(dtype), m, n, k, tm, tn, tk, l1_depth, l0_depth, block_dim, transpose_b, k0, data_seed);
+    return fmt::format("cube case: {} {}x{}x{} tiles {}x{}x{} L1 depth {} L0 depth {} block_dim {} transpose_b {} k0 {} fix {} scale {} "
+                       "data seed {}",
+                       dtype_name(dtype), m, n, k, tm, tn, tk, l1_depth, l0_depth, block_dim, transpose_b, k0, fix, scale, data_seed);
   }
 };
 
@@ -46,40 +52,50 @@ CubeCase random_case(uint64_t seed) {
   c.transpose_b = pick(2) == 1;
   c.data_seed = rng();
   c.k0 = pick(2) == 0 ? 16 : 0;
+  c.fix = pick(3);
+  c.scale = static_cast<float>(pick(17) - 8) / 8.0f;  // -1 .. 1 in eighths (0 and negatives included)
   return c;
 }
 
-template <class T>
+template <class T, class Out>
 auto make_kernel(const CubeCase& c, bool interpret) {
-  using Acc = pl::accumulator_t<T>;
   const samples::matmul::Params p{.tm = c.tm, .tn = c.tn, .tk = c.tk, .buffers = c.l1_depth, .transpose_b = c.transpose_b,
                                   .l0_buffers = c.l0_depth, .k0 = c.k0};
+  pl::StoreOptions fix;
+  if (c.fix > 0) fix.scale = c.scale;
+  if (c.fix == 1) fix.relu_pre_mode = pl::ReluPreMode::NormalRelu;
   return pl::jit({.name = interpret ? "fuzz_cube_interp" : "fuzz_cube_jit", .auto_mutex = true, .interpret = interpret},
-                 [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Acc> out) {
+                 [p, fix](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Out> out) {
     samples::matmul::matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
                                      [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
-                                       pl::store(out.slice(m0, mlen, n0, nlen), acc);
+                                       pl::store(out.slice(m0, mlen, n0, nlen), acc, fix);
                                      });
   });
+}
+
+template <class T, class Out>
+std::string compare_into(const CubeCase& c) {
+  const auto a = Tensor<T>::random({c.m, c.k}, c.data_seed, -3.0, 3.0);
+  const auto b = c.transpose_b ? Tensor<T>::random({c.n, c.k}, c.data_seed + 1, -3.0, 3.0)
+                               : Tensor<T>::random({c.k, c.n}, c.data_seed + 1, -3.0, 3.0);
+  auto jit_out = Tensor<Out>::zeros({c.m, c.n}), ref_out = Tensor<Out>::zeros({c.m, c.n});
+  const auto pj = make_kernel<T, Out>(c, false)[{.block_dim = c.block_dim}].run_sync(a, b, jit_out);
+  const auto pr = make_kernel<T, Out>(c, true)[{.block_dim = c.block_dim}].run_sync(a, b, ref_out);
+  for (int64_t i = 0; i < jit_out.numel(); ++i) {
+    // Bit for bit (the sign of a zero included), except that any NaN equals any NaN.
+    const double j = static_cast<double>(static_cast<float>(jit_out[i])), r = static_cast<double>(static_cast<float>(ref_out[i]));
+    if (!(std::isnan(j) && std::isnan(r)) && std::memcmp(&jit_out[i], &ref_out[i], sizeof(Out)) != 0) {
+      return fmt::format("element ({}, {}): JIT {} vs interpreter {}", i / c.n, i % c.n, j, r);
+    }
+  }
+  if (pj.device_us != pr.device_us) return fmt::format("simulated time: JIT {} us vs interpreter {} us", pj.device_us, pr.device_us);
+  return "";
 }
 
 template <class T>
 std::string compare(const CubeCase& c) {
   using Acc = pl::accumulator_t<T>;
-  const auto a = Tensor<T>::random({c.m, c.k}, c.data_seed, -3.0, 3.0);
-  const auto b = c.transpose_b ? Tensor<T>::random({c.n, c.k}, c.data_seed + 1, -3.0, 3.0)
-                               : Tensor<T>::random({c.k, c.n}, c.data_seed + 1, -3.0, 3.0);
-  auto jit_out = Tensor<Acc>::zeros({c.m, c.n}), ref_out = Tensor<Acc>::zeros({c.m, c.n});
-  const auto pj = make_kernel<T>(c, false)[{.block_dim = c.block_dim}].run_sync(a, b, jit_out);
-  const auto pr = make_kernel<T>(c, true)[{.block_dim = c.block_dim}].run_sync(a, b, ref_out);
-  for (int64_t i = 0; i < jit_out.numel(); ++i) {
-    if (!(jit_out[i] == ref_out[i])) {
-      return fmt::format("element ({}, {}): JIT {} vs interpreter {}", i / c.n, i % c.n, static_cast<double>(jit_out[i]),
-                         static_cast<double>(ref_out[i]));
-    }
-  }
-  if (pj.device_us != pr.device_us) return fmt::format("simulated time: JIT {} us vs interpreter {} us", pj.device_us, pr.device_us);
-  return "";
+  return c.fix == 2 ? compare_into<T, half>(c) : compare_into<T, Acc>(c);
 }
 
 }  // namespace
