@@ -52,6 +52,15 @@ class InsertChecks : public ir::Mutator {
   InsertChecks(const ir::Kernel& k, const ChipProfile& chip) : k_(k), chip_(chip) {}
 
  protected:
+  /// dump_data of a GM region: inside the tensor.
+  Stmt mutate_node(const ir::Debug* d, const Stmt& self) override {
+    if (d->region.tensor < 0) return self;
+    std::vector<Stmt> out;
+    bounds_checks(d->region, d->id, out);
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
   Stmt mutate_node(const ir::Load* l, const Stmt& self) override {
     std::vector<Stmt> out;
     region_checks(l->src, l->dst, l->id, out);
@@ -203,19 +212,26 @@ class InsertChecks : public ir::Mutator {
   void region_checks(const ir::GMRegion& r, const ir::TileRef& t, int instr, std::vector<Stmt>& out) const {
     const auto& g = k_.groups[t.group];
     const int64_t cap[2] = {g.rows, g.cols};
+    bounds_checks(r, instr, out);
     for (int d = 0; d < 2; ++d) {
-      const Expr& off = r.offset[d];
-      const Expr& ext = r.extent[d];
-      check(op(BinaryOp::GE, ext, i64(0)), RuntimeCheck::region_negative, instr, d, {ext, i64(0), i64(0)}, out);
-      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, ext), i64(r.view[d]))),
-            RuntimeCheck::region_out_of_bounds, instr, d, {off, ext, i64(r.view[d])}, out);
-      check(op(BinaryOp::LE, ext, i64(cap[d])), RuntimeCheck::region_over_tile, instr, d, {ext, i64(cap[d]), i64(0)}, out);
+      check(op(BinaryOp::LE, r.extent[d], i64(cap[d])), RuntimeCheck::region_over_tile, instr, d, {r.extent[d], i64(cap[d]), i64(0)}, out);
     }
     const int64_t align = gm_move_alignment(chip_, g.space);
     if (align == 1) return;
     const Expr byte_off = op(BinaryOp::Mul, r.offset[1], i64(static_cast<int64_t>(dtype_size(g.dtype))));
     check(op(BinaryOp::EQ, op(BinaryOp::Mod, byte_off, i64(align)), i64(0)), RuntimeCheck::region_misaligned, instr, 1,
           {byte_off, i64(align), i64(0)}, out);
+  }
+
+  /// A GM region: non-negative extents, inside the tensor's view.
+  void bounds_checks(const ir::GMRegion& r, int instr, std::vector<Stmt>& out) const {
+    for (int d = 0; d < 2; ++d) {
+      const Expr& off = r.offset[d];
+      const Expr& ext = r.extent[d];
+      check(op(BinaryOp::GE, ext, i64(0)), RuntimeCheck::region_negative, instr, d, {ext, i64(0), i64(0)}, out);
+      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, ext), i64(r.view[d]))),
+            RuntimeCheck::region_out_of_bounds, instr, d, {off, ext, i64(r.view[d])}, out);
+    }
   }
 
   struct Extent {

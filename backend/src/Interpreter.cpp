@@ -503,6 +503,12 @@ class Runner {
         call_debug(s, nullptr, nullptr, 0, 0, 0);
         return false;
       case ir::DebugOp::Dump: {
+        if (s->region.tensor >= 0) {  // a GM region (insert_checks: inside the tensor); CodeGen::debug
+          const Region reg = region(s->region);
+          const int64_t es = static_cast<int64_t>(dtype_size(k_.tensors[static_cast<size_t>(s->region.tensor)].dtype));
+          call_debug(s, nullptr, gm_address(s->region, reg, es), reg.ext[0], reg.ext[1], s->region.view[1]);
+          break;
+        }
         const auto& g = group(s->tile);
         const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
         const int64_t r0 = s->offset[0] ? eval(s->offset[0]) : 0;

@@ -197,9 +197,9 @@ const char* debug_op_name(DebugOp op) {
 }
 
 Stmt Debug::make(DebugOp op, std::string format, std::vector<Expr> args, Expr cond, TileRef tile, std::array<Expr, 2> offset,
-                 std::array<Expr, 2> extent, Instr instr) {
+                 std::array<Expr, 2> extent, Instr instr, GMRegion region) {
   return std::make_shared<const Debug>(op, std::move(format), std::move(args), std::move(cond), std::move(tile), std::move(offset),
-                                       std::move(extent), std::move(instr));
+                                       std::move(extent), std::move(region), std::move(instr));
 }
 
 const char* kernel_mode_name(KernelMode m) {

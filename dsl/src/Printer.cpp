@@ -109,7 +109,9 @@ class Printer {
     } else if (const auto* op = s.as<Debug>()) {
       std::string args;
       for (const auto& a : op->args) args += ", " + expr(a);
-      if (op->op == DebugOp::Dump) {
+      if (op->op == DebugOp::Dump && op->region.tensor >= 0) {
+        args = region(op->region);
+      } else if (op->op == DebugOp::Dump) {
         args = tile(op->tile);
         if (op->extent[0]) args += fmt::format(" [{}, {}] +: [{}, {}]", expr(op->offset[0]), expr(op->offset[1]), expr(op->extent[0]), expr(op->extent[1]));
       } else if (op->op == DebugOp::Assert) {

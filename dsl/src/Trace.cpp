@@ -130,7 +130,10 @@ class InstrTexts : public ir::Visitor {
     }
   }
   void visit_node(const ir::SetValid* op) override { set(*op, op).dtype = k_.groups[op->tile.group].dtype; }
-  void visit_node(const ir::Debug* op) override { set(*op, op); }
+  void visit_node(const ir::Debug* op) override {
+    auto& info = set(*op, op);
+    info.tensor = op->region.tensor;  // dump_data of a GM region: names the tensor in errors (no GM access is reported)
+  }
   void visit_node(const ir::Matmul* op) override { set(*op, op).dtype = k_.groups[op->a.group].dtype; }
 
  private:

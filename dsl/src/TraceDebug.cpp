@@ -32,4 +32,9 @@ void emit_dump(const ir::TileRef& tile, std::array<ir::Expr, 2> offset, std::arr
                            ctx.new_instr("dump_data", Pipe::S, loc)));
 }
 
+void emit_dump_gm(const ir::GMRegion& region, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.emit(ir::Debug::make(ir::DebugOp::Dump, "", {}, ir::Expr(), ir::TileRef{}, {}, {}, ctx.new_instr("dump_data", Pipe::S, loc), region));
+}
+
 }  // namespace pto::lang::detail

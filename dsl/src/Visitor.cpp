@@ -87,6 +87,7 @@ void Visitor::visit_node(const Debug* op) {
   if (op->tile.group >= 0) visit_tile(op->tile);
   for (const auto& e : op->offset) visit(e);
   for (const auto& e : op->extent) visit(e);
+  if (op->region.tensor >= 0) visit_region(op->region);
 }
 void Visitor::visit_node(const Sync* op) {
   visit(op->event);
@@ -286,7 +287,8 @@ Stmt Mutator::mutate_node(const Debug* op, const Stmt& self) {
   Expr cond = m(op->cond);
   TileRef t = op->tile.group >= 0 ? mutate_tile(op->tile, changed) : op->tile;
   std::array<Expr, 2> off{m(op->offset[0]), m(op->offset[1])}, ext{m(op->extent[0]), m(op->extent[1])};
-  return changed ? Debug::make(op->op, op->format, std::move(args), cond, t, off, ext, *op) : self;
+  GMRegion region = op->region.tensor >= 0 ? mutate_region(op->region, changed) : op->region;
+  return changed ? Debug::make(op->op, op->format, std::move(args), cond, t, off, ext, *op, region) : self;
 }
 
 Stmt Mutator::mutate_node(const Sync* op, const Stmt& self) {

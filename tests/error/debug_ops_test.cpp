@@ -191,6 +191,35 @@ TEST_CASE("a dump window outside the tile is an error") {
   check_runtime_usable();
 }
 
+TEST_CASE("dump_data of a GM slice or a whole tensor prints it as the core sees it at that point; outside the tensor is an error") {
+  const auto k = pl::jit({.name = "dump_gm", .auto_mutex = true}, [](pl::Tensor<int32_t> x, pl::Tensor<int32_t> y, pl::Tensor<float> z) {
+    auto t = pl::make_tile<int32_t>(pl::Vec, {3, 8});
+    pl::load(t, x.slice(0, 3, 0, 8));
+    t = t * 10;
+    pl::dump_data(y.slice(1, 2, 2, 3));  // before the store: y's initial values
+    pl::store(y.slice(1, 3, 0, 8), t);
+    pl::dump_data(y.slice(1, 2, 2, 3));  // after it
+    pl::dump_data(z);
+  });
+  std::vector<int32_t> v(24);
+  for (int i = 0; i < 24; ++i) v[i] = i;
+  auto x = pto::Tensor<int32_t>::from({3, 8}, v);
+  auto y = pto::Tensor<int32_t>::full({4, 8}, -1);
+  auto z = pto::Tensor<float>::from({3}, {0.5f, -2.0f, 8.0f});
+  Captured cap;
+  k[{}].run_sync(x, y, z);
+  REQUIRE(cap.messages.size() == 3);
+  CHECK(cap.messages[0].text == "arg1 (GM 2x3 of 4x8 i32)\n  -1 -1 -1\n  -1 -1 -1");
+  CHECK(cap.messages[1].text == "arg1 (GM 2x3 of 4x8 i32)\n  20 30 40\n  100 110 120");
+  CHECK(cap.messages[2].text == "arg2 (GM 1x3 of 1x3 f32)\n  0.5 -2 8");
+
+  int line = 0;
+  const auto oob = pl::jit({.name = "dump_gm_oob"}, [&](pl::Tensor<int32_t> y) { line = __LINE__; pl::dump_data(y.slice(3, 2, 0, 8)); });
+  const std::string msg = user_error([&] { oob[{}].run_sync(y); });
+  CHECK_HAS(msg, "kernel 'dump_gm_oob'", "out of bounds on tensor arg0", PTO_AT(line));
+  check_runtime_usable();
+}
+
 TEST_CASE("a runaway kernel exhausts its instruction budget and stops with an error, not a hang") {
   int line = 0;
   const auto k = pl::jit({.name = "runaway", .instruction_budget = 1000}, [&](pl::Tensor<float> x, pl::Int n) {

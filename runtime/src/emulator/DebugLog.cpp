@@ -56,14 +56,22 @@ void DebugLog::deliver() {
 }
 
 std::string DebugLog::dump(const ir::Debug* d, const void* data, int64_t rows, int64_t cols, int64_t pitch) const {
-  const auto& g = k_.ir.groups[d->tile.group];
   const auto* bytes = static_cast<const uint8_t*>(data);
-  const size_t es = dtype_size(g.dtype);
-  std::string out = fmt::format("{} ({} {}x{} of {}x{} {})", g.name, ir::mem_space_name(g.space), rows, cols, g.rows, g.cols,
-                                dtype_name(g.dtype));
+  DType dtype;
+  std::string out;
+  if (d->region.tensor >= 0) {
+    const auto& t = k_.ir.tensors[static_cast<size_t>(d->region.tensor)];
+    dtype = t.dtype;
+    out = fmt::format("{} (GM {}x{} of {}x{} {})", t.name, rows, cols, d->region.view[0], d->region.view[1], dtype_name(dtype));
+  } else {
+    const auto& g = k_.ir.groups[d->tile.group];
+    dtype = g.dtype;
+    out = fmt::format("{} ({} {}x{} of {}x{} {})", g.name, ir::mem_space_name(g.space), rows, cols, g.rows, g.cols, dtype_name(dtype));
+  }
+  const size_t es = dtype_size(dtype);
   for (int64_t r = 0; r < rows; ++r) {
     out += "\n ";
-    for (int64_t c = 0; c < cols; ++c) out += " " + element(bytes + (r * pitch + c) * es, g.dtype);
+    for (int64_t c = 0; c < cols; ++c) out += " " + element(bytes + (r * pitch + c) * es, dtype);
   }
   return out;
 }

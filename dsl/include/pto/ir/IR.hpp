@@ -437,13 +437,15 @@ struct Debug : StmtNode, Instr {
   std::string format;
   std::vector<Expr> args;
   Expr cond;                     // Assert
-  TileRef tile;                  // Dump (group -1 otherwise)
+  TileRef tile;                  // Dump of a tile (group -1 otherwise)
   std::array<Expr, 2> offset, extent;  // Dump window (empty: the valid region)
-  Debug(DebugOp o, std::string f, std::vector<Expr> a, Expr c, TileRef t, std::array<Expr, 2> off, std::array<Expr, 2> ext, Instr i)
+  GMRegion region;               // Dump of a GM region (tensor -1 otherwise)
+  Debug(DebugOp o, std::string f, std::vector<Expr> a, Expr c, TileRef t, std::array<Expr, 2> off, std::array<Expr, 2> ext, GMRegion r,
+        Instr i)
       : StmtNode(kKind), Instr(std::move(i)), op(o), format(std::move(f)), args(std::move(a)), cond(std::move(c)), tile(std::move(t)),
-        offset(std::move(off)), extent(std::move(ext)) {}
+        offset(std::move(off)), extent(std::move(ext)), region(std::move(r)) {}
   static Stmt make(DebugOp op, std::string format, std::vector<Expr> args, Expr cond, TileRef tile, std::array<Expr, 2> offset,
-                   std::array<Expr, 2> extent, Instr instr);
+                   std::array<Expr, 2> extent, Instr instr, GMRegion region = {});
 };
 
 /// A runtime check of instruction `instr`, made explicit by the insert_checks pass: when `cond`

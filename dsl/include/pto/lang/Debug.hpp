@@ -9,6 +9,7 @@
 //                               (fatal: a pto::UserError, with JitOptions{.fatal_assert = true})
 //   trap()                      stops the launch with a pto::UserError naming the instruction
 //   dump_data(tile [, {r0, c0}, {rows, cols}])   prints a tile's valid region, or a window of it
+//   dump_data(tensor or tensor.slice(...))       prints a GM region as the core sees it then
 #include <source_location>
 #include <string>
 #include <type_traits>
@@ -40,6 +41,7 @@ void emit_debug(ir::DebugOp op, const Format& format, const std::vector<DebugArg
 ir::Expr float_bits(float value);
 void emit_dump(const ir::TileRef& tile, std::array<ir::Expr, 2> offset, std::array<ir::Expr, 2> extent,
                const std::source_location& loc);
+void emit_dump_gm(const ir::GMRegion& region, const std::source_location& loc);
 
 template <class A>
 DebugArg debug_arg(const A& a) {
@@ -79,6 +81,16 @@ inline void trap(std::source_location loc = std::source_location::current()) {
 template <Element T>
 void dump_data(const Tile<T>& tile, std::source_location loc = std::source_location::current()) {
   detail::emit_dump(tile.ref(), {}, {}, loc);
+}
+/// Prints a GM region (a slice) or a whole tensor as this core sees it at this point of its program
+/// (PyPTO Pro's dump_data of a tensor). A window outside the tensor stops the core with an error.
+template <Element T>
+void dump_data(const Slice<T>& region, std::source_location loc = std::source_location::current()) {
+  detail::emit_dump_gm(region.region, loc);
+}
+template <Element T>
+void dump_data(const Tensor<T>& tensor, std::source_location loc = std::source_location::current()) {
+  dump_data(tensor.slice(Int(0), tensor.dim(0)), loc);  // 1-D: every element; 2-D: every row
 }
 template <Element T>
 void dump_data(const Tile<T>& tile, std::array<Int, 2> offset, std::array<Int, 2> extent,
