@@ -1,12 +1,12 @@
 #pragma once
-// The differential fuzzer: random kernels — expression trees over every tile operation and dtype,
-// bitwise ops and shifts on integers, random shapes with tails, tile sizes, group depths and
-// block_dims, store options and a closing
-// sync_all, and (one round in four) cube
-// kernels: matmul with tails, K steps, transposed B, L1/L0 depths, a bias row, FIX store options, and mix kernels (samples 04 and
-// 06 on a2 through GM workspaces and on a5 through the cross-core moves) — run on the JIT (O2) and on the
-// reference interpreter, and compared element by element (and by simulated cycles). A vector
-// mismatch is shrunk to a minimal kernel and printed as C++; a cube one is printed as its parameters.
+// The differential fuzzer: random kernels — expression trees over every tile operation and dtype
+// (bitwise ops and shifts on integers), random shapes with tails, tile sizes, group depths and
+// block_dims, store options and a closing sync_all, and (one round in four) cube kernels: matmul
+// with tails, K steps, transposed B, L1/L0 depths, a bias row and FIX's store options, and mix
+// kernels (samples 04 and 06 on a2 through GM workspaces and on a5 through the cross-core moves)
+// — run on the JIT (O2) and on the reference interpreter, and compared element by element (and
+// by simulated cycles). A vector mismatch is shrunk to a minimal kernel and printed as C++; a cube
+// one is printed as its parameters.
 #include <cstdint>
 #include <functional>
 #include <string>
