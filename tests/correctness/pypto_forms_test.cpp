@@ -406,3 +406,64 @@ TEST_CASE_TEMPLATE("matmul with a bias tile (pto-isa TMATMUL_BIAS): acc = bias (
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+
+TEST_CASE("PyPTO Pro's fused and composite ops (axpy, fused_mul_add[_relu], mul_add_dst, add/sub_relu[_cast], addc, mul_cast, "
+          "expands) compute their documented formulas, out first") {
+  const auto k = pl::jit({.name = "composite_ops"}, [](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<float> c,
+                                                        pl::Tensor<float> out, pl::Tensor<half> out_h) {
+    auto ta = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto tb = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto tc = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto o = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto h = pl::make_tile<half>(pl::Vec, {8, 64});
+    pl::load(ta, a, {0, 0});
+    pl::load(tb, b, {0, 0});
+    pl::load(tc, c, {0, 0});
+    auto store = [&](int i) { pl::store(out, o, {8 * i, 0}); };
+    o = tc;
+    pl::axpy(o, ta, 2.0f);  // 2a + c
+    store(0);
+    o = tc;
+    pl::fused_mul_add(o, ta, tb);  // a * c + b
+    store(1);
+    o = tc;
+    pl::fused_mul_add_relu(o, ta, tb);  // relu(c * a + b)
+    store(2);
+    o = tc;
+    pl::mul_add_dst(o, ta, tb);  // a * b + c
+    store(3);
+    pl::add_relu(o, ta, tb);
+    store(4);
+    pl::sub_relu(o, ta, tb);
+    store(5);
+    pl::addc(o, ta, tb, tc);
+    store(6);
+    pl::expands(o, -1.5f);
+    store(7);
+    pl::add_relu_cast(h, ta, tb);
+    pl::store(out_h, h, {0, 0});
+    pl::sub_relu_cast(h, ta, tb);
+    pl::store(out_h, h, {8, 0});
+    pl::mul_cast(h, ta, tb);
+    pl::store(out_h, h, {16, 0});
+  });
+  auto a = test_data<float>({8, 64}, 80, -4, 4, false), b = test_data<float>({8, 64}, 81, -4, 4, false);
+  auto c = test_data<float>({8, 64}, 82, -4, 4, false);
+  auto out = Tensor<float>::zeros({64, 64});
+  auto out_h = Tensor<half>::zeros({24, 64});
+  k[{.block_dim = 1}].run_sync(a, b, c, out, out_h);
+  int64_t wrong = 0;
+  auto relu = [](float x) { return x > 0 ? x : 0.0f; };
+  for (int64_t i = 0; i < 8 * 64; ++i) {
+    const float want[8] = {a[i] * 2.0f + c[i], a[i] * c[i] + b[i], relu(c[i] * a[i] + b[i]), a[i] * b[i] + c[i],
+                           relu(a[i] + b[i]), relu(a[i] - b[i]), a[i] + b[i] + c[i], -1.5f};
+    for (int e = 0; e < 8; ++e) wrong += out[e * 512 + i] != want[e];
+    const half want_h[3] = {half(relu(a[i] + b[i])), half(relu(a[i] - b[i])), half(a[i] * b[i])};
+    for (int e = 0; e < 3; ++e) wrong += std::bit_cast<uint16_t>(out_h[e * 512 + i]) != std::bit_cast<uint16_t>(want_h[e]);
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace pto::correctness

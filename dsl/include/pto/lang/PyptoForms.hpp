@@ -193,6 +193,58 @@ void minimum(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim
   min(out, src, tmp, dim, loc);
 }
 
+/// PyPTO Pro's fused and composite vector ops, each one fused instruction here (PyPTO Pro emits
+/// two for some, and clobbers `lhs` with the intermediate; here no operand but `out` changes).
+/// `out` is first, as in PyPTO Pro, and takes part where PyPTO Pro says so.
+template <Element T, TileOperand S, ScalarOperand A>
+void axpy(const Tile<T>& out, const S& src, const A& alpha, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, src * alpha + out, loc);  // out = alpha * src + out
+}
+template <Element T, TileOperand L, TileOperand R>
+void fused_mul_add(const Tile<T>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, lhs * out + rhs, loc);  // out is the multiplier
+}
+template <Element T, TileOperand A, TileOperand B>
+void fused_mul_add_relu(const Tile<T>& out, const A& a, const B& b, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, relu(out * a + b), loc);
+}
+template <Element T, TileOperand L, TileOperand R>
+void mul_add_dst(const Tile<T>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, lhs * rhs + out, loc);  // out is the addend
+}
+template <Element T, TileOperand L, TileOperand R>
+void add_relu(const Tile<T>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, relu(lhs + rhs), loc);
+}
+template <Element T, TileOperand L, TileOperand R>
+void sub_relu(const Tile<T>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, relu(lhs - rhs), loc);
+}
+template <Element T, TileOperand A, TileOperand B, TileOperand C>
+void addc(const Tile<T>& out, const A& a, const B& b, const C& c, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, a + b + c, loc);
+}
+/// The *_cast forms: `out`'s element type is PyPTO Pro's target_type; the conversion is pl::cast's
+/// (round to nearest even), where PyPTO Pro's default mode CAST_ROUND rounds ties away from zero.
+template <Element U, TileOperand L, TileOperand R>
+void add_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(relu(lhs + rhs)), loc);
+}
+template <Element U, TileOperand L, TileOperand R>
+void sub_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(relu(lhs - rhs)), loc);
+}
+template <Element U, TileOperand L, TileOperand R>
+void mul_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(lhs * rhs), loc);
+}
+/// out = scalar everywhere (PyPTO Pro's expands with a constant; the same as `out = scalar`).
+template <Element T, class S>
+  requires std::is_arithmetic_v<S>
+void expands(const Tile<T>& out, S scalar, std::source_location loc = std::source_location::current()) {
+  detail::emit_vec_compute(out.ref(), TileValue<T>(scalar, loc).expr, SourceLoc::from(loc));
+}
+
 /// GM -> tile at element offsets ({offset} for a 1-D tensor, {row, col} for a 2-D one); the
 /// extent is the tile's valid shape (its capacity until pl::set_validshape declares a tail).
 template <Element T>
