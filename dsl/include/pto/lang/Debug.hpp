@@ -51,8 +51,8 @@ DebugArg debug_arg(const A& a) {
     return {a.expr(), DebugArgKind::Float};  // its slot holds the float's bits
   } else if constexpr (std::is_floating_point_v<A>) {
     return {float_bits(static_cast<float>(a)), DebugArgKind::Float};
-  } else if constexpr (requires { a.slice(Int(0), int64_t{1}); }) {
-    return {ir::IntImm::make(a.slice(Int(0), int64_t{1}).region.tensor), DebugArgKind::Tensor};
+  } else if constexpr (requires { a.index(); }) {  // a pl::Tensor
+    return {ir::IntImm::make(a.index()), DebugArgKind::Tensor};
   } else {
     static_assert(std::is_integral_v<A>,
                   "pto: printf/pto_assert arguments are pl::Int, pl::Bool, pl::Float, pl::Tensor or C++ numbers");

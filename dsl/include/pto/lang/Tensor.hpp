@@ -27,6 +27,8 @@ class Tensor {
   Tensor(int index, int rank, std::array<int64_t, 2> shape) : index_(index), rank_(rank), view_(shape) {}
 
   int rank() const { return rank_; }
+  /// The parameter's position among the kernel's tensors.
+  int index() const { return index_; }
   int64_t numel() const { return view_[0] * view_[1]; }
   /// Extent of dimension i (0-based) of the declared rank.
   int64_t dim(int i) const { return rank_ == 1 ? view_[1] : view_[i]; }
