@@ -466,4 +466,106 @@ TEST_CASE("PyPTO Pro's fused and composite ops (axpy, fused_mul_add[_relu], mul_
   CHECK(wrong == 0);
 }
 
+namespace {
+/// The plain reference of PyPTO Pro's partial ops: op(a, b) where both are valid, else the full one.
+template <class T>
+T part_ref(int op, T a, T b) {
+  const auto x = widen(a), y = widen(b);
+  if constexpr (is_float_v<T>) {
+    switch (op) {
+      case 0: return narrow<T>(x + y);
+      case 1: return narrow<T>(ref_max(x, y));
+      case 2: return narrow<T>(ref_min(x, y));
+      default: return narrow<T>(x * y);
+    }
+  } else {
+    switch (op) {
+      case 0: return narrow<T>(wrap_add(x, y));
+      case 1: return narrow<T>(std::max(x, y));
+      case 2: return narrow<T>(std::min(x, y));
+      default: return narrow<T>(static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y)));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("partadd/partmax/partmin/partmul (PyPTO Pro's partial ops): op(src0, src1) inside the smaller valid "
+                   "extent, the full operand elsewhere; either operand may be the partial one, decided at run time",
+                   T, float, half, int32_t) {
+  constexpr int64_t R = 16, C = 64;
+  // Block b handles rows [R b, R b + R) of x and y with op b % 4; src1 (or src0, when `first`)
+  // holds only its first `rows` x `cols` (set_validshape before a load by offsets, as PyPTO Pro's
+  // partadd example does).
+  const auto k = pl::jit({.name = "part_ops"}, [](pl::Tensor<T> x, pl::Tensor<T> y, pl::Int rows, pl::Int cols, pl::Int first,
+                                                   pl::Tensor<T> z) {
+    auto g0 = pl::make_tile_group<T>(pl::Vec, {R, C}, {0});
+    auto g1 = pl::make_tile_group<T>(pl::Vec, {R, C}, {1});
+    auto go = pl::make_tile_group<T>(pl::Vec, {R, C}, {2});
+    const auto b = pl::get_block_idx();
+    auto a = g0.current(), c = g1.current(), o = go.current();
+    pl::if_(first == 1, [&] { pl::set_validshape(a, rows, cols); }, [&] { pl::set_validshape(a, R, C); });
+    pl::if_(first == 1, [&] { pl::set_validshape(c, R, C); }, [&] { pl::set_validshape(c, rows, cols); });
+    pl::load(a, x, {b * R, 0});
+    pl::load(c, y, {b * R, 0});
+    pl::if_(b % 4 == 0, [&] { pl::partadd(o, a, c); });
+    pl::if_(b % 4 == 1, [&] { pl::partmax(o, a, c); });
+    pl::if_(b % 4 == 2, [&] { pl::partmin(o, a, c); });
+    pl::if_(b % 4 == 3, [&] { pl::partmul(o, a, c); });
+    pl::store(z, o, {b * R, 0});
+  });
+  constexpr int64_t blocks = 8;
+  auto x = test_data<T>({blocks * R, C}, 90, -8, 8, false), y = test_data<T>({blocks * R, C}, 91, -8, 8, false);
+  using Case = std::tuple<int64_t, int64_t, int64_t>;
+  for (const auto& [rows, cols, first] : {Case{R, C, 0}, Case{5, 64, 0}, Case{16, 24, 0}, Case{3, 17, 0}, Case{1, 1, 0},
+                                          Case{7, 40, 1}, Case{R, 1, 1}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(first);
+    auto z = Tensor<T>::zeros({blocks * R, C});
+    k[{.block_dim = blocks}].run_sync(x, y, rows, cols, first, z);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < blocks * R; ++i) {
+      for (int64_t j = 0; j < C; ++j) {
+        const int64_t e = i * C + j;
+        const bool inside = i % R < rows && j < cols;
+        const T full = first ? y[e] : x[e];
+        const T want = inside ? part_ref<T>(static_cast<int>(i / R % 4), x[e], y[e]) : full;
+        wrong += std::memcmp(&z[e], &want, sizeof(T)) != 0;
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("expands with a runtime scalar: a pl::Float into float tiles, a pl::Int into int and float tiles") {
+  const auto k = pl::jit({.name = "expands_runtime"}, [](pl::Float f, pl::Int n, pl::Tensor<float> a, pl::Tensor<int32_t> b,
+                                                          pl::Tensor<half> c) {
+    auto ta = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto tb = pl::make_tile<int32_t>(pl::Vec, {8, 64});
+    auto tc = pl::make_tile<half>(pl::Vec, {8, 64});
+    pl::expands(ta, f);
+    pl::store(a, ta, {0, 0});
+    pl::expands(ta, n * 3);
+    pl::store(a, ta, {8, 0});
+    pl::expands(tb, n - 1);
+    pl::store(b, tb, {0, 0});
+    pl::expands(tc, f);
+    pl::store(c, tc, {0, 0});
+  });
+  for (const auto& [f, n] : {std::pair{-2.75f, int64_t{7}}, std::pair{1e-3f, int64_t{-40000}}}) {
+    auto a = Tensor<float>::zeros({16, 64});
+    auto b = Tensor<int32_t>::zeros({8, 64});
+    auto c = Tensor<half>::zeros({8, 64});
+    k[{.block_dim = 1}].run_sync(f, n, a, b, c);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < 8 * 64; ++i) {
+      wrong += a[i] != f;
+      wrong += a[512 + i] != static_cast<float>(n * 3);
+      wrong += b[i] != static_cast<int32_t>(n - 1);
+      wrong += std::bit_cast<uint16_t>(c[i]) != std::bit_cast<uint16_t>(half(f));
+    }
+    CHECK(wrong == 0);
+  }
+}
+
 }  // namespace pto::correctness

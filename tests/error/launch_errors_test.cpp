@@ -298,24 +298,29 @@ TEST_CASE("the empty-tensor error names the kernel and the launch line") {
 namespace pto::error_test {
 
 TEST_CASE("PyPTO Pro forms misused fail at launch with the line: offsets of the wrong count, an expand operand of the wrong "
-          "shape, a reduction over columns") {
+          "shape, a reduction over columns, a partial op in place or over tiles of different shapes") {
   struct Case {
     int which;
     const char* want;
   };
   for (const Case c : {Case{0, "load with 1 offsets on a 2-D tensor: give one offset per dimension"},
                        Case{1, "expand_sub with dim 0 broadcasts a [16, 1] tile along each row of a [16, 32] one; got a [1, 32] tile"},
-                       Case{2, "sum with dim 1: only dim 0 (each row into a [rows, 1] tile) is supported"}}) {
+                       Case{2, "sum with dim 1: only dim 0 (each row into a [rows, 1] tile) is supported"},
+                       Case{3, "partadd(out, src0, src1) with out the same tile as an operand: out is written in two steps"},
+                       Case{4, "partmax takes out, src0 and src1 of one shape; got [16, 32], [16, 32] and [1, 32]"}}) {
     CAPTURE(c.want);
     int line = 0;
     const auto k = pl::jit({.name = "bad_pypto_form"}, [&](pl::Tensor<float> x, pl::Tensor<float> y) {
       auto t = pl::make_tile<float>(pl::Vec, {16, 32});
       auto row = pl::make_tile<float>(pl::Vec, {1, 32});
       auto col = pl::make_tile<float>(pl::Vec, {16, 1});
+      auto t2 = pl::make_tile<float>(pl::Vec, {16, 32});
       switch (c.which) {
         case 0: line = __LINE__; pl::load(t, x, {0}); break;
         case 1: pl::load(t, x, {0, 0}); line = __LINE__; pl::expand_sub(t, t, row); break;
-        default: pl::load(t, x, {0, 0}); line = __LINE__; pl::sum(col, t, t, 1); break;
+        case 2: pl::load(t, x, {0, 0}); line = __LINE__; pl::sum(col, t, t, 1); break;
+        case 3: pl::load(t, x, {0, 0}); pl::load(t2, x, {0, 0}); line = __LINE__; pl::partadd(t, t, t2); break;
+        default: pl::load(t, x, {0, 0}); line = __LINE__; pl::partmax(t2, t, row); break;
       }
       pl::store(y, t, {0, 0});
     });

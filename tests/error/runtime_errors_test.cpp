@@ -177,6 +177,29 @@ TEST_CASE("an operand whose valid extent is smaller than the instruction's is re
   CHECK(z[63] == x[63] + x[63]);
 }
 
+TEST_CASE("a partial op (partadd) whose operands are each partial along a different axis stops with the operand check; "
+          "nothing is written") {
+  int line = 0;
+  const auto k = pl::jit({.name = "crossed_partadd"}, [&](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto a = pl::make_tile<float>(pl::Vec, {16, 64});
+    auto b = pl::make_tile<float>(pl::Vec, {16, 64});
+    auto o = pl::make_tile<float>(pl::Vec, {16, 64});
+    pl::set_validshape(a, 16, 32);  // fewer columns
+    pl::load(a, x, {0, 0});
+    pl::set_validshape(b, 8, 64);   // fewer rows
+    pl::load(b, x, {0, 0});
+    line = __LINE__; pl::partadd(o, a, b);
+    pl::store(z, o, {0, 0});
+  });
+  auto x = pto::Tensor<float>::random({16, 64}, 7);
+  auto z = pto::Tensor<float>::zeros({16, 64});
+  k[{}](x, z);
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'crossed_partadd'", "an operand's valid extent (8 rows) is smaller than "
+            "the instruction's (16 rows)", "pipe: V", PTO_AT(line));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::zeros({16, 64})));
+  check_runtime_usable();
+}
+
 TEST_CASE("storing more elements than the tile holds valid is reported at the store") {
   int store_line = 0;
   const auto k = pl::jit({.name = "store_past_valid"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int n) {

@@ -37,7 +37,11 @@ struct Expr {
   std::vector<Node> nodes;
   int root = 0;
   int reduce = -1;  // -1: none; else ir::ReduceOp; the output is root - reduce(root) (broadcast per row)
+  int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
+  bool part_first = false;  // the partial copy is src0 (else src1)
 };
+
+constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
 
 /// A batch of expressions sharing one kernel: dtype, shapes, tiles, depth, block_dim, data.
 struct Batch {
@@ -87,6 +91,10 @@ class Generator {
     if (pick(4) == 0) {
       // Row sums (one fixed order, docs/semantics.md), max and min, for every dtype.
       e.reduce = pick(3);
+    } else if (pick(6) == 0) {
+      // PyPTO Pro's partial ops: the root combined with x over a smaller valid extent.
+      e.part = pick(4);
+      e.part_first = pick(2) == 0;
     }
     return e;
   }
@@ -225,6 +233,8 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto ys = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
     auto zs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
     auto red = pl::make_tile<T>(pl::Vec, {b.tile_rows, 1});
+    auto part_src = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
+    auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
     const int64_t tiles = (b.rows + b.tile_rows - 1) / b.tile_rows * col_tiles;
     for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
@@ -235,7 +245,18 @@ auto make_kernel(const Batch& b, bool interpret) {
       for (size_t i = 0; i < b.exprs.size(); ++i) {
         const Expr& e = b.exprs[i];
         auto value = Build<T>{e, xs.current(), ys.current(), n}(e.root);
-        if (e.reduce < 0) {
+        auto out = zs.current();
+        if (e.part >= 0) {
+          zs.current() = value;
+          part_src = xs.current();
+          pl::set_validshape(part_src, pl::max(1, nr - 1), pl::max(1, nc / 2));
+          const auto& src0 = e.part_first ? part_src : zs.current();
+          const auto& src1 = e.part_first ? zs.current() : part_src;
+          static constexpr void (*kPart[])(const pl::Tile<T>&, const pl::Tile<T>&, const pl::Tile<T>&, std::source_location) = {
+              pl::partadd<T>, pl::partmax<T>, pl::partmin<T>, pl::partmul<T>};
+          kPart[e.part](part_out, src0, src1, std::source_location::current());
+          out = part_out;
+        } else if (e.reduce < 0) {
           zs.current() = value;
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -243,7 +264,7 @@ auto make_kernel(const Batch& b, bool interpret) {
           if (e.reduce == 2) pl::row_min(red, value);
           zs.current() = value - red;
         }
-        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), zs.current(),
+        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), out,
                   {.relu_pre_mode = b.relu_store ? pl::ReluPreMode::NormalRelu : pl::ReluPreMode::NoRelu});
         zs.next();
       }
@@ -449,7 +470,12 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
 std::string cpp(const Batch& b) {
   const std::string T = type_name(b.dtype);
   const Expr& e = b.exprs[0];
-  std::string body = e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
+  std::string body = e.part >= 0 ? fmt::format("    zs.current() = {};\n    part_src = xs.current();\n"
+                                               "    pl::set_validshape(part_src, pl::max(1, nr - 1), pl::max(1, nc / 2));\n"
+                                               "    pl::{}(part_out, {});\n    zs.current() = part_out;\n",
+                                               cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
+                                               e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
+                     : e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
                                   : fmt::format("    pl::{}(red, {});\n    zs.current() = {} - red;\n",
                                                 e.reduce == 0 ? "row_sum" : e.reduce == 1 ? "row_max" : "row_min",
                                                 cpp_expr(e, e.root, b.dtype), cpp_expr(e, e.root, b.dtype));
@@ -460,6 +486,7 @@ std::string cpp(const Batch& b) {
       "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}});\n"
+      "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  const int64_t col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
       "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"

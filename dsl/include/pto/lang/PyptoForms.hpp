@@ -13,6 +13,7 @@
 //                                    row_expand_* (dim 0) / col_expand_* (dim 1)
 //   reductions                       sum/max/min/maximum/minimum(out, src, tmp, dim)  (dim 0: per row -> [rows, 1]),
 //                                    row_sum/row_max/row_min(out, src, tmp)
+//   partial ops                      partadd/partmax/partmin/partmul(out, src0, src1)
 //   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
 //                                    load_tile / store_tile (offsets in tiles), the extent is the
 //                                    tile's valid shape (its capacity until set_validshape)
@@ -238,12 +239,41 @@ template <Element U, TileOperand L, TileOperand R>
 void mul_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
   detail::assign(out, cast<U>(lhs * rhs), loc);
 }
-/// out = scalar everywhere (PyPTO Pro's expands with a constant; the same as `out = scalar`).
-template <Element T, class S>
-  requires std::is_arithmetic_v<S>
-void expands(const Tile<T>& out, S scalar, std::source_location loc = std::source_location::current()) {
-  detail::emit_vec_compute(out.ref(), TileValue<T>(scalar, loc).expr, SourceLoc::from(loc));
+/// out = scalar everywhere (PyPTO Pro's expands): a constant, or a runtime scalar (pl::Int into
+/// any tile, converted as pl::cast converts; pl::Float into a floating-point tile).
+template <Element T, ScalarOperand S>
+void expands(const Tile<T>& out, const S& scalar, std::source_location loc = std::source_location::current()) {
+  ir::Expr value = detail::scalar_expr<T>(scalar);
+  if constexpr (std::is_same_v<S, Int>) {
+    if constexpr (is_floating(dtype_of<T>)) value = ir::Cast::make(DType::f32, value);  // the integer's value, not its bits
+  }
+  detail::emit_vec_compute(out.ref(), value, SourceLoc::from(loc));
 }
+
+namespace detail {
+/// partadd/partmax/partmin/partmul: the operand whose valid extent fits in the other's is the
+/// partial one; out = the full operand, combined with the partial one over its extent.
+void emit_part(const char* op, ir::BinaryOp combine, const ir::TileRef& out, const TileShape& out_shape, const ir::Expr& read0,
+               const ir::TileRef& src0, const TileShape& shape0, const ir::Expr& read1, const ir::TileRef& src1,
+               const TileShape& shape1, const std::source_location& loc);
+}  // namespace detail
+
+/// PyPTO Pro's partial ops (partadd/partmax/partmin/partmul): src0 OP src1 where both are valid,
+/// the full operand's value elsewhere. One of the two may have a smaller valid extent (which one
+/// is decided when the instruction runs); out's valid extent becomes the full one's. `out` must be
+/// a tile other than src0 and src1 (here the op is a copy and a combine over the partial extent).
+#define PTO_PART_OP(name, op)                                                                                   \
+  template <Element T>                                                                                          \
+  void name(const Tile<T>& out, const Tile<T>& src0, const Tile<T>& src1,                                       \
+            std::source_location loc = std::source_location::current()) {                                       \
+    detail::emit_part(#name, ir::BinaryOp::op, out.ref(), out.shape(), src0.read(), src0.ref(), src0.shape(),    \
+                      src1.read(), src1.ref(), src1.shape(), loc);                                              \
+  }
+PTO_PART_OP(partadd, Add)
+PTO_PART_OP(partmax, Max)
+PTO_PART_OP(partmin, Min)
+PTO_PART_OP(partmul, Mul)
+#undef PTO_PART_OP
 
 /// GM -> tile at element offsets ({offset} for a 1-D tensor, {row, col} for a 2-D one); the
 /// extent is the tile's valid shape (its capacity until pl::set_validshape declares a tail).
