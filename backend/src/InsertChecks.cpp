@@ -90,8 +90,9 @@ class InsertChecks : public ir::Mutator {
   Stmt mutate_node(const ir::RowReduce* r, const Stmt&) override {
     std::vector<Stmt> out;
     Extent e = extent(r->value, r->dst, r->id, out);
-    fits(r->dst, e.size, r->id, 1, out);  // one column: only the rows must fit
-    out.push_back(ir::RowReduce::make(r->op, r->dst, e.value, *r, e.size));
+    // One column (per row) or one row (per column): only the other axis must fit.
+    fits(r->dst, e.size, r->id, r->axis == 1 ? 2 : 1, out, r->axis == 1 ? 1 : 0);
+    out.push_back(ir::RowReduce::make(r->op, r->dst, e.value, *r, e.size, r->axis));
     return ir::Seq::make(std::move(out));
   }
 
@@ -296,10 +297,11 @@ class InsertChecks : public ir::Mutator {
   }
 
   /// The first `axes` of `size` fit tile `t` (left out where that holds statically).
-  void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out) const {
+  /// Checks axes [first, axes) of `size` against t's capacity.
+  void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out, int first = 0) const {
     const auto& g = k_.groups[t.group];
     const int64_t cap[2] = {g.rows, g.cols};
-    for (int d = 0; d < axes; ++d) {
+    for (int d = first; d < axes; ++d) {
       const int64_t bound = upper_bound(size[d]);
       if (bound >= 0 && bound <= cap[d]) continue;
       check(op(BinaryOp::LE, size[d], i64(cap[d])), RuntimeCheck::result_over_tile, instr, d, {size[d], i64(cap[d]), i64(0)}, out);

@@ -370,6 +370,18 @@ class Runner {
     Val* scratch = prepare(x, cols);
     uint8_t* dst = tile_base(s->dst);
     const int64_t des = static_cast<int64_t>(dtype_size(dg.dtype));
+    if (s->axis == 1) {  // each column, the rows in order from the first
+      col_acc_.assign(static_cast<size_t>(cols), reduce_init(x.cls, s->op));
+      for (int64_t r = 0; r < rows; ++r) {
+        set_leaf_rows(x, r);
+        const Val* v = eval_row(x, f_, scratch, cols);
+        for (int64_t c = 0; c < cols; ++c) col_acc_[c] = reduce_step(x.cls, s->op, col_acc_[c], v[c]);
+      }
+      for (int64_t c = 0; c < cols; ++c) narrow(convert(col_acc_[c], x.dtype, dg.dtype), dg.dtype, dst + c * des);
+      set_valid(s->dst, 1, cols);
+      report(op, s->id, wmul(rows, cols));
+      return true;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       set_leaf_rows(x, r);
       Val acc = reduce_init(x.cls, s->op);
@@ -534,6 +546,7 @@ class Runner {
   const Program& p_;
   const ir::Kernel& k_;
   Frame& f_;
+  std::vector<Val> col_acc_;  // a column reduction's accumulators
 };
 
 }  // namespace

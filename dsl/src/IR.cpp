@@ -160,8 +160,8 @@ Stmt Store::make(GMRegion dst, TileRef src, Instr instr, bool atomic_add, bool r
 Stmt VecCompute::make(TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent) {
   return std::make_shared<const VecCompute>(std::move(dst), std::move(value), std::move(instr), std::move(extent));
 }
-Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent) {
-  return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr), std::move(extent));
+Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent, int axis) {
+  return std::make_shared<const RowReduce>(op, std::move(dst), std::move(value), std::move(instr), std::move(extent), axis);
 }
 
 Stmt Move::make(TileRef dst, TileRef src, MoveAttrs attrs, Instr instr) {

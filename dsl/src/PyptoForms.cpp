@@ -24,9 +24,8 @@ void check_expand_operand(const TileShape& src, const TileShape& vec, int dim, c
 
 void check_reduce_dim(int dim, const char* op, const std::source_location& loc) {
   auto& ctx = TraceContext::get(loc);
-  PTO_USER_CHECK(dim == 0, ctx.site(SourceLoc::from(loc)))
-      << op << " with dim " << dim << ": only dim 0 (each row into a [rows, 1] tile) is supported; reduce columns by "
-      << "transposing through the cube or with one-row loads";
+  PTO_USER_CHECK(dim == 0 || dim == 1, ctx.site(SourceLoc::from(loc)))
+      << op << " with dim " << dim << ": dim is 0 (each row into a [rows, 1] tile) or 1 (each column into a [1, cols] tile)";
 }
 
 std::array<Int, 2> offsets_of(std::initializer_list<Int> offsets, int rank, const char* op, const std::source_location& loc) {

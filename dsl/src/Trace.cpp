@@ -113,7 +113,9 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::RowReduce* op) override {
     auto& info = set(*op, op);
     info.vec_ops = ir::count_vec_ops(op->value);
-    info.vec_ops[static_cast<int>(ir::VecOp::Reduce)] += 1;
+    // A row reduction is the vector unit's cross-lane reduce (vcadd/vcmax); a column reduction
+    // combines whole rows with element-wise vadd/vmax (pto-isa TCOLSUM; assumption: one binary op).
+    info.vec_ops[static_cast<int>(op->axis == 1 ? ir::VecOp::Binary : ir::VecOp::Reduce)] += 1;
   }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
   void visit_node(const ir::Move* op) override {
@@ -267,11 +269,13 @@ void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, c
 }
 
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
-                     const ir::Expr& value, const std::source_location& loc) {
+                     const ir::Expr& value, const std::source_location& loc, int axis) {
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(dst_shape.rank == 2, ctx.site(SourceLoc::from(loc)))
-      << ir::reduce_op_name(op) << " writes a 2-D {rows, 1} tile; the destination is 1-D";
-  ctx.emit(ir::RowReduce::make(op, dst, value, ctx.new_instr(ir::reduce_op_name(op), ir::Pipe::V, loc)));
+      << (axis == 1 ? "col_" : "") << ir::reduce_op_name(op) << " writes a 2-D " << (axis == 1 ? "{1, cols}" : "{rows, 1}")
+      << " tile; the destination is 1-D";
+  const std::string name = std::string(axis == 1 ? "col_" : "") + ir::reduce_op_name(op);
+  ctx.emit(ir::RowReduce::make(op, dst, value, ctx.new_instr(name, ir::Pipe::V, loc), {}, axis));
 }
 
 }  // namespace detail

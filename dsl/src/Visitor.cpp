@@ -227,7 +227,7 @@ Stmt Mutator::mutate_node(const RowReduce* op, const Stmt& self) {
   Expr v = mutate(op->value);
   changed |= !v.same_as(op->value);
   std::array<Expr, 2> ext = mutate_pair(op->extent, changed);
-  return changed ? RowReduce::make(op->op, d, v, *op, ext) : self;
+  return changed ? RowReduce::make(op->op, d, v, *op, ext, op->axis) : self;
 }
 Stmt Mutator::mutate_node(const Check* op, const Stmt& self) {
   bool changed = false;

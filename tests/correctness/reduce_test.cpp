@@ -249,3 +249,90 @@ TEST_CASE_TEMPLATE("row softmax (row_max, exp, row_sum, divide by the (R, 1) sum
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+namespace {
+/// The plain reference of one column reduction step, in the compute type.
+template <class T>
+compute_t<T> col_step(Red op, compute_t<T> acc, compute_t<T> v) {
+  if constexpr (is_float_v<T>) {
+    return op == Red::Sum ? acc + v : op == Red::Max ? ref_max(acc, v) : ref_min(acc, v);
+  } else {
+    return op == Red::Sum ? wrap_add(acc, v) : op == Red::Max ? std::max(acc, v) : std::min(acc, v);
+  }
+}
+template <class T>
+compute_t<T> col_init(Red op) {
+  using C = compute_t<T>;
+  if constexpr (is_float_v<T>) {
+    return op == Red::Sum ? 0.0f : op == Red::Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  } else {
+    return op == Red::Sum ? 0 : op == Red::Max ? std::numeric_limits<C>::min() : std::numeric_limits<C>::max();
+  }
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("column reductions (col_sum/col_max/col_min, PyPTO Pro's sum/max/min with dim=1) reduce each column "
+                   "into a {1, cols} tile, the rows in order from the first; x - col_max(x) broadcasts it down the columns",
+                   T, float, half, bfloat16, int32_t, int8_t) {
+  constexpr int64_t TR = 32, TC = 64;
+  const auto k = pl::jit({.name = "col_reduce"}, [](pl::Tensor<T> x, pl::Tensor<T> sums, pl::Tensor<T> maxs, pl::Tensor<T> mins,
+                                                     pl::Tensor<float> fused, pl::Tensor<T> centered) {
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    auto xs = pl::make_tile<T>(pl::Vec, {TR, TC});
+    auto s = pl::make_tile<T>(pl::Vec, {1, TC});
+    auto m = pl::make_tile<T>(pl::Vec, {1, TC});
+    auto n = pl::make_tile<T>(pl::Vec, {1, TC});
+    auto f = pl::make_tile<float>(pl::Vec, {1, TC});
+    auto c = pl::make_tile<T>(pl::Vec, {TR, TC});
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(cols, TC), pl::get_block_num())) {
+      auto c0 = t * TC;
+      auto nc = pl::min(TC, cols - c0);
+      pl::load(xs, x.slice(0, rows, c0, nc));
+      pl::sum(s, xs, xs, 1);  // PyPTO Pro's spelling
+      pl::col_max(m, xs);
+      pl::min(n, xs, xs, 1);
+      pl::col_sum(f, pl::cast<float>(xs) * 0.5f);  // a fused source into a float accumulator
+      c = xs - m;                                   // a {1, cols} operand down each column
+      pl::store(sums.slice(0, 1, c0, nc), s);
+      pl::store(maxs.slice(0, 1, c0, nc), m);
+      pl::store(mins.slice(0, 1, c0, nc), n);
+      pl::store(fused.slice(0, 1, c0, nc), f);
+      pl::store(centered.slice(0, rows, c0, nc), c);
+    }
+  });
+  const auto [lo, hi] = default_range<T>();
+  for (const auto& [rows, cols, block_dim] : {std::tuple{int64_t{29}, int64_t{200}, 5}, std::tuple{int64_t{1}, int64_t{64}, 1},
+                                              std::tuple{int64_t{32}, int64_t{7}, 3}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    auto x = test_data<T>({rows, cols}, 97, lo, hi, false);
+    auto sums = Tensor<T>::zeros({1, cols}), maxs = Tensor<T>::zeros({1, cols}), mins = Tensor<T>::zeros({1, cols});
+    auto fused = Tensor<float>::zeros({1, cols});
+    auto centered = Tensor<T>::zeros({rows, cols});
+    k[{.block_dim = block_dim}].run_sync(x, sums, maxs, mins, fused, centered);
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      compute_t<T> s = col_init<T>(Red::Sum), m = col_init<T>(Red::Max), n = col_init<T>(Red::Min);
+      float f = 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const auto v = widen(x[i * cols + j]);
+        s = col_step<T>(Red::Sum, s, v), m = col_step<T>(Red::Max, m, v), n = col_step<T>(Red::Min, n, v);
+        f += static_cast<float>(x[i * cols + j]) * 0.5f;
+      }
+      const T want[3] = {narrow<T>(s), narrow<T>(m), narrow<T>(n)};
+      const T got[3] = {sums[j], maxs[j], mins[j]};
+      for (int e = 0; e < 3; ++e) wrong += std::memcmp(&want[e], &got[e], sizeof(T)) != 0;
+      wrong += std::bit_cast<uint32_t>(f) != std::bit_cast<uint32_t>(fused[j]);
+      for (int64_t i = 0; i < rows; ++i) {
+        const T c = narrow<T>(is_float_v<T> ? compute_t<T>(widen(x[i * cols + j]) - widen(want[1]))
+                                            : compute_t<T>(static_cast<int32_t>(static_cast<uint32_t>(widen(x[i * cols + j])) -
+                                                                                 static_cast<uint32_t>(widen(want[1])))));
+        wrong += std::memcmp(&c, &centered[i * cols + j], sizeof(T)) != 0;
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace pto::correctness

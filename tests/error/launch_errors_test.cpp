@@ -305,7 +305,7 @@ TEST_CASE("PyPTO Pro forms misused fail at launch with the line: offsets of the 
   };
   for (const Case c : {Case{0, "load with 1 offsets on a 2-D tensor: give one offset per dimension"},
                        Case{1, "expand_sub with dim 0 broadcasts a [16, 1] tile along each row of a [16, 32] one; got a [1, 32] tile"},
-                       Case{2, "sum with dim 1: only dim 0 (each row into a [rows, 1] tile) is supported"},
+                       Case{2, "sum with dim 2: dim is 0 (each row into a [rows, 1] tile) or 1 (each column into a [1, cols] tile)"},
                        Case{3, "partadd(out, src0, src1) with out the same tile as an operand: out is written in two steps"},
                        Case{4, "partmax takes out, src0 and src1 of one shape; got [16, 32], [16, 32] and [1, 32]"}}) {
     CAPTURE(c.want);
@@ -318,7 +318,7 @@ TEST_CASE("PyPTO Pro forms misused fail at launch with the line: offsets of the 
       switch (c.which) {
         case 0: line = __LINE__; pl::load(t, x, {0}); break;
         case 1: pl::load(t, x, {0, 0}); line = __LINE__; pl::expand_sub(t, t, row); break;
-        case 2: pl::load(t, x, {0, 0}); line = __LINE__; pl::sum(col, t, t, 1); break;
+        case 2: pl::load(t, x, {0, 0}); line = __LINE__; pl::sum(col, t, t, 2); break;
         case 3: pl::load(t, x, {0, 0}); pl::load(t2, x, {0, 0}); line = __LINE__; pl::partadd(t, t, t2); break;
         default: pl::load(t, x, {0, 0}); line = __LINE__; pl::partmax(t2, t, row); break;
       }

@@ -200,6 +200,23 @@ TEST_CASE("a partial op (partadd) whose operands are each partial along a differ
   check_runtime_usable();
 }
 
+TEST_CASE("a column reduction into a {1, cols} tile narrower than the source's valid columns is reported at the reduction") {
+  int line = 0;
+  const auto k = pl::jit({.name = "narrow_col_sum"}, [&](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto a = pl::make_tile<float>(pl::Vec, {8, 64});
+    auto s = pl::make_tile<float>(pl::Vec, {1, 16});
+    pl::load(a, x, {0, 0});
+    line = __LINE__; pl::col_sum(s, a);
+    pl::store(z, s, {0, 0});
+  });
+  auto x = pto::Tensor<float>::random({8, 64}, 7);
+  auto z = pto::Tensor<float>::zeros({1, 16});
+  k[{}](x, z);
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'narrow_col_sum'", "64 columns", "pipe: V", PTO_AT(line));
+  CHECK(bitwise_equal(z, pto::Tensor<float>::zeros({1, 16})));
+  check_runtime_usable();
+}
+
 TEST_CASE("storing more elements than the tile holds valid is reported at the store") {
   int store_line = 0;
   const auto k = pl::jit({.name = "store_past_valid"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int n) {

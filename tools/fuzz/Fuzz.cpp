@@ -36,7 +36,7 @@ struct Node {
 struct Expr {
   std::vector<Node> nodes;
   int root = 0;
-  int reduce = -1;  // -1: none; else ir::ReduceOp; the output is root - reduce(root) (broadcast per row)
+  int reduce = -1;  // -1: none; 0-2: row sum/max/min, 3-5: column sum/max/min; the output is root - reduce(root) (broadcast)
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
 };
@@ -89,8 +89,8 @@ class Generator {
     Expr e;
     e.root = node(e, t, 0);
     if (pick(4) == 0) {
-      // Row sums (one fixed order, docs/semantics.md), max and min, for every dtype.
-      e.reduce = pick(3);
+      // Row sums (one fixed order, docs/semantics.md), max and min, and column ones, for every dtype.
+      e.reduce = pick(6);
     } else if (pick(6) == 0) {
       // PyPTO Pro's partial ops: the root combined with x over a smaller valid extent.
       e.part = pick(4);
@@ -233,6 +233,7 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto ys = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
     auto zs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
     auto red = pl::make_tile<T>(pl::Vec, {b.tile_rows, 1});
+    auto col_red = pl::make_tile<T>(pl::Vec, {1, b.tile_cols});
     auto part_src = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
@@ -262,7 +263,11 @@ auto make_kernel(const Batch& b, bool interpret) {
           if (e.reduce == 0) pl::row_sum(red, value);
           if (e.reduce == 1) pl::row_max(red, value);
           if (e.reduce == 2) pl::row_min(red, value);
-          zs.current() = value - red;
+          if (e.reduce == 3) pl::col_sum(col_red, value);
+          if (e.reduce == 4) pl::col_max(col_red, value);
+          if (e.reduce == 5) pl::col_min(col_red, value);
+          if (e.reduce < 3) zs.current() = value - red;
+          else zs.current() = value - col_red;
         }
         pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), out,
                   {.relu_pre_mode = b.relu_store ? pl::ReluPreMode::NormalRelu : pl::ReluPreMode::NoRelu});
@@ -476,8 +481,9 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
-                                  : fmt::format("    pl::{}(red, {});\n    zs.current() = {} - red;\n",
-                                                e.reduce == 0 ? "row_sum" : e.reduce == 1 ? "row_max" : "row_min",
+                                  : fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} - {1};\n",
+                                                std::array{"row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min"}[e.reduce],
+                                                e.reduce < 3 ? "red" : "col_red",
                                                 cpp_expr(e, e.root, b.dtype), cpp_expr(e, e.root, b.dtype));
   return fmt::format(
       "// x, y: {T} [{R} x {C}] (data seed {seed}), n = {n}, block_dim = {bd}\n"
@@ -485,7 +491,7 @@ std::string cpp(const Batch& b) {
       "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots});\n"
       "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
-      "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}});\n"
+      "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}}), col_red = pl::make_tile<{T}>(pl::Vec, {{1, {tc}}});\n"
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  const int64_t col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"

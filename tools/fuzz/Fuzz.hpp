@@ -1,6 +1,7 @@
 #pragma once
 // The differential fuzzer: random kernels — expression trees over every tile operation and dtype
-// (bitwise ops and shifts on integers), random shapes with tails, tile sizes, group depths and
+// (bitwise ops and shifts on integers), row and column reductions, PyPTO Pro's partial ops over a
+// smaller valid extent, random shapes with tails, tile sizes, group depths and
 // block_dims, store options and a closing sync_all, and (one round in four) cube kernels: matmul
 // with tails, K steps, transposed B, L1/L0 depths, a bias row and FIX's store options, and mix
 // kernels (samples 04 and 06 on a2 through GM workspaces and on a5 through the cross-core moves)

@@ -352,29 +352,44 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
   const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
   const DType vdt = op->value->type.dtype;
   const bool fp = ct->isFloatTy();
+  auto init_value = [&]() -> Value* {
+    switch (op->op) {
+      case ir::ReduceOp::Sum: return fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0));
+      case ir::ReduceOp::Max: return fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN));
+      case ir::ReduceOp::Min: return fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX));
+    }
+    return nullptr;
+  };
+  auto step = [&](Value* cur, Value* v) -> Value* {
+    if (fp) return op->op == ir::ReduceOp::Sum ? b_.CreateFAdd(cur, v) : float_max_min(cur, v, op->op == ir::ReduceOp::Max);
+    return op->op == ir::ReduceOp::Sum ? b_.CreateAdd(cur, v)
+                                       : binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, false);
+  };
+  if (op->axis == 1) {  // each column, the rows in order from the first
+    counted_loop(ext.cols, [&](Value* col) {
+      auto* acc = entry_alloca(ct);
+      b_.CreateStore(init_value(), acc);
+      counted_loop(ext.rows, [&](Value* r) {
+        auto rows = leaf_rows(bases, r);
+        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
+      }, "r");
+      Value* result = convert(b_.CreateLoad(ct, acc), vdt, dg.dtype);
+      b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, col));
+    }, "c");
+    set_valid(op->dst, b_.getInt64(1), ext.cols);
+    report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+    return;
+  }
   counted_loop(ext.rows, [&](Value* r) {
     auto rows = leaf_rows(bases, r);
-    Value* init = nullptr;
-    switch (op->op) {
-      case ir::ReduceOp::Sum: init = fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0)); break;
-      case ir::ReduceOp::Max: init = fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN)); break;
-      case ir::ReduceOp::Min: init = fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX)); break;
-    }
     Value* result = nullptr;
     if (fp) {  // in 8 lanes: the sum's defined order; max and min give the same in any order
-      result = float_row_lanes(op->value, ext.cols, rows, ct, init, [&](Value* a, Value* c) {
-        return op->op == ir::ReduceOp::Sum ? b_.CreateFAdd(a, c) : float_max_min(a, c, op->op == ir::ReduceOp::Max);
-      });
+      result = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step);
     } else {
       auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
-      b_.CreateStore(init, acc);
+      b_.CreateStore(init_value(), acc);
       counted_loop(ext.cols, [&](Value* col) {
-        Value* v = element(op->value, col, rows, ct);
-        Value* cur = b_.CreateLoad(ct, acc);
-        Value* next = op->op == ir::ReduceOp::Sum
-                          ? b_.CreateAdd(cur, v)
-                          : binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, fp);
-        b_.CreateStore(next, acc);
+        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
       }, "c");
       result = b_.CreateLoad(ct, acc);
     }

@@ -315,17 +315,19 @@ struct VecCompute : StmtNode, Instr {
 enum class ReduceOp : uint8_t { Sum, Max, Min };
 const char* reduce_op_name(ReduceOp op);
 
-/// Reduces each row of the tile expression `value` into column 0 of `dst` (valid extent
-/// (rows, 1)), on the vector pipe.
+/// Reduces the tile expression `value` on the vector pipe: with axis 0 each row into column 0 of
+/// `dst` (valid extent (rows, 1)); with axis 1 each column into row 0 (valid extent (1, cols)),
+/// the rows combined in order from the first.
 struct RowReduce : StmtNode, Instr {
   static constexpr NodeKind kKind = NodeKind::RowReduce;
   ReduceOp op;
   TileRef dst;
   Expr value;
   std::array<Expr, 2> extent;  // of `value`, as VecCompute::extent
-  RowReduce(ReduceOp o, TileRef d, Expr v, Instr i, std::array<Expr, 2> e = {})
-      : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)), extent(std::move(e)) {}
-  static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {});
+  int axis;                    // 0: per row; 1: per column
+  RowReduce(ReduceOp o, TileRef d, Expr v, Instr i, std::array<Expr, 2> e = {}, int ax = 0)
+      : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)), extent(std::move(e)), axis(ax) {}
+  static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {}, int axis = 0);
 };
 
 enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait, SyncAll };

@@ -48,7 +48,7 @@ void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, cons
 void emit_store(const ir::GMRegion& dst, int dst_rank, const ir::TileRef& src, const TileShape& shape, DType dtype,
                 const std::source_location& loc, const StoreOptions& options = {});
 void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& dst_shape, DType dst_dtype,
-                     const ir::Expr& value, const std::source_location& loc);
+                     const ir::Expr& value, const std::source_location& loc, int axis = 0);
 }  // namespace detail
 
 template <Element T>
@@ -66,17 +66,23 @@ void store(const Slice<T>& dst, const Tile<T>& src, StoreOptions options, std::s
                      options);
 }
 
-#define PTO_ROW_REDUCE(name, op)                                                                          \
+/// row_sum/row_max/row_min: each row into a {rows, 1} tile (the sum in a fixed order of 8
+/// lanes, docs/semantics.md); col_sum/col_max/col_min: each column into a {1, cols} tile (the
+/// rows combined in order from the first).
+#define PTO_ROW_REDUCE(name, op, axis)                                                                    \
   template <Element U, TileOperand A>                                                                     \
   void name(const Tile<U>& dst, const A& src, std::source_location loc = std::source_location::current()) { \
     static_assert(std::is_same_v<U, elem_t<A>> || std::is_same_v<U, float>,                              \
-                  "pto: a row reduction writes the source's element type, or float");                    \
+                  "pto: a reduction writes the source's element type, or float");                        \
     detail::emit_row_reduce(ir::ReduceOp::op, dst.ref(), dst.shape(), \
-                            dtype_of<U>, detail::operand_expr(src), loc);                                  \
+                            dtype_of<U>, detail::operand_expr(src), loc, axis);                            \
   }
-PTO_ROW_REDUCE(row_sum, Sum)
-PTO_ROW_REDUCE(row_max, Max)
-PTO_ROW_REDUCE(row_min, Min)
+PTO_ROW_REDUCE(row_sum, Sum, 0)
+PTO_ROW_REDUCE(row_max, Max, 0)
+PTO_ROW_REDUCE(row_min, Min, 0)
+PTO_ROW_REDUCE(col_sum, Sum, 1)
+PTO_ROW_REDUCE(col_max, Max, 1)
+PTO_ROW_REDUCE(col_min, Min, 1)
 #undef PTO_ROW_REDUCE
 
 }  // namespace pto::lang

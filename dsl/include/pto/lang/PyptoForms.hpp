@@ -11,7 +11,7 @@
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
 //                                    row_expand_* (dim 0) / col_expand_* (dim 1)
-//   reductions                       sum/max/min/maximum/minimum(out, src, tmp, dim)  (dim 0: per row -> [rows, 1]),
+//   reductions                       sum/max/min/maximum/minimum(out, src, tmp, dim)  (dim 0: per row -> [rows, 1], dim 1: per column -> [1, cols]),
 //                                    row_sum/row_max/row_min(out, src, tmp)
 //   partial ops                      partadd/partmax/partmin/partmul(out, src0, src1)
 //   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
@@ -165,20 +165,24 @@ PTO_ROW_REDUCE_TMP(row_max)
 PTO_ROW_REDUCE_TMP(row_min)
 #undef PTO_ROW_REDUCE_TMP
 
-/// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min);
-/// `tmp` is accepted for PyPTO Pro compatibility and not used. dim 1 (per column) is not
-/// supported yet: a clear error at launch.
-#define PTO_REDUCE(name, row_form)                                                                             \
+/// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min), dim 1
+/// each column into a [1, cols] `out` (col_sum / col_max / col_min); `tmp` is accepted for
+/// PyPTO Pro compatibility and not used.
+#define PTO_REDUCE(name, row_form, col_form)                                                                   \
   template <Element U, Element T>                                                                              \
   void name(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim = 0,                           \
             std::source_location loc = std::source_location::current()) {                                     \
     (void)tmp;                                                                                                 \
     detail::check_reduce_dim(dim, #name, loc);                                                                 \
-    row_form(out, src, loc);                                                                                   \
+    if (dim == 0) {                                                                                            \
+      row_form(out, src, loc);                                                                                 \
+    } else {                                                                                                   \
+      col_form(out, src, loc);                                                                                 \
+    }                                                                                                          \
   }
-PTO_REDUCE(sum, row_sum)
-PTO_REDUCE(max, row_max)
-PTO_REDUCE(min, row_min)
+PTO_REDUCE(sum, row_sum, col_sum)
+PTO_REDUCE(max, row_max, col_max)
+PTO_REDUCE(min, row_min, col_min)
 #undef PTO_REDUCE
 
 /// maximum / minimum(out, src, tmp, dim): PyPTO Pro's reduction spelling of max / min (the
