@@ -13,6 +13,7 @@
 // the AIVs work on S_j, P_{j+1} while the cube works on P_j), as the published PTO kernel does with
 // its QK preload; each workspace slot is handed back to its producer with a "free" flag.
 // On a chip with the cross-core paths (a5) the kernel skips the workspaces: flash_attention_fused.hpp.
+#include <algorithm>
 #include <cmath>
 
 #include <tbb/parallel_for.h>
@@ -26,18 +27,22 @@ namespace pl = pto::lang;
 
 struct Params {
   int64_t tq = 128, tkv = 128;  // query and key/value block rows
+  // S blocks the cube computes ahead of the AIVs: the published kernel's QK preload (its depth is 4;
+  // on the model 2 is fastest at S = 1024: deeper, the cube's S stores compete with the AIVs' loads).
+  int64_t preload = 2;
   std::string chip = "a2";
   bool timing = true;
   bool fused = true;  // on chips with the cross-core paths, skip the GM workspaces (false: use them anyway)
 };
 
-/// Workspaces of a launch: per block, two slots of S and PV in float and one of P in the input type.
+/// Workspaces of a launch: per block, preload + 1 slots of S and two of PV in float, and one of P
+/// in the input type.
 template <class T>
 struct Workspace {
   Tensor<float> scores, values;
   Tensor<T> probs;
   Workspace(int block_dim, const Params& p, int64_t D)
-      : scores(Tensor<float>::zeros({2 * block_dim * p.tq, p.tkv})),
+      : scores(Tensor<float>::zeros({(p.preload + 1) * block_dim * p.tq, p.tkv})),
         values(Tensor<float>::zeros({2 * block_dim * p.tq, D})),
         probs(Tensor<T>::zeros({block_dim * p.tq, p.tkv})) {}
 };
@@ -51,16 +56,20 @@ auto make_kernel(Params p) {
     pl::require(k.dim(0) == S && v.dim(0) == S && k.dim(1) == D && v.dim(1) == D && o.dim(0) == S && o.dim(1) == D,
                 "Q, K, V and O are all S x D");
     pl::require(D <= 128, "one head-dim tile: D must be at most 128");
+    pl::require(p.preload >= 1 && p.preload <= 4, "preload: 1 to 4 S blocks ahead");
     const int64_t q_blocks = (S + p.tq - 1) / p.tq, kv_blocks = (S + p.tkv - 1) / p.tkv;
     if (p.fused && has_cross_core_paths(p.chip)) {
       (void)s_ws, (void)p_ws, (void)pv_ws;  // S, P and PV move between the cores' local memories
       return attention_fused<T>(q, k, v, o, p.tq, p.tkv);
     }
     using pl::Pipe;
-    // Software-pipelined across the cores as the published kernels are: the cube computes S_{j+1}
-    // while the AIVs turn S_j into P_j, and the AIVs compute P_{j+1} while the cube multiplies
-    // P_j V_j. S and PV each have two workspace slots per block (slot j % 2); every buffer written
-    // across cores is handed back with a "free" flag (the same events as the fused kernel).
+    // Software-pipelined across the cores as the published kernels are: the cube computes S up to
+    // `preload` blocks ahead (S_{j+1..j+preload}) while the AIVs turn S_j into P_j, and the AIVs
+    // compute P_{j+1} while the cube multiplies P_j V_j. S has preload + 1 workspace slots per
+    // block, PV two; every buffer written across cores is handed back with a "free" flag (the
+    // same events as the fused kernel).
+    const int64_t s_slots = p.preload + 1;
+    auto s_row = [&](const pl::Int& j) { return (pl::get_block_idx() * s_slots + j % s_slots) * p.tq; };
     auto slot_row = [&](const pl::Int& j) { return (pl::get_block_idx() * 2 + j % 2) * p.tq; };
 
     pl::section_cube([&] {
@@ -83,7 +92,7 @@ auto make_kernel(Params p) {
         pl::move(kt_l0, k_l1.current(), {.transpose = true});  // K_j^T: D x klen
         pl::matmul(s_acc, q_l0, kt_l0);
         pl::wait_cross_core(Pipe::FIX, kFusedScoresFree);
-        pl::store(s_ws.slice(slot_row(j), qlen, 0, klen), s_acc);
+        pl::store(s_ws.slice(s_row(j), qlen, 0, klen), s_acc);
         pl::set_cross_core(Pipe::FIX, kFusedScores);
         k_l1.next();
       };
@@ -93,9 +102,9 @@ auto make_kernel(Params p) {
         auto qlen = pl::min(p.tq, S - q0);
         pl::load(q_l1, q.slice(q0, qlen, 0, D));
         pl::move(q_l0, q_l1);
-        scores(0, qlen);
+        for (int64_t j = 0; j < std::min(p.preload, kv_blocks); ++j) scores(j, qlen);
         for (auto j : pl::range(kv_blocks)) {
-          pl::if_(j + 1 < kv_blocks, [&] { scores(j + 1, qlen); });
+          pl::if_(j + p.preload < kv_blocks, [&] { scores(j + p.preload, qlen); });
           auto k0 = j * p.tkv;
           auto klen = pl::min(p.tkv, S - k0);
           pl::load(v_l1.current(), v.slice(k0, klen, 0, D));
@@ -118,7 +127,7 @@ auto make_kernel(Params p) {
       auto s = pl::make_tile<float>(pl::Vec, {half, p.tkv});
       auto pv = pl::make_tile<float>(pl::Vec, {half, D});
       OnlineSoftmax<T> sm(half, p.tkv, D);
-      for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::MTE2, kFusedScoresFree);  // both S slots start free
+      for (int64_t slot = 0; slot < s_slots; ++slot) pl::set_cross_core(Pipe::MTE2, kFusedScoresFree);  // every S slot starts free
       for (int slot = 0; slot < 2; ++slot) pl::set_cross_core(Pipe::MTE2, kFusedValuesFree);  // both PV slots start free
       auto block = pl::get_block_idx();  // the same on the AIC and both AIVs of a block
       auto blocks = pl::get_block_num();
@@ -131,7 +140,7 @@ auto make_kernel(Params p) {
         auto probs = [&](const pl::Int& j) {
           auto klen = pl::min(p.tkv, S - j * p.tkv);
           pl::wait_cross_core(Pipe::MTE2, kFusedScores);
-          pl::load(s, s_ws.slice(slot_row(j) + first, rows, 0, klen));
+          pl::load(s, s_ws.slice(s_row(j) + first, rows, 0, klen));
           pl::set_cross_core(Pipe::MTE2, kFusedScoresFree);  // S read: the cube may refill the slot
           sm.scores(s);
           pl::wait_cross_core(Pipe::MTE3, kFusedProbsFree);
@@ -200,6 +209,7 @@ inline SampleInfo sample() {
       Params p = default_params<T>(args.chip);
       p.tq = args.param("tq", p.tq);
       p.tkv = args.param("tkv", p.tkv);
+      p.preload = args.param("preload", p.preload);
       p.fused = args.param("fused", 1) != 0;
       auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
       auto q = Tensor<T>::random({S, D}, 1), k = Tensor<T>::random({S, D}, 2), v = Tensor<T>::random({S, D}, 3);

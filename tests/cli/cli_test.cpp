@@ -135,6 +135,10 @@ TEST_CASE("pto_calibrate_json_gives_every_point_with_its_published_figure_source
   // is at most 10% and the add variants rank as published.
   const bool pass = outside == 0 && j["median_abs_error"].get<double>() <= 0.10 && j["variants_ranked"].get<bool>();
   CHECK(out.status == (pass ? 0 : 1));
+  // The model as shipped meets every target (issue #12): a change that breaks a point fails here.
+  CHECK(outside == 0);
+  CHECK(j["variants_ranked"].get<bool>());
+  CHECK(out.status == 0);
 }
 
 }  // namespace

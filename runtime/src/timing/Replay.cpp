@@ -308,13 +308,17 @@ class Replayer {
         for (uint32_t g : done_) ended(g, now_);
         rates_dirty_ = true;
       } else if (t_fixed <= t_start) {
-        const Event e = fixed_ends_.top();
-        fixed_ends_.pop();
-        if (op(e.op).kind == OpKind::Transfer) {
-          join(e.op);
-        } else {
-          ended(e.op, now_);
-        }
+        // Every fixed part that ends at this moment, in op order (cores in phase end many at
+        // once): the transfers among them join before the rates are shared again, once.
+        do {
+          const Event e = fixed_ends_.top();
+          fixed_ends_.pop();
+          if (op(e.op).kind == OpKind::Transfer) {
+            join(e.op);
+          } else {
+            ended(e.op, now_);
+          }
+        } while (!fixed_ends_.empty() && fixed_ends_.top().time == now_);
       } else {
         const Event e = starts_.top();
         starts_.pop();
