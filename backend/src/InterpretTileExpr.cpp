@@ -267,6 +267,8 @@ Val reduce_init(Cls cls, ir::ReduceOp op) {
     case ir::ReduceOp::Sum: if (fp) v.f = 0.0f; else v.i = 0; break;
     case ir::ReduceOp::Max: if (fp) v.f = -std::numeric_limits<float>::infinity(); else v.i = std::numeric_limits<int32_t>::min(); break;
     case ir::ReduceOp::Min: if (fp) v.f = std::numeric_limits<float>::infinity(); else v.i = std::numeric_limits<int32_t>::max(); break;
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin: PTO_INTERNAL_CHECK(false) << "arg reductions keep an index (Interpreter::arg_reduce)"; break;
   }
   return v;
 }
@@ -284,6 +286,8 @@ Val reduce_step(Cls cls, ir::ReduceOp op, Val acc, Val v) {
       case ir::ReduceOp::Sum: r.f = acc.f + v.f; break;
       case ir::ReduceOp::Max: r.f = max_number(acc.f, v.f); break;
       case ir::ReduceOp::Min: r.f = min_number(acc.f, v.f); break;
+      case ir::ReduceOp::ArgMax:
+      case ir::ReduceOp::ArgMin: PTO_INTERNAL_CHECK(false) << "arg reductions keep an index (Interpreter::arg_reduce)"; break;
     }
   } else {
     const ir::BinaryOp bop = op == ir::ReduceOp::Sum ? ir::BinaryOp::Add : op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min;

@@ -5,7 +5,9 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -363,7 +365,61 @@ class Runner {
     return true;
   }
 
+  /// argmax / argmin (docs/semantics.md): the first index of a greater (less) number; a NaN best
+  /// so far is replaced by the first number, so NaNs are skipped and an all-NaN run gives 0.
+  struct ArgBest {
+    Val best{};
+    int32_t index = 0;
+    void step(Cls cls, bool want_max, Val v, int64_t i) {
+      bool take = false;
+      if (cls == Cls::F) {
+        take = std::isnan(best.f) ? !std::isnan(v.f) : (want_max ? v.f > best.f : v.f < best.f);
+      } else {
+        take = i == 0 || (want_max ? v.i > best.i : v.i < best.i);
+      }
+      if (take) best = v, index = static_cast<int32_t>(i);
+    }
+  };
+  static ArgBest arg_start(Cls cls) {
+    ArgBest a;
+    if (cls == Cls::F) a.best.f = std::numeric_limits<float>::quiet_NaN();
+    return a;
+  }
+
+  bool arg_reduce(const Op& op, const ir::RowReduce* s) {
+    const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
+    const auto& dg = group(s->dst);
+    const int64_t rows = eval(s->extent[0]), cols = eval(s->extent[1]);  // checked by insert_checks
+    Val* scratch = prepare(x, cols);
+    auto* dst = reinterpret_cast<int32_t*>(tile_base(s->dst));
+    const bool want_max = s->op == ir::ReduceOp::ArgMax;
+    if (s->axis == 1) {
+      arg_acc_.assign(static_cast<size_t>(cols), arg_start(x.cls));
+      for (int64_t r = 0; r < rows; ++r) {
+        set_leaf_rows(x, r);
+        const Val* v = eval_row(x, f_, scratch, cols);
+        for (int64_t c = 0; c < cols; ++c) arg_acc_[c].step(x.cls, want_max, v[c], r);
+      }
+      for (int64_t c = 0; c < cols; ++c) dst[c] = arg_acc_[c].index;
+      set_valid(s->dst, 1, cols);
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        set_leaf_rows(x, r);
+        ArgBest a = arg_start(x.cls);
+        if (cols > 0) {
+          const Val* v = eval_row(x, f_, scratch, cols);
+          for (int64_t c = 0; c < cols; ++c) a.step(x.cls, want_max, v[c], c);
+        }
+        dst[r * dg.cols] = a.index;
+      }
+      set_valid(s->dst, rows, 1);
+    }
+    report(op, s->id, wmul(rows, cols));
+    return true;
+  }
+
   bool row_reduce(const Op& op, const ir::RowReduce* s) {
+    if (ir::is_arg_reduce(s->op)) return arg_reduce(op, s);
     const CompiledExpr& x = p_.exprs[static_cast<size_t>(op.expr)];
     const auto& dg = group(s->dst);
     const int64_t rows = eval(s->extent[0]), cols = eval(s->extent[1]);  // checked by insert_checks
@@ -546,7 +602,8 @@ class Runner {
   const Program& p_;
   const ir::Kernel& k_;
   Frame& f_;
-  std::vector<Val> col_acc_;  // a column reduction's accumulators
+  std::vector<Val> col_acc_;      // a column reduction's accumulators
+  std::vector<ArgBest> arg_acc_;  // a column argmax / argmin's best so far
 };
 
 }  // namespace

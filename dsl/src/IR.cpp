@@ -75,11 +75,14 @@ const char* unary_op_name(UnaryOp op) {
   return "?";
 }
 
-const char* reduce_op_name(ReduceOp op) {
+const char* reduce_op_name(ReduceOp op, int axis) {
+  const bool col = axis == 1;
   switch (op) {
-    case ReduceOp::Sum: return "row_sum";
-    case ReduceOp::Max: return "row_max";
-    case ReduceOp::Min: return "row_min";
+    case ReduceOp::Sum: return col ? "col_sum" : "row_sum";
+    case ReduceOp::Max: return col ? "col_max" : "row_max";
+    case ReduceOp::Min: return col ? "col_min" : "row_min";
+    case ReduceOp::ArgMax: return col ? "col_argmax" : "row_argmax";
+    case ReduceOp::ArgMin: return col ? "col_argmin" : "row_argmin";
   }
   return "?";
 }

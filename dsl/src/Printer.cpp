@@ -125,8 +125,8 @@ class Printer {
       stmt(op->body, indent + 1);
       out_ += pad + "}\n";
     } else if (const auto* op = s.as<RowReduce>()) {
-      out_ += fmt::format("{}#{} {}{} {} <- {}{}\n", pad, op->id, op->axis == 1 ? "col_" : "", reduce_op_name(op->op), tile(op->dst),
-                          expr(op->value), extent(op->extent));
+      out_ += fmt::format("{}#{} {} {} <- {}{}\n", pad, op->id, reduce_op_name(op->op, op->axis), tile(op->dst), expr(op->value),
+                          extent(op->extent));
     } else if (const auto* op = s.as<Check>()) {
       out_ += fmt::format("{}check #{} {}: {} [axis {}; {}, {}, {}]\n", pad, op->instr, runtime_check_name(op->check), expr(op->cond), op->axis,
                           expr(op->args[0]), expr(op->args[1]), expr(op->args[2]));

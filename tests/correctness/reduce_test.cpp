@@ -336,3 +336,97 @@ TEST_CASE_TEMPLATE("column reductions (col_sum/col_max/col_min, PyPTO Pro's sum/
 }
 
 }  // namespace pto::correctness
+
+namespace pto::correctness {
+namespace {
+/// The plain reference of argmax / argmin over n values read by `at` (in the compute type): the
+/// first index of a greater (less) number, NaNs skipped, 0 for an all-NaN run.
+template <class T, class At>
+int32_t ref_arg(bool want_max, int64_t n, At at) {
+  int32_t index = 0;
+  bool have = false;
+  compute_t<T> best{};
+  for (int64_t i = 0; i < n; ++i) {
+    const compute_t<T> v = at(i);
+    if constexpr (is_float_v<T>) {
+      if (std::isnan(v)) continue;
+    }
+    if (!have || (want_max ? v > best : v < best)) best = v, index = static_cast<int32_t>(i), have = true;
+  }
+  return index;
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("row_argmax/row_argmin/col_argmax/col_argmin (PyPTO Pro's argmax/argmin with dim 0 and 1): int32 indices "
+                   "of the first greatest / least element, ties to the first, NaN skipped",
+                   T, float, half, bfloat16, int32_t, int8_t) {
+  constexpr int64_t TR = 16, TC = 64;
+  const auto k = pl::jit({.name = "arg_reduce"}, [](pl::Tensor<T> x, pl::Tensor<int32_t> rmax, pl::Tensor<int32_t> rmin,
+                                                     pl::Tensor<int32_t> cmax, pl::Tensor<int32_t> cmin) {
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    auto xs = pl::make_tile<T>(pl::Vec, {TR, TC});
+    auto rows_out = pl::make_tile<int32_t>(pl::Vec, {TR, 8});  // 8 columns: a 32-byte row to store
+    auto r = pl::make_tile<int32_t>(pl::Vec, {TR, 1});
+    auto c = pl::make_tile<int32_t>(pl::Vec, {1, TC});
+    const int64_t col_tiles = (cols + TC - 1) / TC;
+    rows_out = 0;  // every element valid: the {rows, 1} indices broadcast along its rows
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, TR) * col_tiles, pl::get_block_num())) {
+      auto r0 = t / col_tiles * TR, c0 = t % col_tiles * TC;
+      auto nr = pl::min(TR, rows - r0), nc = pl::min(TC, cols - c0);
+      pl::load(xs, x.slice(r0, nr, c0, nc));
+      pl::argmax(r, xs, xs);  // PyPTO Pro's spelling, dim 0
+      pl::set_validshape(rows_out, nr, 8);
+      rows_out = r + 0 * rows_out;
+      pl::store(rmax.slice(r0, nr, t % col_tiles * 8, 8), rows_out);
+      pl::row_argmin(r, xs);
+      rows_out = r + 0 * rows_out;
+      pl::store(rmin.slice(r0, nr, t % col_tiles * 8, 8), rows_out);
+      pl::argmax(c, xs, xs, 1);
+      pl::store(cmax.slice(t / col_tiles, 1, c0, nc), c);
+      pl::col_argmin(c, pl::abs(xs));  // a fused source
+      pl::store(cmin.slice(t / col_tiles, 1, c0, nc), c);
+    }
+  });
+  const auto [lo, hi] = default_range<T>();
+  for (const auto& [rows, cols, block_dim] : {std::tuple{int64_t{37}, int64_t{150}, 5}, std::tuple{int64_t{16}, int64_t{64}, 1}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    // Few distinct values, so ties are common; floats also get NaNs, infinities and signed zeros.
+    auto x = test_data<T>({rows, cols}, 61, -3, 3, true);
+    for (int64_t i = 0; i < x.numel(); i += 3) x[i] = T(static_cast<float>(static_cast<int>(widen(x[i])) % 3));
+    const int64_t col_tiles = (cols + TC - 1) / TC, row_tiles = (rows + TR - 1) / TR;
+    auto rmax = Tensor<int32_t>::zeros({rows, col_tiles * 8}), rmin = Tensor<int32_t>::zeros({rows, col_tiles * 8});
+    auto cmax = Tensor<int32_t>::zeros({row_tiles, cols}), cmin = Tensor<int32_t>::zeros({row_tiles, cols});
+    k[{.block_dim = block_dim}].run_sync(x, rmax, rmin, cmax, cmin);
+    int64_t wrong = 0;
+    for (int64_t ct = 0; ct < col_tiles; ++ct) {
+      const int64_t c0 = ct * TC, nc = std::min(TC, cols - c0);
+      for (int64_t i = 0; i < rows; ++i) {
+        auto at = [&](int64_t j) { return widen(x[i * cols + c0 + j]); };
+        for (int64_t j = 0; j < 8; ++j) {
+          wrong += rmax[i * col_tiles * 8 + ct * 8 + j] != ref_arg<T>(true, nc, at);
+          wrong += rmin[i * col_tiles * 8 + ct * 8 + j] != ref_arg<T>(false, nc, at);
+        }
+      }
+    }
+    for (int64_t rt = 0; rt < row_tiles; ++rt) {
+      const int64_t r0 = rt * TR, nr = std::min(TR, rows - r0);
+      for (int64_t j = 0; j < cols; ++j) {
+        auto at = [&](int64_t i) { return widen(x[(r0 + i) * cols + j]); };
+        auto abs_at = [&](int64_t i) -> compute_t<T> {  // pl::abs in the compute type (int8 -128 gives 128)
+          const compute_t<T> v = at(i);
+          if constexpr (is_float_v<T>) {
+            return std::fabs(v);
+          } else {
+            return v < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(v)) : v;
+          }
+        };
+        wrong += cmax[rt * cols + j] != ref_arg<T>(true, nr, at);
+        wrong += cmin[rt * cols + j] != ref_arg<T>(false, nr, abs_at);
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace pto::correctness

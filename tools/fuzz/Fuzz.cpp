@@ -36,7 +36,8 @@ struct Node {
 struct Expr {
   std::vector<Node> nodes;
   int root = 0;
-  int reduce = -1;  // -1: none; 0-2: row sum/max/min, 3-5: column sum/max/min; the output is root - reduce(root) (broadcast)
+  int reduce = -1;  // -1: none; 0-2: row sum/max/min, 3-5: column sum/max/min: the output is root - reduce(root) (broadcast);
+                    // 6-9: row argmax/argmin, column argmax/argmin: the output is root * 0 + the index (broadcast)
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
 };
@@ -90,7 +91,7 @@ class Generator {
     e.root = node(e, t, 0);
     if (pick(4) == 0) {
       // Row sums (one fixed order, docs/semantics.md), max and min, and column ones, for every dtype.
-      e.reduce = pick(6);
+      e.reduce = pick(10);
     } else if (pick(6) == 0) {
       // PyPTO Pro's partial ops: the root combined with x over a smaller valid extent.
       e.part = pick(4);
@@ -234,6 +235,8 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto zs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
     auto red = pl::make_tile<T>(pl::Vec, {b.tile_rows, 1});
     auto col_red = pl::make_tile<T>(pl::Vec, {1, b.tile_cols});
+    auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {b.tile_rows, 1});
+    auto arg_cols = pl::make_tile<int32_t>(pl::Vec, {1, b.tile_cols});
     auto part_src = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
@@ -266,8 +269,14 @@ auto make_kernel(const Batch& b, bool interpret) {
           if (e.reduce == 3) pl::col_sum(col_red, value);
           if (e.reduce == 4) pl::col_max(col_red, value);
           if (e.reduce == 5) pl::col_min(col_red, value);
+          if (e.reduce == 6) pl::row_argmax(arg_rows, value);
+          if (e.reduce == 7) pl::row_argmin(arg_rows, value);
+          if (e.reduce == 8) pl::col_argmax(arg_cols, value);
+          if (e.reduce == 9) pl::col_argmin(arg_cols, value);
           if (e.reduce < 3) zs.current() = value - red;
-          else zs.current() = value - col_red;
+          else if (e.reduce < 6) zs.current() = value - col_red;
+          else if (e.reduce < 8) zs.current() = value * 0 + pl::cast<T>(arg_rows);
+          else zs.current() = value * 0 + pl::cast<T>(arg_cols);
         }
         pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), out,
                   {.relu_pre_mode = b.relu_store ? pl::ReluPreMode::NormalRelu : pl::ReluPreMode::NoRelu});
@@ -481,6 +490,10 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
+                     : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
+                                                std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
+                                                e.reduce < 8 ? "arg_rows" : "arg_cols", cpp_expr(e, e.root, b.dtype),
+                                                cpp_expr(e, e.root, b.dtype), type_name(b.dtype))
                                   : fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} - {1};\n",
                                                 std::array{"row_sum", "row_max", "row_min", "col_sum", "col_max", "col_min"}[e.reduce],
                                                 e.reduce < 3 ? "red" : "col_red",
@@ -492,6 +505,7 @@ std::string cpp(const Batch& b) {
       "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}}), col_red = pl::make_tile<{T}>(pl::Vec, {{1, {tc}}});\n"
+      "  auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {{{tr}, 1}}), arg_cols = pl::make_tile<int32_t>(pl::Vec, {{1, {tc}}});\n"
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  const int64_t col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"

@@ -125,6 +125,7 @@ class CodeGen : private ir::Visitor {
   Value* float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
                          const std::function<Value*(Value*, Value*)>& combine);
   void row_reduce(const ir::RowReduce* op);
+  void arg_reduce(const ir::RowReduce* op);
 
   // ---------------------------------------------------------------- CodeGenChecks.cpp: checks, regions, extents
   /// Continues when `ok` holds; otherwise reports `chk` for instruction `instr` and returns.

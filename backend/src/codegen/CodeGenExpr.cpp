@@ -347,7 +347,45 @@ Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRo
   return combine(combine(combine(v[0], v[1]), combine(v[2], v[3])), combine(combine(v[4], v[5]), combine(v[6], v[7])));
 }
 
+/// argmax / argmin: along each row (axis 0) or column (axis 1), the index of the first element
+/// greater (less) than every earlier one; NaNs never are (a NaN best so far is replaced by the
+/// first number), so an all-NaN or empty run gives 0.
+void CodeGen::arg_reduce(const ir::RowReduce* op) {
+  const auto& dg = group(op->dst);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
+  const bool fp = ct->isFloatTy(), want_max = op->op == ir::ReduceOp::ArgMax, per_col = op->axis == 1;
+  counted_loop(per_col ? ext.cols : ext.rows, [&](Value* o) {
+    auto* best = entry_alloca(ct);
+    auto* index = entry_alloca(b_.getInt64Ty());
+    b_.CreateStore(fp ? llvm::ConstantFP::getNaN(ct) : static_cast<Value*>(b_.getInt32(0)), best);
+    b_.CreateStore(b_.getInt64(0), index);
+    counted_loop(per_col ? ext.rows : ext.cols, [&](Value* i) {
+      Value* v = per_col ? element(op->value, o, leaf_rows(bases, i), ct) : element(op->value, i, leaf_rows(bases, o), ct);
+      Value* cur = b_.CreateLoad(ct, best);
+      Value* take = nullptr;
+      if (fp) {
+        Value* beats = want_max ? b_.CreateFCmpOGT(v, cur) : b_.CreateFCmpOLT(v, cur);
+        take = b_.CreateSelect(b_.CreateFCmpUNO(cur, cur), b_.CreateFCmpORD(v, v), beats);
+      } else {
+        Value* beats = want_max ? b_.CreateICmpSGT(v, cur) : b_.CreateICmpSLT(v, cur);
+        take = b_.CreateOr(b_.CreateICmpEQ(i, b_.getInt64(0)), beats);
+      }
+      b_.CreateStore(b_.CreateSelect(take, v, cur), best);
+      b_.CreateStore(b_.CreateSelect(take, i, b_.CreateLoad(b_.getInt64Ty(), index)), index);
+    }, "i");
+    Value* at = per_col ? o : b_.CreateMul(o, b_.getInt64(dg.cols));
+    b_.CreateStore(b_.CreateTrunc(b_.CreateLoad(b_.getInt64Ty(), index), b_.getInt32Ty()), b_.CreateInBoundsGEP(dt, dst, at));
+  }, "o");
+  if (per_col) {
+    set_valid(op->dst, b_.getInt64(1), ext.cols);
+  } else {
+    set_valid(op->dst, ext.rows, b_.getInt64(1));
+  }
+  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
 void CodeGen::row_reduce(const ir::RowReduce* op) {
+  if (ir::is_arg_reduce(op->op)) return arg_reduce(op);
   const auto& dg = group(op->dst);
   const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
   const DType vdt = op->value->type.dtype;
@@ -357,6 +395,8 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
       case ir::ReduceOp::Sum: return fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0));
       case ir::ReduceOp::Max: return fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN));
       case ir::ReduceOp::Min: return fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX));
+      case ir::ReduceOp::ArgMax:
+      case ir::ReduceOp::ArgMin: break;  // arg_reduce
     }
     return nullptr;
   };

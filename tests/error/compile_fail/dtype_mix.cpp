@@ -1,4 +1,4 @@
-// Must NOT compile for PTO_CASE 1..8: cases 1-5 mix element types without pl::cast, 6 takes tanh of an int tile, 7 broadcasts a pl::Float into an int tile, 8 declares a double parameter. Built by
+// Must NOT compile for PTO_CASE 1..10: cases 1-5 mix element types without pl::cast, 6 takes tanh of an int tile, 7 broadcasts a pl::Float into an int tile, 8 declares a double parameter, 9 shifts a float tile, 10 writes argmax indices into a half tile. Built by
 // the error_* compile-fail tests in ../CMakeLists.txt, which expect the library's readable
 // static_assert message. (PTO_CASE 0 is the same code with casts: it compiles.)
 #include <pto/pto.hpp>
@@ -36,6 +36,8 @@ int main() {
 #elif PTO_CASE == 6
     auto i = pl::make_tile<int32_t>(pl::Vec, {64});
     i = pl::tanh(i);  // transcendental of an integer tile
+#elif PTO_CASE == 10
+    pl::row_argmax(r, b);  // indices into a half tile
 #endif
     pl::store(z.slice(0, 64), c);
     (void)r;

@@ -312,8 +312,12 @@ struct VecCompute : StmtNode, Instr {
   static Stmt make(TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {});
 };
 
-enum class ReduceOp : uint8_t { Sum, Max, Min };
-const char* reduce_op_name(ReduceOp op);
+/// ArgMax/ArgMin: the index (int32) of the first greatest / least element; NaN is never greater
+/// or less, so NaNs are skipped (index 0 when all are NaN or the extent is empty).
+enum class ReduceOp : uint8_t { Sum, Max, Min, ArgMax, ArgMin };
+inline bool is_arg_reduce(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
+/// "row_sum", "col_argmax", ...: the instruction's name for `axis` 0 (per row) or 1 (per column).
+const char* reduce_op_name(ReduceOp op, int axis = 0);
 
 /// Reduces the tile expression `value` on the vector pipe: with axis 0 each row into column 0 of
 /// `dst` (valid extent (rows, 1)); with axis 1 each column into row 0 (valid extent (1, cols)),

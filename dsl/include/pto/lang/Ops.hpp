@@ -85,4 +85,19 @@ PTO_ROW_REDUCE(col_max, Max, 1)
 PTO_ROW_REDUCE(col_min, Min, 1)
 #undef PTO_ROW_REDUCE
 
+/// row_argmax/row_argmin: per row, the column index of the first greatest / least element, into
+/// an int32 {rows, 1} tile; col_argmax/col_argmin: per column, the row index, into {1, cols}.
+/// NaN is never greatest or least (skipped); an all-NaN or empty extent gives 0.
+#define PTO_ARG_REDUCE(name, op, axis)                                                                    \
+  template <Element U, TileOperand A>                                                                     \
+  void name(const Tile<U>& dst, const A& src, std::source_location loc = std::source_location::current()) { \
+    static_assert(std::is_same_v<U, int32_t>, "pto: argmax/argmin write int32 indices: the destination is a Tile<int32_t>"); \
+    detail::emit_row_reduce(ir::ReduceOp::op, dst.ref(), dst.shape(), DType::i32, detail::operand_expr(src), loc, axis); \
+  }
+PTO_ARG_REDUCE(row_argmax, ArgMax, 0)
+PTO_ARG_REDUCE(row_argmin, ArgMin, 0)
+PTO_ARG_REDUCE(col_argmax, ArgMax, 1)
+PTO_ARG_REDUCE(col_argmin, ArgMin, 1)
+#undef PTO_ARG_REDUCE
+
 }  // namespace pto::lang

@@ -11,7 +11,7 @@
 //   broadcast ops                    expand_add/sub/mul/div/max/min(out, src, vec, dim)
 //                                    (dim 0: vec is [rows, 1]; dim 1: vec is [1, cols])
 //                                    row_expand_* (dim 0) / col_expand_* (dim 1)
-//   reductions                       sum/max/min/maximum/minimum(out, src, tmp, dim)  (dim 0: per row -> [rows, 1], dim 1: per column -> [1, cols]),
+//   reductions                       sum/max/min/maximum/minimum/argmax/argmin(out, src, tmp, dim)  (dim 0: per row -> [rows, 1], dim 1: per column -> [1, cols]),
 //                                    row_sum/row_max/row_min(out, src, tmp)
 //   partial ops                      partadd/partmax/partmin/partmul(out, src0, src1)
 //   loads and stores by offsets      load(tile, tensor, {row, col}), store(tensor, tile, {row, col}),
@@ -183,6 +183,8 @@ PTO_ROW_REDUCE_TMP(row_min)
 PTO_REDUCE(sum, row_sum, col_sum)
 PTO_REDUCE(max, row_max, col_max)
 PTO_REDUCE(min, row_min, col_min)
+PTO_REDUCE(argmax, row_argmax, col_argmax)
+PTO_REDUCE(argmin, row_argmin, col_argmin)
 #undef PTO_REDUCE
 
 /// maximum / minimum(out, src, tmp, dim): PyPTO Pro's reduction spelling of max / min (the
