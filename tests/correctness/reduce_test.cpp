@@ -387,7 +387,6 @@ TEST_CASE_TEMPLATE("row_argmax/row_argmin/col_argmax/col_argmin (PyPTO Pro's arg
       pl::store(cmin.slice(t / col_tiles, 1, c0, nc), c);
     }
   });
-  const auto [lo, hi] = default_range<T>();
   for (const auto& [rows, cols, block_dim] : {std::tuple{int64_t{37}, int64_t{150}, 5}, std::tuple{int64_t{16}, int64_t{64}, 1}}) {
     CAPTURE(rows);
     CAPTURE(cols);
