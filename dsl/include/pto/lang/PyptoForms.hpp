@@ -165,9 +165,9 @@ PTO_ROW_REDUCE_TMP(row_max)
 PTO_ROW_REDUCE_TMP(row_min)
 #undef PTO_ROW_REDUCE_TMP
 
-/// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min), dim 1
-/// each column into a [1, cols] `out` (col_sum / col_max / col_min); `tmp` is accepted for
-/// PyPTO Pro compatibility and not used.
+/// Reductions: dim 0 reduces each row into a [rows, 1] `out` (row_sum / row_max / row_min /
+/// row_argmax / row_argmin), dim 1 each column into a [1, cols] `out` (the col_* forms); `tmp` is
+/// accepted for PyPTO Pro compatibility and not used.
 #define PTO_REDUCE(name, row_form, col_form)                                                                   \
   template <Element U, Element T>                                                                              \
   void name(const Tile<U>& out, const Tile<T>& src, const Tile<T>& tmp, int dim = 0,                           \
