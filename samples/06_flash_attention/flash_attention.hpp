@@ -4,14 +4,15 @@
 //
 // Query rows are cut into blocks of tq; block i goes to mix block i % block_dim. For each query
 // block the AIC keeps Q_i in L0A and walks the keys in blocks of tkv:
-//   AIC   S_j = Q_i K_j^T  (K_j moved into L0B transposed)  -> workspace slot j % 2, flag S
+//   AIC   S_j = Q_i K_j^T  (K_j moved into L0B transposed)  -> workspace slot j % (preload + 1), flag S
 //   AIV   online softmax on its half of the rows: m' = max(m, rowmax(S_j) / sqrt(D)),
 //         P_j = exp(S_j / sqrt(D) - m'), l = l e^(m - m') + rowsum(P_j) -> P_j workspace, flag P
 //   AIC   (after both AIVs' flag P) PV_j = P_j V_j -> workspace slot j % 2, flag PV
 //   AIV   O = PV_j + O e^(m - m')
-// and at the end each AIV writes O / l. Both sides run one step ahead of the other (S_{j+1} while
-// the AIVs work on S_j, P_{j+1} while the cube works on P_j), as the published PTO kernel does with
-// its QK preload; each workspace slot is handed back to its producer with a "free" flag.
+// and at the end each AIV writes O / l. Both sides run ahead of the other (the cube computes up to
+// `preload` S blocks ahead while the AIVs work on S_j, the AIVs P_{j+1} while the cube works on
+// P_j), as the published PTO kernel does with its QK preload; each workspace slot is handed back
+// to its producer with a "free" flag.
 // On a chip with the cross-core paths (a5) the kernel skips the workspaces: flash_attention_fused.hpp.
 #include <algorithm>
 #include <cmath>
