@@ -29,7 +29,8 @@ namespace pl = pto::lang;
 struct Params {
   int64_t tq = 128, tkv = 128;  // query and key/value block rows
   // S blocks the cube computes ahead of the AIVs: the published kernel's QK preload (its depth is 4;
-  // on the model 2 is fastest at S = 1024: deeper, the cube's S stores compete with the AIVs' loads).
+  // on the model 2 and 3 are fastest at S = 1024, 2 with a slot fewer; deeper, the cube's S stores
+  // compete with the AIVs' loads).
   int64_t preload = 2;
   std::string chip = "a2";
   bool timing = true;
