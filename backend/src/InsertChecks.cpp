@@ -82,7 +82,7 @@ class InsertChecks : public ir::Mutator {
   Stmt mutate_node(const ir::VecCompute* v, const Stmt&) override {
     std::vector<Stmt> out;
     Extent e = extent(v->value, v->dst, v->id, out);
-    fits(v->dst, e.size, v->id, 2, out);
+    fits(v->dst, e.size, v->id, kBoth, out);
     out.push_back(ir::VecCompute::make(v->dst, e.value, *v, e.size));
     return ir::Seq::make(std::move(out));
   }
@@ -90,8 +90,8 @@ class InsertChecks : public ir::Mutator {
   Stmt mutate_node(const ir::RowReduce* r, const Stmt&) override {
     std::vector<Stmt> out;
     Extent e = extent(r->value, r->dst, r->id, out);
-    // One column (per row) or one row (per column): only the other axis must fit.
-    fits(r->dst, e.size, r->id, r->axis == 1 ? 2 : 1, out, r->axis == 1 ? 1 : 0);
+    // Into one column (per row) only the rows must fit, into one row (per column) only the columns.
+    fits(r->dst, e.size, r->id, r->axis == 1 ? kCols : kRows, out);
     out.push_back(ir::RowReduce::make(r->op, r->dst, e.value, *r, e.size, r->axis));
     return ir::Seq::make(std::move(out));
   }
@@ -120,7 +120,7 @@ class InsertChecks : public ir::Mutator {
     std::vector<Stmt> out;
     const Expr m = stored(mm->a, 0), ka = stored(mm->a, 1), kb = stored(mm->b, 0), n = stored(mm->b, 1);
     check(op(BinaryOp::EQ, ka, kb), RuntimeCheck::matmul_k_mismatch, mm->id, 1, {ka, kb, i64(0)}, out);
-    fits(mm->dst, {m, n}, mm->id, 2, out);
+    fits(mm->dst, {m, n}, mm->id, kBoth, out);
     if (mm->accumulate) {
       check(op(BinaryOp::GE, stored(mm->dst, 0), m), RuntimeCheck::operand_smaller, mm->id, 0, {m, stored(mm->dst, 0), i64(0)}, out);
       check(op(BinaryOp::GE, stored(mm->dst, 1), n), RuntimeCheck::operand_smaller, mm->id, 1, {n, stored(mm->dst, 1), i64(0)}, out);
@@ -151,7 +151,7 @@ class InsertChecks : public ir::Mutator {
         ext[d] = op(BinaryOp::Min, op(BinaryOp::Sub, ext[d], off), i64(holds[d]));
       }
     }
-    fits(m->dst, transpose ? std::array<Expr, 2>{ext[1], ext[0]} : ext, m->id, 2, out);
+    fits(m->dst, transpose ? std::array<Expr, 2>{ext[1], ext[0]} : ext, m->id, kBoth, out);
     attrs.extent = ext;
     out.push_back(ir::Move::make(m->dst, m->src, std::move(attrs), *m));
     return ir::Seq::make(std::move(out));
@@ -196,7 +196,7 @@ class InsertChecks : public ir::Mutator {
     }
     std::vector<Stmt> out;
     for (const auto& part : parts) {
-      if (part[0]) fits(m->dst, {part[1], part[3]}, m->id, 2, out);
+      if (part[0]) fits(m->dst, {part[1], part[3]}, m->id, kBoth, out);
     }
     out.push_back(ir::Move::make(m->dst, m->src, std::move(attrs), *m));
     return ir::Seq::make(std::move(out));
@@ -296,12 +296,14 @@ class InsertChecks : public ir::Mutator {
     return -1;
   }
 
-  /// The first `axes` of `size` fit tile `t` (left out where that holds statically).
-  /// Checks axes [first, axes) of `size` against t's capacity.
-  void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out, int first = 0) const {
+  /// The axes of `size` named by `axes` (kRows, kCols or both) fit tile `t` (left out where that
+  /// holds statically).
+  static constexpr int kRows = 1, kCols = 2, kBoth = kRows | kCols;
+  void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out) const {
     const auto& g = k_.groups[t.group];
     const int64_t cap[2] = {g.rows, g.cols};
-    for (int d = first; d < axes; ++d) {
+    for (int d = 0; d < 2; ++d) {
+      if (!(axes & (1 << d))) continue;
       const int64_t bound = upper_bound(size[d]);
       if (bound >= 0 && bound <= cap[d]) continue;
       check(op(BinaryOp::LE, size[d], i64(cap[d])), RuntimeCheck::result_over_tile, instr, d, {size[d], i64(cap[d]), i64(0)}, out);

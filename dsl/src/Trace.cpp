@@ -273,8 +273,6 @@ void emit_row_reduce(ir::ReduceOp op, const ir::TileRef& dst, const TileShape& d
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(dst_shape.rank == 2, ctx.site(SourceLoc::from(loc)))
       << ir::reduce_op_name(op, axis) << " writes a 2-D " << (axis == 1 ? "{1, cols}" : "{rows, 1}") << " tile; the destination is 1-D";
-  PTO_USER_CHECK(!ir::is_arg_reduce(op) || dst_dtype == DType::i32, ctx.site(SourceLoc::from(loc)))
-      << ir::reduce_op_name(op, axis) << " writes int32 indices; the destination holds " << dtype_name(dst_dtype);
   ctx.emit(ir::RowReduce::make(op, dst, value, ctx.new_instr(ir::reduce_op_name(op, axis), ir::Pipe::V, loc), {}, axis));
 }
 
