@@ -17,28 +17,20 @@
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 #include "emulator/CoreSetup.hpp"
 #include "emulator/DebugLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
+#include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
+#include "TbbTsan.hpp"
 #include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Profiler.hpp"
 
-// oneTBB is not built with ThreadSanitizer, so the hand-offs into and out of its workers are
-// invisible to TSan; these annotations state them (no-ops in other builds).
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-#define PTO_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#define PTO_TSAN_RELEASE(p) __tsan_release(p)
-#else
-#define PTO_TSAN_ACQUIRE(p) ((void)(p))
-#define PTO_TSAN_RELEASE(p) ((void)(p))
-#endif
 
 namespace pto {
 namespace {
@@ -133,11 +125,28 @@ class Launch {
       debug_log_.deliver();
       return prof;
     }
-    const timing::ReplayResult replayed = replay_launch(k_, args_, models_, layout_.per_block, record);
+    // The replay and the check between blocks read what the cores recorded and nothing else:
+    // they run side by side.
+    std::shared_ptr<const timing::ReplayResult> replay_result;
+    std::vector<RaceReport> between;
+    PTO_TSAN_RELEASE(&between);
+    tbb::parallel_invoke(
+        [&] {
+          PTO_TSAN_ACQUIRE(&between);
+          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+          PTO_TSAN_RELEASE(&between);
+        },
+        [&] {
+          PTO_TSAN_ACQUIRE(&between);
+          if (k_.race_check && block_dim_ > 1) between = races_between_blocks();
+          PTO_TSAN_RELEASE(&between);
+        });
+    PTO_TSAN_ACQUIRE(&between);
+    const timing::ReplayResult& replayed = *replay_result;
     debug_log_.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
     debug_log_.deliver();
     add_core_timings(prof, replayed);
-    if (k_.race_check && block_dim_ > 1) add_races_between_blocks(prof);
+    prof.races.insert(prof.races.end(), between.begin(), between.end());
     prof.mac_util = mac_utilization(k_, prof, block_dim_);
     if (record) add_recording(prof, replayed);
     return prof;
@@ -146,7 +155,7 @@ class Launch {
   /// Step 4: the cores' trace storage goes back to the pool for the next launch.
   void recycle_traces() {
     for (auto& m : models_) {
-      if (m) trace_pool().give(m->release_trace());
+      if (m) trace_pool().give(m->release_recording());
     }
   }
 
@@ -264,14 +273,13 @@ class Launch {
     prof.device_us = prof.launch_overhead_us + slowest;
   }
 
-  void add_races_between_blocks(LaunchProfile& prof) const {
+  std::vector<RaceReport> races_between_blocks() const {
     std::vector<const CoreModel*> all(static_cast<size_t>(cores_));
     for (int c = 0; c < cores_; ++c) all[c] = &*models_[c];
-    auto between = find_block_races(k_, all, layout_.per_block, [&](int c) {
+    return find_block_races(k_, all, layout_.per_block, [&](int c) {
       const int b = c / layout_.per_block, slot = c % layout_.per_block;
       return fmt::format("block {}, {} {}", b, ir::core_kind_name(layout_.kind(slot)), layout_.number(b, slot));
     });
-    prof.races.insert(prof.races.end(), between.begin(), between.end());
   }
 
   void add_recording(LaunchProfile& prof, const timing::ReplayResult& replayed) const {
@@ -325,7 +333,9 @@ void set_host_threads(int n) {
   if (n > 0) thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n);
 }
 
-RuntimeStats runtime_stats() { return {launches.load(), compiles.load(), disk_loads.load()}; }
+void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
+
+RuntimeStats runtime_stats() { return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits()}; }
 
 namespace detail {
 void count_compile() { compiles.fetch_add(1, std::memory_order_relaxed); }

@@ -64,6 +64,7 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
   trace_.slot = slot;
   if (kernel_) {
     const auto& k = kernel_->ir;
+    if (k.mode != ir::KernelMode::Mix) clock_width_ = kPipeCount;  // one core per block: only its pipes tick
     if (k.sync_all != ir::SyncAllScope::None && !ir::takes_part_in_sync_all(k.sync_all, k.mode, static_cast<ir::CoreKind>(kind))) epoch_ = -1;
     int64_t base = 0;
     for (const auto& g : kernel_->ir.groups) {
@@ -87,13 +88,15 @@ int64_t shared_tile_key(int owner_slot, int64_t tile) { return -(kSharedTileKeys
 bool is_gm_key(int64_t key) { return key < 0 && key > -kSharedTileKeys; }
 }  // namespace
 
-void CoreModel::reuse(timing::CoreTrace&& storage) {
-  storage.ops.clear();
-  storage.deps.clear();
-  storage.regions.clear();
-  storage.kind = trace_.kind;
-  storage.slot = trace_.slot;
-  trace_ = std::move(storage);
+void CoreModel::reuse(CoreRecording&& storage) {
+  storage.trace.ops.clear();
+  storage.trace.deps.clear();
+  storage.trace.regions.clear();
+  storage.trace.kind = trace_.kind;
+  storage.trace.slot = trace_.slot;
+  trace_ = std::move(storage.trace);
+  storage.gm_spans.clear();
+  gm_spans_ = std::move(storage.gm_spans);
 }
 
 int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
@@ -197,7 +200,7 @@ void CoreModel::wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) 
   const timing::OpRef dep{trace_core_, f.op};
   record_wait(dst, std::span(&dep, 1), instr, true);
   Pipe& d = pipes_[static_cast<int>(dst)];
-  for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+  join_clock(d.clock, f.clock);
 }
 
 CoreModel::CrossFlag CoreModel::cross_set(ir::Pipe pipe, int instr) {
@@ -214,7 +217,7 @@ void CoreModel::cross_wait(ir::Pipe pipe, std::span<const CrossFlag> flags, int 
   record_wait(pipe, std::span(deps.data(), n), instr, true);
   Pipe& d = pipes_[static_cast<int>(pipe)];
   for (const auto& f : flags) {
-    for (int i = 0; i < kClockWidth; ++i) d.clock[i] = std::max(d.clock[i], f.clock[i]);
+    join_clock(d.clock, f.clock);
   }
 }
 
@@ -237,7 +240,7 @@ void CoreModel::sync_all_leave(int instr, std::span<const timing::OpRef> arrival
   op.pipe = static_cast<uint8_t>(ir::Pipe::S);
   record(op, arrivals);
   for (auto& p : pipes_) {
-    for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], joined[i]);
+    join_clock(p.clock, joined);
   }
   drain();
   if (epoch_ >= 0) ++epoch_;
@@ -249,7 +252,7 @@ void CoreModel::drain() {
   Clock joined{};
   for (const auto& p : pipes_) {
     if (p.last_op >= 0) deps[n++] = {trace_core_, p.last_op};
-    for (int i = 0; i < kClockWidth; ++i) joined[i] = std::max(joined[i], p.clock[i]);
+    join_clock(joined, p.clock);
   }
   if (barrier_op_ >= 0) deps[n++] = {trace_core_, barrier_op_};
   timing::TimedOp op;
@@ -260,7 +263,7 @@ void CoreModel::drain() {
 }
 
 void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
-  Mutex& m = mutexes_[mutex];
+  Mutex& m = mutex_state(mutex);
   if (m.held) return fail(fmt::format("deadlock: mutex {} is locked again before it was unlocked", mutex), instr);
   m.held = true;
   if (m.release_op >= 0) {
@@ -274,18 +277,18 @@ void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
     }
   }
   Pipe& p = pipes_[static_cast<int>(pipe)];
-  for (int i = 0; i < kClockWidth; ++i) p.clock[i] = std::max(p.clock[i], m.clock[i]);
+  join_clock(p.clock, m.clock);
 }
 
 void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
-  Mutex& m = mutexes_[mutex];
+  Mutex& m = mutex_state(mutex);
   if (!m.held) return fail(fmt::format("mutex_unlock of mutex {} that is not locked", mutex), instr);
   m.held = false;
   // auto_mutex's unlock sits right after its instruction on the same pipe: the release is that
   // instruction's end.
   const int last = pipes_[static_cast<int>(pipe)].last_op;
   m.release_op = automatic(instr) && last >= 0 ? last : record_set(pipe, instr);
-  m.clock = pipes_[static_cast<int>(pipe)].clock;
+  std::copy_n(pipes_[static_cast<int>(pipe)].clock.begin(), clock_width_, m.clock.begin());
 }
 
 bool CoreModel::automatic(int instr) const {
@@ -294,12 +297,15 @@ bool CoreModel::automatic(int instr) const {
 
 int64_t CoreModel::tile_resource(int group, int64_t slot) const { return group_base_.at(group) + slot; }
 
-std::span<CoreModel::Access> CoreModel::tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi,
-                                                      std::span<Access> out) {
+std::span<const CoreModel::Access> CoreModel::tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
   // A tile that cross-core moves write is compared as a rectangle of its slot: a Vec -> Mat move
   // writes the part [gm_lo, gm_hi) (flattened over the tile's rows), everything else the whole slot.
+  // One access per tile, except a cross-core move's destination: one per core whose memory it writes.
+  const size_t n = info.tiles.size() + (info.peer_slots ? std::popcount(info.peer_slots) - 1u : 0u);
+  if (accesses_.size() < n) accesses_.resize(n);
+  Access* out = accesses_.data();
   size_t k = 0;
   for (size_t i = 0; i < info.tiles.size(); ++i) {
     const auto [g, write] = info.tiles[i];
@@ -319,22 +325,13 @@ std::span<CoreModel::Access> CoreModel::tile_accesses(int instr, const int64_t* 
       out[k++] = {tile, write};
     }
   }
-  return out.first(k);
+  return {out, k};
 }
 
 void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
-  // One access per tile, except a cross-core move's destination: one per core whose memory it writes.
-  const size_t n = info.tiles.size() + (info.peer_slots ? std::popcount(info.peer_slots) - 1u : 0u);
-  std::array<Access, 16> small;
-  std::vector<Access> large;
-  std::span<Access> room(small.data(), small.size());
-  if (n > small.size()) {
-    large.resize(n);
-    room = large;
-  }
-  const std::span<Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi, room) : std::span<Access>{};
+  const std::span<const Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi) : std::span<const Access>{};
   const double a = static_cast<double>(amount);
   const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
   auto work = [&](const CostModel::Cost& c, bool on_chip) { record_work(info.pipe, c, instr, tiles, on_chip); };
@@ -375,8 +372,6 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
 void CoreModel::sync(int instr, int64_t event, int64_t slot) {
   const auto& info = kernel_->ir.instrs[instr];
   const auto& s = kernel_->syncs.at(instr);
-  // Automatic mutexes (one per tile slot) live apart from the user's mutex ids 0..31.
-  constexpr int64_t kAutoMutexBase = int64_t{1} << 20;
   const int64_t mutex = slot >= 0 ? kAutoMutexBase + tile_resource(s.tile_group, slot) : event;
   switch (s.op) {
     case ir::SyncOp::SetFlag: set_flag(s.src, s.dst, event, instr); break;
@@ -411,7 +406,7 @@ void CoreModel::check_history(const char* kind, int64_t key, const TouchHistory&
 
 void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, int instr, int64_t width) {
   // Tiles are this core's own; GM and the tiles of cross-core moves are shared by the cores of the block.
-  ResourceState& st = key < 0 ? (*gm_)[key] : resources_[key];
+  ResourceState& st = key < 0 ? (*gm_)[static_cast<uint64_t>(-(key + 1))] : resources_[static_cast<uint64_t>(key)];
   const Clock& vc = pipes_[q].clock;
   const int self = at(q);
   const Touch t{lo, hi, width, vc[self], instr};

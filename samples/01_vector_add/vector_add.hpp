@@ -22,11 +22,12 @@ struct Params {
   SyncMode sync = SyncMode::automatic; // auto_mutex, hand-written flags, or none (racy on purpose)
   std::string chip = "a2";
   bool timing = true;                  // simulate pipe timing and check races (off: functional only)
+  bool race_check = true;              // with timing: check races (off: timing only)
 };
 
 template <class T>
 auto make_kernel(Params p) {
-  return pl::jit(jit_options("vector_add", p.sync, p.chip, p.timing), [p](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z) {
+  return pl::jit(jit_options("vector_add", p.sync, p.chip, p.timing, p.race_check), [p](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z) {
     pl::require(x.shape() == y.shape() && x.shape() == z.shape(), "x, y and z must have the same shape");
     pl::require(x.rank() == 1, "vector_add takes 1-D tensors");
     const int64_t n = x.numel();                                       // trace-time constant

@@ -47,8 +47,8 @@ inline SyncMode parse_sync(const std::string& s) {
   throw UserError("--param sync=" + s + " is not one of auto, manual, none", {});
 }
 
-inline JitOptions jit_options(const char* name, SyncMode sync, const std::string& chip, bool timing = true) {
-  return JitOptions{.name = name, .auto_mutex = sync == SyncMode::automatic, .chip = chip, .timing = timing, .race_check = timing};
+inline JitOptions jit_options(const char* name, SyncMode sync, const std::string& chip, bool timing = true, bool race_check = true) {
+  return JitOptions{.name = name, .auto_mutex = sync == SyncMode::automatic, .chip = chip, .timing = timing, .race_check = timing && race_check};
 }
 
 struct Verdict {

@@ -235,6 +235,28 @@ TEST_CASE("an_l2_that_holds_the_whole_footprint_answers_as_the_set_associative_o
   CHECK(set_associative.l2_read_hit_bytes > 0);
 }
 
+TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set") {
+  // An L2 of two sets of two 512-byte lines: line l goes to set l % 2.
+  pto::ChipProfile chip = pto::ChipProfile::get("a2");
+  chip.l2_bytes = 2048;
+  chip.l2_line_bytes = 512;
+  chip.l2_ways = 2;
+  const CostModel cost(chip);
+  CoreModel m(nullptr, cost, 0, false, 0, nullptr, 1, 0);
+  // Lines 0-3 fill both sets; 4 evicts 0 (set 0's oldest); 2 hits and makes 4 the oldest; 0
+  // evicts 4; 2 hits; 4 misses again.
+  const int lines[] = {0, 1, 2, 3, 4, 2, 0, 2, 4};
+  for (int line : lines) {
+    const pto::timing::GmRegion region{0, 4, line * 128, line * 128 + 128, 0, false};
+    m.transfer(Pipe::MTE2, pto::PathId::GmToVec, 512, region);
+    m.barrier(Pipe::ALL);  // one after another: the L2 sees them in this order
+  }
+  const auto r = replay({&m}, chip);
+  CHECK(r.l2_read_hit_bytes == 2 * 512);
+  CHECK(r.l2_read_miss_bytes == 7 * 512);
+  CHECK(r.hbm_bytes == 7 * 512);
+}
+
 TEST_CASE("vector_cost_is_a_head_plus_a_slope_per_repeat_by_operation_class") {
   const auto& chip = pto::ChipProfile::get("a2");
   const CostModel cost(chip);

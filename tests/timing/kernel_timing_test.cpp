@@ -85,6 +85,7 @@ TEST_CASE("double_buffering_overlaps_load_and_compute_as_the_profile_predicts") 
 }
 
 TEST_CASE("simulated_time_does_not_depend_on_host_threads_or_runs") {
+  pto::set_replay_cache(false);  // every run replayed, not found in the cache
   auto run = [](int threads) {
     pto::set_host_threads(threads);
     auto p = vector_add_profile({.tile = 2048}, 300000, 13);
@@ -100,6 +101,36 @@ TEST_CASE("simulated_time_does_not_depend_on_host_threads_or_runs") {
   CHECK(p2.core_us == p3.core_us);
   CHECK(s1.core_us == s2.core_us);
   CHECK(s1.device_us == s3.device_us);
+  pto::set_replay_cache(true);
+}
+
+TEST_CASE("a_repeated_launch_reuses_its_replay_and_gets_the_same_cycles") {
+  const auto before = pto::runtime_stats().replay_hits;
+  const auto first = vector_add_profile({.tile = 2048}, 200000, 6);
+  const auto again = vector_add_profile({.tile = 2048}, 200000, 6);
+  CHECK(pto::runtime_stats().replay_hits == before + 1);
+  CHECK(again.device_us == first.device_us);
+  CHECK(again.core_us == first.core_us);
+  REQUIRE(again.cores.size() == first.cores.size());
+  for (size_t c = 0; c < first.cores.size(); ++c) {
+    for (size_t p = 0; p < first.cores[c].pipes.size(); ++p) {
+      CHECK(again.cores[c].pipes[p].busy == first.cores[c].pipes[p].busy);
+      CHECK(again.cores[c].pipes[p].wait == first.cores[c].pipes[p].wait);
+    }
+  }
+  // Other traces (another block_dim, another length) are replayed.
+  const auto other = vector_add_profile({.tile = 2048}, 200000, 5);
+  const auto longer = vector_add_profile({.tile = 2048}, 200001, 6);
+  CHECK(pto::runtime_stats().replay_hits == before + 1);
+  CHECK(other.device_us != first.device_us);
+  CHECK(longer.device_us != first.device_us);
+  // With the cache off the launch is replayed again: the same cycles.
+  pto::set_replay_cache(false);
+  const auto replayed = vector_add_profile({.tile = 2048}, 200000, 6);
+  CHECK(pto::runtime_stats().replay_hits == before + 1);
+  CHECK(replayed.core_us == first.core_us);
+  CHECK(replayed.device_us == first.device_us);
+  pto::set_replay_cache(true);
 }
 
 TEST_CASE("more_cores_stop_helping_a_gm_bound_kernel") {

@@ -1,5 +1,7 @@
 #include "LaunchReplay.hpp"
 
+#include "ReplayCache.hpp"
+
 namespace pto::emulator {
 
 TracePool& trace_pool() {
@@ -7,7 +9,7 @@ TracePool& trace_pool() {
   return pool;
 }
 
-timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
+std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
                                    const std::vector<std::optional<CoreModel>>& models, int per_block, bool record) {
   const ChipProfile& chip = *k.chip;
   std::vector<const timing::CoreTrace*> traces(models.size());
@@ -33,8 +35,14 @@ timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::Launch
     base[t] = next;
     next += (bytes + kAlign - 1) / kAlign * kAlign;
   }
-  return timing::replay(
-      {.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record});
+  const timing::ReplayInput in{.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record};
+  ReplayCache& cache = replay_cache();
+  if (!cache.enabled()) return std::make_shared<const timing::ReplayResult>(timing::replay(in));
+  const ReplayKey key = fingerprint(in);
+  if (auto seen = cache.find(key)) return seen;
+  auto result = std::make_shared<const timing::ReplayResult>(timing::replay(in));
+  cache.put(key, result);
+  return result;
 }
 
 

@@ -1,5 +1,6 @@
 #pragma once
 // The timing replay of a launch and the trace storage it reuses (private to the emulator).
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -15,14 +16,14 @@ namespace pto::emulator {
 /// fresh vectors would grow, copy and fault in their pages every time.
 class TracePool {
  public:
-  timing::CoreTrace take() {
+  CoreRecording take() {
     std::lock_guard lock(mu_);
     if (free_.empty()) return {};
-    timing::CoreTrace t = std::move(free_.back());
+    CoreRecording t = std::move(free_.back());
     free_.pop_back();
     return t;
   }
-  void give(timing::CoreTrace&& t) {
+  void give(CoreRecording&& t) {
     std::lock_guard lock(mu_);
     if (free_.size() < kKept) free_.push_back(std::move(t));
   }
@@ -30,16 +31,17 @@ class TracePool {
  private:
   static constexpr size_t kKept = 3 * 64;  // a launch's worth of cores on the largest profile
   std::mutex mu_;
-  std::vector<timing::CoreTrace> free_;
+  std::vector<CoreRecording> free_;
 };
 
 /// The process's pool of trace storage.
 TracePool& trace_pool();
 
-/// The launch's cores replayed together (timing/Replay.hpp). Blocks start block_dispatch_cycles
-/// apart; tensors get virtual GM addresses in parameter order (2 MiB aligned; a tensor passed
-/// twice is one memory), so the L2's sets never depend on host addresses.
-timing::ReplayResult replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
+/// The launch's cores replayed together (timing/Replay.hpp), or the replay of the same input
+/// before (ReplayCache.hpp). Blocks start block_dispatch_cycles apart; tensors get virtual GM
+/// addresses in parameter order (2 MiB aligned; a tensor passed twice is one memory), so the L2's
+/// sets never depend on host addresses.
+std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
                                    const std::vector<std::optional<CoreModel>>& models, int per_block, bool record);
 
 /// Achieved MACs / (the cube's peak for the kernel's matmul dtype x AICs x the kernel's duration).

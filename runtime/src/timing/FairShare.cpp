@@ -1,13 +1,12 @@
 #include "FairShare.hpp"
 
-#include <algorithm>
-
 namespace pto::timing {
 
-void share_fairly(std::span<const double> cap, std::span<const double> use, double capacity, std::span<double> rate,
-                  std::vector<int>& open) {
+void share_fairly(std::span<const double> cap, std::span<const double> use, std::span<const double> count, double capacity,
+                  std::span<double> rate, std::vector<int>& open) {
   open.clear();
   for (size_t i = 0; i < cap.size(); ++i) {
+    if (count[i] <= 0) continue;
     if (use[i] > 0) {
       open.push_back(static_cast<int>(i));
     } else {
@@ -19,13 +18,15 @@ void share_fairly(std::span<const double> cap, std::span<const double> use, doub
   // result depends on the demands only.
   double left = capacity;
   while (!open.empty()) {
-    const double level = left / static_cast<double>(open.size());
+    double members = 0;
+    for (int i : open) members += count[i];
+    const double level = left / members;
     size_t kept = 0;
     for (int i : open) {
       const double want = use[i] * cap[i];
       if (want <= level) {
         rate[i] = cap[i];
-        left -= want;
+        left -= want * count[i];
       } else {
         open[kept++] = i;
       }

@@ -5,11 +5,11 @@
 
 namespace pto::timing {
 
-/// Transfer i moves at rate[i] <= cap[i] and uses use[i] * rate[i] of a resource of `capacity`
-/// (use[i]: the fraction of its bytes that go through the resource). Water-filling: no transfer
-/// gets more of the resource than another that wants more; transfers with use 0 keep their cap.
-/// `scratch` is reused between calls.
-void share_fairly(std::span<const double> cap, std::span<const double> use, double capacity, std::span<double> rate,
-                  std::vector<int>& scratch);
+/// Group i holds count[i] transfers, each moving at rate[i] <= cap[i] and using use[i] * rate[i]
+/// of a resource of `capacity` (use[i]: the fraction of its bytes that go through the resource).
+/// Water-filling: no transfer gets more of the resource than another that wants more; transfers
+/// with use 0 keep their cap; groups with count 0 are left alone. `scratch` is reused between calls.
+void share_fairly(std::span<const double> cap, std::span<const double> use, std::span<const double> count, double capacity,
+                  std::span<double> rate, std::vector<int>& scratch);
 
 }  // namespace pto::timing

@@ -5,7 +5,10 @@
 #include <limits>
 #include <queue>
 
-#include "FairShare.hpp"
+#include <tbb/parallel_for.h>
+
+#include "../TbbTsan.hpp"
+#include "FlowSet.hpp"
 #include "SharedL2.hpp"
 
 namespace pto::timing {
@@ -22,21 +25,36 @@ struct Event {
 };
 using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
 
-/// The replay's per-op arrays. One set per host thread is kept between launches: a launch of tens
-/// of thousands of ops would otherwise map, fault in and zero fresh pages every time.
-struct Buffers {
-  std::vector<uint32_t> base, core_of, pending, pipe_next, rdep_begin, rdeps, fill;
-  std::vector<const TimedOp*> ops;
-  std::vector<double> dep_ready, pred_end, start, end, work_end;
+/// What the replay keeps of one op, in one record: the event loop visits the ops of every core in
+/// simulated-time order, and one record per op (not a dozen parallel arrays) keeps that to one
+/// stream through memory per core, which the host's prefetchers follow.
+struct OpState {
+  double dep_ready = 0;           // when its deps (flags, mutexes, barriers) have all ended
+  double pred_end = -1;           // when the previous op of its pipe ended (-1: none)
+  double start = 0, end = 0;
+  double head = 0;                // Work: paid when its pipe starts from idle; Transfer: the DMA latency
+  double amount = 0;              // Work: the body, cycles; Transfer: bytes
+  uint32_t pending = 0;           // its conditions not yet met: deps, and the pipe's previous op
+  uint32_t pipe_next = UINT32_MAX;  // the next op of its pipe
+  uint32_t barrier = UINT32_MAX;  // the core's last barrier op before it
+  uint32_t issue = 0;             // instructions issued since that barrier (or the core's start)
+  uint32_t rdep_begin = 0;        // its dependents: rdeps[rdep_begin, the next record's rdep_begin)
+  int32_t region = -1;            // Transfer: its core's CoreTrace::regions index
+  uint16_t core = 0;
+  OpKind kind = OpKind::Work;
+  uint8_t pipe = 0;
+  PathId path = PathId::GmToVec;
+};
 
-  template <class F>
-  void each(Buffers& o, F&& f) {
-    f(base, o.base), f(core_of, o.core_of), f(pending, o.pending), f(pipe_next, o.pipe_next), f(rdep_begin, o.rdep_begin);
-    f(rdeps, o.rdeps), f(fill, o.fill), f(ops, o.ops), f(dep_ready, o.dep_ready), f(pred_end, o.pred_end), f(start, o.start);
-    f(end, o.end), f(work_end, o.work_end);
-  }
+/// The replay's storage. One set per host thread is kept between launches: a launch of tens of
+/// thousands of ops would otherwise map, fault in and zero fresh pages every time.
+struct Buffers {
+  std::vector<uint32_t> base, rdeps, fill;
+  std::vector<OpState> ops;  // one per op of the launch, and a last one that ends rdeps
+  std::vector<double> work_end;
+
   void swap(Buffers& o) {
-    each(o, [](auto& a, auto& b) { a.swap(b); });
+    base.swap(o.base), rdeps.swap(o.rdeps), fill.swap(o.fill), ops.swap(o.ops), work_end.swap(o.work_end);
   }
 };
 
@@ -45,8 +63,7 @@ class Replayer {
   Replayer(const ReplayInput& in, Buffers& kept)
       : in_(in), chip_(*in.chip),
         l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint),
-        hbm_per_cycle_(chip_.hbm_gbps / chip_.clock_ghz),
-        l2_per_cycle_(chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
+        flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
     b_.swap(kept_);
   }
   ~Replayer() { b_.swap(kept_); }
@@ -55,56 +72,70 @@ class Replayer {
 
   ReplayResult run() {
     build();
-    for (uint32_t g = 0; g < b_.ops.size(); ++g) {
-      if (b_.pending[g] == 0) schedule(g);
+    for (uint32_t g = 0; g + 1 < b_.ops.size(); ++g) {
+      if (b_.ops[g].pending == 0) schedule(g);
     }
     loop();
     return finish();
   }
 
  private:
-  const TimedOp& op(uint32_t g) const { return *b_.ops[g]; }
+  /// The TimedOp behind global op g.
+  const TimedOp& op(uint32_t g) const {
+    const uint32_t c = b_.ops[g].core;
+    return in_.cores[c]->ops[g - b_.base[c]];
+  }
 
   void build() {
     const size_t n_cores = in_.cores.size();
     b_.base.assign(n_cores + 1, 0);
     for (size_t c = 0; c < n_cores; ++c) b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
     const uint32_t n = b_.base.back();
-    b_.ops.resize(n);
-    b_.core_of.resize(n);
-    b_.pending.assign(n, 0);
-    b_.dep_ready.assign(n, 0);
-    b_.pred_end.assign(n, -1);
-    b_.start.assign(n, 0);
-    b_.end.assign(n, 0);
-    b_.pipe_next.assign(n, UINT32_MAX);
+    b_.ops.resize(n + 1);
+    b_.ops[n] = OpState{};
     b_.work_end.assign(n_cores * kPipeCount, -1);
-    b_.rdep_begin.assign(n + 1, 0);  // first the count of each op's dependents, at index op + 1
-    for (size_t c = 0; c < n_cores; ++c) {
+    // First each op's own fields (the cores in parallel: each writes only its own records).
+    for_each_core([&](size_t c) {
       const CoreTrace& t = *in_.cores[c];
       std::array<uint32_t, kPipeCount> last{};
       last.fill(UINT32_MAX);
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
-        b_.ops[g] = &o;
-        b_.core_of[g] = static_cast<uint32_t>(c);
-        b_.pending[g] = o.dep_count;
-        for (uint32_t d = 0; d < o.dep_count; ++d) b_.rdep_begin[ref(t.deps[o.dep_begin + d]) + 1] += 1;
+        OpState& st = b_.ops[g];
+        st = OpState{};
+        st.head = o.head;
+        st.amount = o.kind == OpKind::Transfer ? o.bytes : o.body;
+        st.pending = o.dep_count;
+        st.barrier = o.barrier >= 0 ? b_.base[c] + static_cast<uint32_t>(o.barrier) : UINT32_MAX;
+        st.issue = o.issue;
+        st.region = o.region;
+        st.core = static_cast<uint16_t>(c);
+        st.kind = o.kind;
+        st.pipe = o.pipe;
+        st.path = o.path;
         if (o.kind != OpKind::Barrier) {
           uint32_t& prev = last[o.pipe];
           if (prev != UINT32_MAX) {
-            b_.pipe_next[prev] = g;
-            b_.pending[g] += 1;
+            b_.ops[prev].pipe_next = g;
+            st.pending += 1;
           }
           prev = g;
         }
       }
+    });
+    // Reverse deps, CSR: the count of each op's dependents first, in the next record's rdep_begin
+    // (deps may cross cores: one pass).
+    for (size_t c = 0; c < n_cores; ++c) {
+      const CoreTrace& t = *in_.cores[c];
+      for (const TimedOp& o : t.ops) {
+        for (uint32_t d = 0; d < o.dep_count; ++d) b_.ops[ref(t.deps[o.dep_begin + d]) + 1].rdep_begin += 1;
+      }
     }
-    // Reverse deps, CSR.
-    for (uint32_t g = 0; g < n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
-    b_.rdeps.resize(b_.rdep_begin[n]);
-    b_.fill.assign(b_.rdep_begin.begin(), b_.rdep_begin.end() - 1);
+    for (uint32_t g = 0; g < n; ++g) b_.ops[g + 1].rdep_begin += b_.ops[g].rdep_begin;
+    b_.rdeps.resize(b_.ops[n].rdep_begin);
+    b_.fill.resize(n);
+    for (uint32_t g = 0; g < n; ++g) b_.fill[g] = b_.ops[g].rdep_begin;
     for (size_t c = 0; c < n_cores; ++c) {
       const CoreTrace& t = *in_.cores[c];
       for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -119,19 +150,18 @@ class Replayer {
   double core_start(uint32_t c) const { return in_.core_start.empty() ? 0 : in_.core_start[c]; }
 
   /// When the scalar unit has issued op g.
-  double issue_ready(uint32_t g) const {
-    const TimedOp& o = op(g);
-    const uint32_t c = b_.core_of[g];
-    const double from = o.barrier >= 0 ? b_.end[b_.base[c] + static_cast<uint32_t>(o.barrier)] : core_start(c);
-    return from + o.issue * chip_.issue_cycles;
+  double issue_ready(const OpState& st) const {
+    const double from = st.barrier != UINT32_MAX ? b_.ops[st.barrier].end : core_start(st.core);
+    return from + st.issue * chip_.issue_cycles;
   }
 
   /// All of g's conditions hold: queue its start.
   void schedule(uint32_t g) {
-    const double t = std::max({b_.dep_ready[g], b_.pred_end[g], issue_ready(g)});
+    const OpState& st = b_.ops[g];
+    const double t = std::max({st.dep_ready, st.pred_end, issue_ready(st)});
     // A sync point due now takes no time and no shared resource: settle it at once (most ops of a
     // pipelined kernel are flags and mutexes), not through the queue.
-    const OpKind kind = op(g).kind;
+    const OpKind kind = st.kind;
     if (t <= now_ && (kind == OpKind::Sync || kind == OpKind::Barrier)) {
       due_now_.push_back(g);
     } else if (kind == OpKind::Work || kind == OpKind::Transfer) {
@@ -147,37 +177,39 @@ class Replayer {
     while (!due_now_.empty()) {
       const uint32_t g = due_now_.back();
       due_now_.pop_back();
-      b_.start[g] = now_;
+      b_.ops[g].start = now_;
       ended(g, now_);
     }
   }
 
   void ended(uint32_t g, double t) {
-    b_.end[g] = t;
-    if (b_.pipe_next[g] != UINT32_MAX) {
-      const uint32_t s = b_.pipe_next[g];
-      b_.pred_end[s] = t;
-      if (--b_.pending[s] == 0) schedule(s);
+    OpState& st = b_.ops[g];
+    st.end = t;
+    if (st.pipe_next != UINT32_MAX) {
+      OpState& next = b_.ops[st.pipe_next];
+      next.pred_end = t;
+      if (--next.pending == 0) schedule(st.pipe_next);
     }
-    for (uint32_t i = b_.rdep_begin[g]; i < b_.rdep_begin[g + 1]; ++i) {
+    for (uint32_t i = st.rdep_begin, e = b_.ops[g + 1].rdep_begin; i < e; ++i) {
       const uint32_t s = b_.rdeps[i];
-      b_.dep_ready[s] = std::max(b_.dep_ready[s], t);
-      if (--b_.pending[s] == 0) schedule(s);
+      OpState& dep = b_.ops[s];
+      dep.dep_ready = std::max(dep.dep_ready, t);
+      if (--dep.pending == 0) schedule(s);
     }
   }
 
   void start(uint32_t g, double now) {
-    b_.start[g] = now;
-    const TimedOp& o = op(g);
+    OpState& o = b_.ops[g];
+    o.start = now;
     switch (o.kind) {
       case OpKind::Sync:
       case OpKind::Barrier: ended(g, now); return;
       case OpKind::Work: {
         // The head is paid when the pipe starts from idle: no work of this pipe ended just as
         // this op starts (pto-isa's vector and cube queues pay it only at an empty queue).
-        double& last = b_.work_end[static_cast<size_t>(b_.core_of[g]) * kPipeCount + o.pipe];
+        double& last = b_.work_end[static_cast<size_t>(o.core) * kPipeCount + o.pipe];
         const bool idle = now > last;
-        last = now + o.body + (idle ? o.head : 0);
+        last = now + o.amount + (idle ? o.head : 0);
         fixed_ends_.push({last, g});
         return;
       }
@@ -189,10 +221,9 @@ class Replayer {
   }
 
   /// The bytes of a transfer that go to HBM: read misses in L2, or all of a write.
-  double hbm_bytes(uint32_t g) {
-    const TimedOp& o = op(g);
-    const CoreTrace& t = *in_.cores[b_.core_of[g]];
-    if (o.region < 0) return o.bytes;
+  double hbm_bytes(const OpState& o) {
+    const CoreTrace& t = *in_.cores[o.core];
+    if (o.region < 0) return o.amount;
     const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
     const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
@@ -212,65 +243,27 @@ class Replayer {
       }
     }
     if (r.write) {
-      result_.gm_write_bytes += o.bytes;
-      return o.bytes;
+      result_.gm_write_bytes += o.amount;
+      return o.amount;
     }
-    result_.l2_read_miss_bytes += o.bytes - seen.hit_bytes;
+    result_.l2_read_miss_bytes += o.amount - seen.hit_bytes;
     result_.l2_read_hit_bytes += seen.hit_bytes;
     return seen.fetched_bytes;
   }
 
   void join(uint32_t g) {
-    const TimedOp& o = op(g);
-    if (o.bytes <= 0) return ended(g, now_);
-    const double hbm = hbm_bytes(g);
+    const OpState& o = b_.ops[g];
+    if (o.amount <= 0) return ended(g, now_);
+    const double hbm = hbm_bytes(o);
     result_.hbm_bytes += hbm;
-    // Struct of arrays: the loops over the transfers in flight run at every change of the rates.
-    act_op_.push_back(g);
-    left_.push_back(o.bytes);
-    cap_.push_back(chip_.path(o.path).peak_bytes_per_cycle);
-    use_.push_back(hbm / o.bytes);  // > 1: partial lines
-    done_at_.push_back(1e-6 * std::max(1.0, o.bytes));
-    rate_.push_back(0);
+    flows_.join(g, o.amount, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.amount);  // use > 1: partial lines
     rates_dirty_ = true;
   }
 
   /// Moves every transfer in flight forward to `t` at its current rate.
   void advance(double t) {
-    const double dt = t - now_;
-    if (dt > 0) {
-      for (size_t i = 0; i < left_.size(); ++i) left_[i] -= rate_[i] * dt;
-    }
+    flows_.advance(t - now_);
     now_ = t;
-  }
-
-  void share() {
-    const size_t n = act_op_.size();
-    share_fairly(cap_, use_, hbm_per_cycle_, rate_, order_);
-    // Then the L2's own bandwidth, over every transfer (hits and misses pass through it).
-    double total = 0;
-    for (double r : rate_) total += r;
-    if (total > l2_per_cycle_) {
-      l2_cap_.assign(rate_.begin(), rate_.end());
-      ones_.assign(n, 1.0);
-      share_fairly(l2_cap_, ones_, l2_per_cycle_, rate_, order_);
-    }
-    rates_dirty_ = false;
-  }
-
-  /// When the first transfer in flight will have moved its bytes. The smallest left / rate is
-  /// found by cross-multiplying (one division in all: this runs at every change of the rates).
-  double next_transfer_end() {
-    double left = 0, rate = 0;
-    for (size_t i = 0; i < left_.size(); ++i) {
-      const double l = std::max(0.0, left_[i]);
-      if (rate_[i] > 0 && (rate == 0 || l * rate < left * rate_[i])) {
-        left = l;
-        rate = rate_[i];
-        closest_ = i;
-      }
-    }
-    return rate > 0 ? now_ + left / rate : kNever;
   }
 
   void loop() {
@@ -278,8 +271,8 @@ class Replayer {
     while (true) {
       settle_due_now();
       if (rates_dirty_) {
-        share();
-        transfer_end = next_transfer_end();
+        transfer_end = now_ + flows_.until_next_end();
+        rates_dirty_ = false;
       }
       const double t_start = starts_.empty() ? kNever : starts_.top().time;
       const double t_fixed = fixed_ends_.empty() ? kNever : fixed_ends_.top().time;
@@ -288,22 +281,9 @@ class Replayer {
       advance(t);
       if (transfer_end <= t && transfer_end <= t_fixed && transfer_end <= t_start) {
         // Every transfer that has moved its bytes ends now (ordered by op index); rounding may
-        // leave the one that defined this moment (found with it) a hair short.
-        left_[closest_] = 0;
+        // leave the one that defined this moment a hair short.
         done_.clear();
-        for (size_t i = 0; i < left_.size();) {
-          if (left_[i] <= done_at_[i]) {
-            done_.push_back(act_op_[i]);
-            for (auto* v : {&left_, &cap_, &use_, &done_at_, &rate_}) {
-              (*v)[i] = v->back();
-              v->pop_back();
-            }
-            act_op_[i] = act_op_.back();
-            act_op_.pop_back();
-          } else {
-            ++i;
-          }
-        }
+        flows_.take_done(done_);
         std::sort(done_.begin(), done_.end());
         for (uint32_t g : done_) ended(g, now_);
         rates_dirty_ = true;
@@ -313,7 +293,7 @@ class Replayer {
         do {
           const Event e = fixed_ends_.top();
           fixed_ends_.pop();
-          if (op(e.op).kind == OpKind::Transfer) {
+          if (b_.ops[e.op].kind == OpKind::Transfer) {
             join(e.op);
           } else {
             ended(e.op, now_);
@@ -327,9 +307,29 @@ class Replayer {
     }
   }
 
+  /// Runs f(core) for every core of the launch, on the host's threads when there are many ops
+  /// (f must touch only that core's records).
+  template <class F>
+  void for_each_core(F&& f) const {
+    const size_t n = in_.cores.size();
+    if (n < 2 || b_.base.back() < kParallelOps) {
+      for (size_t c = 0; c < n; ++c) f(c);
+      return;
+    }
+    int handoff = 0;  // TSan's view of the hand-off into and out of TBB's workers
+    PTO_TSAN_RELEASE(&handoff);
+    tbb::parallel_for(size_t{0}, n, [&](size_t c) {
+      PTO_TSAN_ACQUIRE(&handoff);
+      f(c);
+      PTO_TSAN_RELEASE(&handoff);
+    });
+    PTO_TSAN_ACQUIRE(&handoff);
+  }
+  static constexpr uint32_t kParallelOps = 4096;
+
   ReplayResult finish() {
     result_.cores.resize(in_.cores.size());
-    for (size_t c = 0; c < in_.cores.size(); ++c) {
+    for_each_core([&](size_t c) {
       const CoreTrace& t = *in_.cores[c];
       CoreReplay& out = result_.cores[c];
       out.end_cycles = core_start(static_cast<uint32_t>(c));
@@ -338,47 +338,41 @@ class Replayer {
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
-        out.op_start[i] = b_.start[g];
-        out.op_end[i] = b_.end[g];
-        out.end_cycles = std::max(out.end_cycles, b_.end[g]);
+        const OpState& st = b_.ops[g];
+        out.op_start[i] = st.start;
+        out.op_end[i] = st.end;
+        out.end_cycles = std::max(out.end_cycles, st.end);
         if (o.kind == OpKind::Barrier) continue;
         PipeTotals& p = out.pipes[o.pipe];
-        if (o.dep_count > 0) p.wait += std::max(0.0, b_.dep_ready[g] - std::max(0.0, b_.pred_end[g]));
+        if (o.dep_count > 0) p.wait += std::max(0.0, st.dep_ready - std::max(0.0, st.pred_end));
         if (o.kind == OpKind::Sync) {
           if (o.flow && in_.record_spans) {
             for (uint32_t d = 0; d < o.dep_count; ++d) {
               const OpRef& r = t.deps[o.dep_begin + d];
               const uint32_t s = ref(r);
               const int src_slot = static_cast<size_t>(r.core) == c ? -1 : in_.cores[r.core]->slot;
-              out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, b_.end[s], b_.start[g], src_slot});
+              out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, b_.ops[s].end, st.start, src_slot});
             }
           }
           continue;
         }
-        const double busy = b_.end[g] - b_.start[g];
+        const double busy = st.end - st.start;
         p.busy += busy;
         if (o.on_chip) p.on_chip += busy;
         p.instructions += 1;
-        if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, b_.start[g], b_.end[g]});
+        if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, st.start, st.end});
       }
-    }
+    });
     return std::move(result_);
   }
 
   const ReplayInput& in_;
   const ChipProfile& chip_;
   SharedL2 l2_;
-  double hbm_per_cycle_, l2_per_cycle_;
+  FlowSet flows_;  // the transfers in flight
   Buffers& kept_;
   Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
-  // The transfers in flight (struct of arrays): op, bytes left, path peak, HBM bytes per byte, the
-  // bytes-left threshold at which it counts as done, current rate.
-  std::vector<uint32_t> act_op_;
-  std::vector<double> left_, cap_, use_, done_at_, rate_;
-  std::vector<double> l2_cap_, ones_;  // scratch of the L2 pass
-  size_t closest_ = 0;                 // the transfer next_transfer_end found
-  std::vector<int> order_;
   std::vector<uint32_t> done_, due_now_;
   bool rates_dirty_ = false;
   double now_ = 0;

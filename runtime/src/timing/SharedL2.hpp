@@ -2,7 +2,7 @@
 // The L2 shared by every core of a chip: set-associative with LRU replacement, write-allocate
 // (writes also go through to HBM, so a later read of written data hits). A launch whose GM
 // footprint fits in the L2 never evicts, so it keeps one bit per line instead (the same answers,
-// at a fraction of the cost).
+// at a fraction of the cost; for a line size that is a power of two, as every profile's is).
 #include <cstdint>
 #include <vector>
 
@@ -20,17 +20,17 @@ class SharedL2 {
   Outcome access(uint64_t addr, uint64_t len);
 
  private:
-  struct Way {
-    uint64_t tag = ~uint64_t{0};
-    uint64_t used = 0;  // LRU stamp
-  };
   int64_t line_;
+  int line_shift_;  // log2(line_) when the footprint fits (line_ is then a power of two)
   int ways_;
   uint64_t sets_;
   uint64_t clock_ = 0;
   bool fits_;                        // the footprint fits: present_ holds one bit per line
   std::vector<uint64_t> present_;
-  std::vector<Way> ways_store_;      // sets_ * ways_, allocated on first use
+  // Per set, its ways' tags and LRU stamps (sets_ * ways_ each, allocated on first use).
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  static constexpr int kCommonWays = 16;
+  std::vector<uint64_t> tags_, used_;
 };
 
 }  // namespace pto::timing

@@ -15,11 +15,17 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
 /// Limits the host threads the emulator uses (0: all hardware threads).
 void set_host_threads(int n);
 
+/// Keeps the replays of recent launches and reuses one when a launch records the same traces
+/// again (on by default; the cycles are the same either way, the replay is a pure function of
+/// its input). Off: every timed launch is replayed, and the kept replays are dropped.
+void set_replay_cache(bool on);
+
 /// Process-wide counters, for tests and the CLI.
 struct RuntimeStats {
   uint64_t launches = 0;
   uint64_t compiles = 0;    // specialisations built by LLVM in this process
   uint64_t disk_loads = 0;  // specialisations loaded from the disk cache instead
+  uint64_t replay_hits = 0; // timed launches whose replay was found in the replay cache
 };
 RuntimeStats runtime_stats();
 

@@ -13,6 +13,7 @@
 // acquiring one. Two accesses to the same tile slot (or overlapping GM) from different pipes,
 // at least one a write, that are not ordered are a race (RAW, WAR or WAW), reported with both
 // instructions, their pipes and source lines.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "pto/backend/ChipProfile.hpp"
+#include "pto/runtime/DenseMap.hpp"
 #include "pto/runtime/timing/TimedOp.hpp"
 
 namespace pto {
@@ -157,8 +159,16 @@ struct ResourceState {
   std::array<TouchHistory, kClockWidth> writes{}, reads{};
   uint32_t used = 0;  // bit i: clock index i has accesses
 };
-/// GM accesses of the cores of one block (shared by their CoreModels; tensor t is key -(t + 1)).
-using GmRaceState = std::map<int64_t, ResourceState>;
+/// GM accesses of the cores of one block (shared by their CoreModels), by race-state key k < 0
+/// stored at -(k + 1): tensor t at t.
+using GmRaceState = DenseMap<ResourceState>;
+
+/// A core's recording storage, handed from launch to launch (see CoreModel::reuse): the timing
+/// trace, and the GM accesses kept for the check between blocks.
+struct CoreRecording {
+  timing::CoreTrace trace;
+  std::vector<GmSpan> gm_spans;
+};
 
 class CoreModel {
  public:
@@ -218,10 +228,10 @@ class CoreModel {
   /// What the core recorded for the timing replay.
   const timing::CoreTrace& trace() const { return trace_; }
   /// Records into `storage` (emptied; its capacity is kept) instead of fresh vectors: launches
-  /// hand trace storage from one to the next. Call before the first op.
-  void reuse(timing::CoreTrace&& storage);
-  /// Gives the trace's storage back (the model records nothing after).
-  timing::CoreTrace release_trace() { return std::move(trace_); }
+  /// hand recording storage from one to the next. Call before the first op.
+  void reuse(CoreRecording&& storage);
+  /// Gives the recording's storage back (the model records nothing after).
+  CoreRecording release_recording() { return {std::move(trace_), std::move(gm_spans_)}; }
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
@@ -267,12 +277,21 @@ class CoreModel {
   /// `first_at`, `second_at`: clock indices (slot * kPipeCount + pipe).
   void report_race(const char* kind, int64_t key, const Touch& first, int first_at, int second_at, int second_instr);
   int at(int pipe) const { return slot_ * kPipeCount + pipe; }
+  /// into = max(into, from) over the clock entries in use.
+  void join_clock(Clock& into, const Clock& from) const {
+    for (int i = 0; i < clock_width_; ++i) into[i] = std::max(into[i], from[i]);
+  }
   std::string resource_name(int64_t key) const;
   std::string describe(int instr, int at) const;
   void fail(std::string reason, int instr);
   int64_t tile_resource(int group, int64_t slot) const;
-  /// Fills `out` with the accesses of instruction `instr` (its tiles, in slots `slots`).
-  std::span<Access> tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi, std::span<Access> out);
+  /// The accesses of instruction `instr` (its tiles, in slots `slots`), in accesses_.
+  std::span<const Access> tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  /// Automatic mutexes (one per tile slot, key kAutoMutexBase + slot id) apart from the user's ids.
+  static constexpr int64_t kAutoMutexBase = int64_t{1} << 20;
+  Mutex& mutex_state(int64_t mutex) {
+    return mutex >= kAutoMutexBase ? auto_mutexes_[static_cast<uint64_t>(mutex - kAutoMutexBase)] : mutexes_[static_cast<uint64_t>(mutex)];
+  }
 
   const CompiledKernel* kernel_;
   const CostModel& cost_;
@@ -282,6 +301,7 @@ class CoreModel {
   GmRaceState* gm_;
   int kind_;
   int trace_core_;
+  int clock_width_ = kClockWidth;  // the entries that can tick: a mix block's three cores, or one core's pipes
   timing::CoreTrace trace_;
   /// pipe_barrier(ALL)'s ordering (every pipe's ops so far before every later op), uncounted.
   void drain();
@@ -291,8 +311,9 @@ class CoreModel {
   uint32_t issued_ = 0;    // instructions issued since it
   std::array<Pipe, kPipeCount> pipes_{};
   std::map<std::tuple<int, int, int64_t>, std::vector<Flag>> flags_;
-  std::map<int64_t, Mutex> mutexes_;
-  std::map<int64_t, ResourceState> resources_;  // tile slot ids >= 0, GM tensor t as -(t + 1)
+  DenseMap<Mutex> mutexes_, auto_mutexes_;
+  DenseMap<ResourceState> resources_;  // tile slot ids (>= 0); GM and shared tiles live in *gm_
+  std::vector<Access> accesses_;       // tile_accesses' result, reused
   GmRaceState own_gm_;
   std::vector<int64_t> group_base_;
   std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by

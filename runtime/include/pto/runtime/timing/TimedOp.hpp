@@ -17,6 +17,9 @@ enum class OpKind : uint8_t {
   Barrier,   // pipe_barrier(ALL): on no pipe; waits for every pipe, holds the scalar unit
 };
 
+// The records below have no padding (explicit spare bytes, always zero): a launch's traces are
+// fingerprinted by their bytes (emulator/ReplayCache.hpp).
+
 /// A GM region a transfer touches: rows of the row-major view `width` elements wide that cover
 /// [lo, hi) (width 0: the 1-D range [lo, hi)), of tensor `tensor` with `elem_bytes` elements.
 struct GmRegion {
@@ -24,12 +27,15 @@ struct GmRegion {
   int32_t elem_bytes = 1;
   int64_t lo = 0, hi = 0, width = 0;
   bool write = false;
+  uint8_t spare[7] = {};
 };
+static_assert(sizeof(GmRegion) == 40, "GmRegion must have no padding");
 
 /// An op of a core of the launch.
 struct OpRef {
   int32_t core = -1, op = -1;
 };
+static_assert(sizeof(OpRef) == 8, "OpRef must have no padding");
 
 struct TimedOp {
   double head = 0, body = 0;  // cycles (Transfer: head is the latency, body unused)
@@ -38,14 +44,16 @@ struct TimedOp {
   int32_t barrier = -1;       // this core's last barrier op before this one
   uint32_t issue = 0;         // instructions issued since that barrier (or the core's start)
   uint32_t dep_begin = 0;     // its deps: CoreTrace::deps[dep_begin, dep_begin + dep_count)
+  int32_t region = -1;        // Transfer: CoreTrace::regions index
   uint16_t dep_count = 0;
   uint8_t pipe = 0;           // ir::Pipe
   OpKind kind = OpKind::Work;
   PathId path = PathId::GmToVec;  // Transfer: the path (its peak caps the rate)
   bool on_chip = false;       // Work: a move between local memories
   bool flow = false;          // Sync: a flag wait whose flows the trace view shows
-  int32_t region = -1;        // Transfer: CoreTrace::regions index
+  uint8_t spare[5] = {};
 };
+static_assert(sizeof(TimedOp) == 56, "TimedOp must have no padding");
 
 struct CoreTrace {
   int kind = 1;  // ir::CoreKind

@@ -1,0 +1,111 @@
+#include "ReplayCache.hpp"
+
+#include <algorithm>
+
+#include <xxhash.h>
+
+namespace pto::emulator {
+namespace {
+
+template <class T>
+void add(XXH3_state_t* s, const std::vector<T>& v) {
+  const uint64_t n = v.size();
+  XXH3_128bits_update(s, &n, sizeof n);
+  if (n > 0) XXH3_128bits_update(s, v.data(), n * sizeof(T));
+}
+template <class T>
+void add(XXH3_state_t* s, std::span<const T> v) {
+  const uint64_t n = v.size();
+  XXH3_128bits_update(s, &n, sizeof n);
+  if (n > 0) XXH3_128bits_update(s, v.data(), n * sizeof(T));
+}
+
+/// Roughly the heap bytes a result holds.
+size_t size_of(const timing::ReplayResult& r) {
+  size_t bytes = sizeof r;
+  for (const auto& c : r.cores) {
+    bytes += sizeof c + (c.op_start.size() + c.op_end.size()) * sizeof(double) + c.spans.size() * sizeof(InstrSpan) +
+             c.flows.size() * sizeof(FlagFlow);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+ReplayKey fingerprint(const timing::ReplayInput& in) {
+  XXH3_state_t* s = XXH3_createState();
+  XXH3_128bits_reset(s);
+  // The chip: profiles live for the process (ChipProfile::get), so the address names one.
+  const uintptr_t chip = reinterpret_cast<uintptr_t>(in.chip);
+  const uint64_t flags[3] = {chip, in.gm_footprint, in.record_spans ? 1u : 0u};
+  XXH3_128bits_update(s, flags, sizeof flags);
+  add(s, in.core_start);
+  add(s, in.tensor_base);
+  const uint64_t cores = in.cores.size();
+  XXH3_128bits_update(s, &cores, sizeof cores);
+  for (const timing::CoreTrace* t : in.cores) {
+    const int64_t where[2] = {t->kind, t->slot};
+    XXH3_128bits_update(s, where, sizeof where);
+    add(s, t->ops);
+    add(s, t->deps);
+    add(s, t->regions);
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(s);
+  XXH3_freeState(s);
+  return {h.low64, h.high64};
+}
+
+std::shared_ptr<const timing::ReplayResult> ReplayCache::find(const ReplayKey& key) {
+  std::lock_guard lock(mu_);
+  for (auto& e : entries_) {
+    if (e.key == key) {
+      e.used = ++clock_;
+      ++hits_;
+      return e.result;
+    }
+  }
+  return nullptr;
+}
+
+void ReplayCache::put(const ReplayKey& key, std::shared_ptr<const timing::ReplayResult> result) {
+  const size_t bytes = size_of(*result);
+  if (bytes > kMaxBytes) return;
+  std::lock_guard lock(mu_);
+  if (!enabled_) return;
+  for (const auto& e : entries_) {
+    if (e.key == key) return;  // another thread replayed the same launch meanwhile
+  }
+  while (!entries_.empty() && (entries_.size() >= kMaxEntries || bytes_ + bytes > kMaxBytes)) {
+    auto oldest = std::min_element(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+    bytes_ -= oldest->bytes;
+    entries_.erase(oldest);
+  }
+  entries_.push_back({key, std::move(result), bytes, ++clock_});
+  bytes_ += bytes;
+}
+
+void ReplayCache::set_enabled(bool on) {
+  std::lock_guard lock(mu_);
+  enabled_ = on;
+  if (!on) {
+    entries_.clear();
+    bytes_ = 0;
+  }
+}
+
+bool ReplayCache::enabled() const {
+  std::lock_guard lock(mu_);
+  return enabled_;
+}
+
+uint64_t ReplayCache::hits() const {
+  std::lock_guard lock(mu_);
+  return hits_;
+}
+
+ReplayCache& replay_cache() {
+  static ReplayCache cache;
+  return cache;
+}
+
+}  // namespace pto::emulator
