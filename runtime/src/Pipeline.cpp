@@ -19,9 +19,14 @@ namespace {
 /// The sync instructions' ops and pipes, by instruction id, for the pipeline model.
 std::vector<SyncInfo> sync_table(const ir::Kernel& k) {
   struct Collect : ir::Visitor {
+    const ir::Kernel* k;
     std::vector<SyncInfo>* out;
-    void visit_node(const ir::Sync* op) override { (*out)[op->id] = {op->op, op->src, op->dst, op->tile.group}; }
+    void visit_node(const ir::Sync* op) override {
+      const auto& info = k->instrs[static_cast<size_t>(op->id)];
+      (*out)[op->id] = {op->op, op->src, op->dst, op->tile.group, info.pipe, info.automatic};
+    }
   } c;
+  c.k = &k;
   std::vector<SyncInfo> out(k.instrs.size());
   c.out = &out;
   c.visit(k.body);

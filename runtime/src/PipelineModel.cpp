@@ -80,6 +80,17 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
 }
 
 namespace {
+
+/// Appends to a recording vector, first asking for the cache line a few records ahead: recording
+/// storage is reused from launch to launch, and a launch's own GM traffic has long evicted it, so
+/// every new line is a miss to DRAM that would otherwise stall the core it runs on.
+template <class T>
+void append(std::vector<T>& v, const T& x) {
+  constexpr size_t kAhead = (256 + sizeof(T) - 1) / sizeof(T);
+  __builtin_prefetch(v.data() + v.size() + kAhead, 1);
+  v.push_back(x);
+}
+
 // Race-state keys: a tile slot of this core (>= 0), GM tensor t (-(t + 1)), or a tile slot that
 // cross-core moves write, kept with GM in the block's shared state, per owning core.
 constexpr int64_t kSharedTileKeys = int64_t{1} << 40;
@@ -119,7 +130,7 @@ int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
     p.last_op = index;
   }
   op.dep_count = static_cast<uint16_t>(trace_.deps.size() - op.dep_begin);
-  trace_.ops.push_back(op);
+  append(trace_.ops, op);
   return index;
 }
 
@@ -157,7 +168,7 @@ int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::
   op.pipe = static_cast<uint8_t>(pipe);
   op.path = path;
   op.region = static_cast<int32_t>(trace_.regions.size());
-  trace_.regions.push_back(region);
+  append(trace_.regions, region);
   const int index = record(op);
   tick(static_cast<int>(pipe), instr, tiles);
   return index;
@@ -262,13 +273,16 @@ void CoreModel::drain() {
   for (auto& p : pipes_) p.clock = joined;
 }
 
-void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
+void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) { lock(mutex, pipe, instr, automatic(instr)); }
+void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) { unlock(mutex, pipe, instr, automatic(instr)); }
+
+void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic) {
   Mutex& m = mutex_state(mutex);
   if (m.held) return fail(fmt::format("deadlock: mutex {} is locked again before it was unlocked", mutex), instr);
   m.held = true;
   if (m.release_op >= 0) {
     const timing::OpRef dep{trace_core_, m.release_op};
-    if (automatic(instr)) {
+    if (automatic) {
       // auto_mutex's lock sits right before its instruction on the same pipe: the instruction's op
       // carries the wait itself (the same timing, a quarter of the ops to replay).
       pipes_[static_cast<int>(pipe)].pending.push_back(dep);
@@ -280,14 +294,14 @@ void CoreModel::lock(int64_t mutex, ir::Pipe pipe, int instr) {
   join_clock(p.clock, m.clock);
 }
 
-void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr) {
+void CoreModel::unlock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic) {
   Mutex& m = mutex_state(mutex);
   if (!m.held) return fail(fmt::format("mutex_unlock of mutex {} that is not locked", mutex), instr);
   m.held = false;
   // auto_mutex's unlock sits right after its instruction on the same pipe: the release is that
   // instruction's end.
   const int last = pipes_[static_cast<int>(pipe)].last_op;
-  m.release_op = automatic(instr) && last >= 0 ? last : record_set(pipe, instr);
+  m.release_op = automatic && last >= 0 ? last : record_set(pipe, instr);
   std::copy_n(pipes_[static_cast<int>(pipe)].clock.begin(), clock_width_, m.clock.begin());
 }
 
@@ -295,7 +309,6 @@ bool CoreModel::automatic(int instr) const {
   return kernel_ && instr >= 0 && instr < static_cast<int>(kernel_->ir.instrs.size()) && kernel_->ir.instrs[instr].automatic;
 }
 
-int64_t CoreModel::tile_resource(int group, int64_t slot) const { return group_base_.at(group) + slot; }
 
 std::span<const CoreModel::Access> CoreModel::tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
   const auto& info = kernel_->ir.instrs[instr];
@@ -365,20 +378,19 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
-    if (keep_gm_spans_) gm_spans_.push_back({info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
+    if (keep_gm_spans_) append(gm_spans_, GmSpan{info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
   }
 }
 
 void CoreModel::sync(int instr, int64_t event, int64_t slot) {
-  const auto& info = kernel_->ir.instrs[instr];
-  const auto& s = kernel_->syncs.at(instr);
+  const SyncInfo& s = kernel_->syncs[static_cast<size_t>(instr)];
   const int64_t mutex = slot >= 0 ? kAutoMutexBase + tile_resource(s.tile_group, slot) : event;
   switch (s.op) {
     case ir::SyncOp::SetFlag: set_flag(s.src, s.dst, event, instr); break;
     case ir::SyncOp::WaitFlag: wait_flag(s.src, s.dst, event, instr); break;
     case ir::SyncOp::Barrier: barrier(s.src); break;
-    case ir::SyncOp::MutexLock: lock(mutex, info.pipe, instr); break;
-    case ir::SyncOp::MutexUnlock: unlock(mutex, info.pipe, instr); break;
+    case ir::SyncOp::MutexLock: lock(mutex, s.pipe, instr, s.automatic); break;
+    case ir::SyncOp::MutexUnlock: unlock(mutex, s.pipe, instr, s.automatic); break;
     case ir::SyncOp::CrossSet: case ir::SyncOp::CrossWait: case ir::SyncOp::SyncAll: break;  // the emulator's cross hook
   }
 }

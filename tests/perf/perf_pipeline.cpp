@@ -63,7 +63,7 @@ void BM_TimingCostPaired(benchmark::State& state) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   time_launch(off), time_launch(timed), time_launch(checked);
-  std::vector<double> timed_ratio, checked_ratio;
+  std::vector<double> timed_ratio, checked_ratio, off_ms, checked_ms;
   int turn = 0;
   for (auto _ : state) {
     double t[3];
@@ -74,9 +74,13 @@ void BM_TimingCostPaired(benchmark::State& state) {
     turn += 1;
     timed_ratio.push_back(t[1] / t[0]);
     checked_ratio.push_back(t[2] / t[0]);
+    off_ms.push_back(t[0]);
+    checked_ms.push_back(t[2]);
   }
   state.counters["ratio"] = median(checked_ratio);
   state.counters["timing_only"] = median(timed_ratio);
+  state.counters["off_ms"] = median(off_ms);
+  state.counters["on_ms"] = median(checked_ms);
   pto::set_replay_cache(true);
 }
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);

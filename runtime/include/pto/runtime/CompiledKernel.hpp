@@ -27,6 +27,8 @@ struct SyncInfo {
   ir::SyncOp op = ir::SyncOp::Barrier;
   ir::Pipe src = ir::Pipe::S, dst = ir::Pipe::S;
   int tile_group = -1;  // automatic mutex: the tile group whose slot is locked
+  ir::Pipe pipe = ir::Pipe::S;  // the instruction's pipe (a mutex's)
+  bool automatic = false;       // inserted by auto_mutex
 };
 
 struct CompiledKernel {

@@ -284,7 +284,9 @@ class CoreModel {
   std::string resource_name(int64_t key) const;
   std::string describe(int instr, int at) const;
   void fail(std::string reason, int instr);
-  int64_t tile_resource(int group, int64_t slot) const;
+  int64_t tile_resource(int group, int64_t slot) const { return group_base_[static_cast<size_t>(group)] + slot; }
+  void lock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic);
+  void unlock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic);
   /// The accesses of instruction `instr` (its tiles, in slots `slots`), in accesses_.
   std::span<const Access> tile_accesses(int instr, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
   /// Automatic mutexes (one per tile slot, key kAutoMutexBase + slot id) apart from the user's ids.
