@@ -23,6 +23,7 @@ Environment read() {
     e.cache_dir = std::string(home) + "/.cache/pto";
   }
   e.host_threads = integer("PTO_HOST_THREADS");
+  if (const char* v = std::getenv("PTO_ON_RACE"); v && *v) e.on_race = v;
   return e;
 }
 

@@ -32,7 +32,8 @@ std::string describe(const CompiledKernel& k, const Entry& e, const std::functio
 }  // namespace
 
 std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<const CoreModel* const> cores, int per_block,
-                                         const std::function<std::string(int core)>& core_name, size_t max_reports) {
+                                         const std::function<std::string(int core)>& core_name, std::span<const int> memory_of,
+                                         size_t max_reports) {
   std::vector<RaceReport> out;
   std::map<std::tuple<std::string, int, int>, size_t> index;  // (kind, first instr, second instr) -> report
   // Only tensors some core writes can race (the others are read by every block at will): their
@@ -77,7 +78,7 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
         RaceReport r;
         r.kind = kind;
         r.core = first->core;
-        r.resource = fmt::format("GM tensor {}", k.ir.tensors[t].name);
+        r.resource = gm_memory_name(&k, t, memory_of);
         r.first_instr = first->touch.instr;
         r.second_instr = second->touch.instr;
         r.first = describe(k, *first, core_name);

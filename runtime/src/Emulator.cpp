@@ -24,6 +24,7 @@
 #include "emulator/DebugLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
+#include "emulator/RacePolicy.hpp"
 #include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
 #include "TbbTsan.hpp"
@@ -56,6 +57,7 @@ class Launch {
   Launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim)
       : k_(k), args_(args), block_dim_(block_dim), layout_(k.ir.mode), cores_(block_dim * layout_.per_block), cost_(*k.chip),
         status_(static_cast<size_t>(cores_)), models_(k.instrumented ? cores_ : 0),
+        memory_of_(k.instrumented && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
@@ -191,6 +193,7 @@ class Launch {
                                       gm_state_.empty() ? nullptr : &gm_state_[b], static_cast<int>(kind), c);
       models_[c]->reuse(trace_pool().take());
       models_[c]->keep_gm_spans(k_.race_check && block_dim_ > 1);  // for the check between blocks
+      models_[c]->check_gm_by_memory(memory_of_);
     }
     return static_cast<CoreModel*>(ctx.model);
   }
@@ -276,10 +279,13 @@ class Launch {
   std::vector<RaceReport> races_between_blocks() const {
     std::vector<const CoreModel*> all(static_cast<size_t>(cores_));
     for (int c = 0; c < cores_; ++c) all[c] = &*models_[c];
-    return find_block_races(k_, all, layout_.per_block, [&](int c) {
-      const int b = c / layout_.per_block, slot = c % layout_.per_block;
-      return fmt::format("block {}, {} {}", b, ir::core_kind_name(layout_.kind(slot)), layout_.number(b, slot));
-    });
+    return find_block_races(
+        k_, all, layout_.per_block,
+        [&](int c) {
+          const int b = c / layout_.per_block, slot = c % layout_.per_block;
+          return fmt::format("block {}, {} {}", b, ir::core_kind_name(layout_.kind(slot)), layout_.number(b, slot));
+        },
+        memory_of_);
   }
 
   void add_recording(LaunchProfile& prof, const timing::ReplayResult& replayed) const {
@@ -305,6 +311,7 @@ class Launch {
   void** tensors_ = nullptr;
   std::vector<CoreStatus> status_;
   std::vector<std::optional<CoreModel>> models_;
+  std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
@@ -324,6 +331,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
   detail::notify_launch(prof);
+  apply_race_policy(k, prof);
   return prof;
 }
 

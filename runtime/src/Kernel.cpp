@@ -14,10 +14,27 @@
 
 namespace pto {
 
+const char* on_race_name(OnRace r) {
+  switch (r) {
+    case OnRace::report: return "report";
+    case OnRace::warn: return "warn";
+    case OnRace::fail: return "fail";
+  }
+  return "?";
+}
+
 JitOptions apply_environment(JitOptions options) {
   const Environment& env = Environment::get();
   if (env.interpret) options.interpret = *env.interpret;
   if (env.opt_level) options.opt_level = *env.opt_level;
+  if (env.on_race) {
+    const std::string& v = *env.on_race;
+    bool known = false;
+    for (OnRace r : {OnRace::report, OnRace::warn, OnRace::fail}) {
+      if (v == on_race_name(r)) options.on_race = r, known = true;
+    }
+    PTO_USER_CHECK(known, (ErrorSite{.kernel = options.name})) << "PTO_ON_RACE=" << v << " is not one of report, warn, fail";
+  }
   return options;
 }
 

@@ -110,6 +110,7 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
   ck->syncs = sync_table(ck->ir);
   ck->instrumented = options.timing;
   ck->race_check = options.race_check;
+  ck->on_race = options.on_race;
   ck->fatal_assert = options.fatal_assert;
   ck->instruction_budget = options.instruction_budget;
   ck->debugs = debug_table(ck->ir);

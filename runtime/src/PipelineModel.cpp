@@ -377,8 +377,9 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     case ir::InstrClass::Other: work({0, cost_.issue_cycles()}, false); break;
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
-    access(-(info.tensor + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
-    if (keep_gm_spans_) append(gm_spans_, GmSpan{info.tensor, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
+    const int memory = static_cast<size_t>(info.tensor) < memory_of_.size() ? memory_of_[static_cast<size_t>(info.tensor)] : info.tensor;
+    access(-(memory + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
+    if (keep_gm_spans_) append(gm_spans_, GmSpan{memory, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
   }
 }
 
@@ -431,16 +432,25 @@ void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, i
   st.used |= 1u << self;
 }
 
+std::string gm_memory_name(const CompiledKernel* kernel, int memory, std::span<const int> memory_of) {
+  auto name = [&](int t) { return kernel ? kernel->ir.tensors[static_cast<size_t>(t)].name : std::to_string(t); };
+  std::vector<std::string> given;
+  for (size_t t = 0; t < memory_of.size(); ++t) {
+    if (memory_of[t] == memory) given.push_back(name(static_cast<int>(t)));
+  }
+  if (given.size() < 2) return fmt::format("GM tensor {}", name(memory));
+  std::string list = given[0];
+  for (size_t i = 1; i < given.size(); ++i) list += (i + 1 == given.size() ? " and " : ", ") + given[i];
+  return fmt::format("GM tensor {} (one buffer passed as {})", name(memory), list);
+}
+
 std::string CoreModel::resource_name(int64_t key) const {
   if (key < 0 && !is_gm_key(key)) {
     static constexpr const char* kOwners[kCoresPerBlock] = {"the AIC", "AIV 0", "AIV 1"};
     const int64_t rest = -key - kSharedTileKeys;
     return fmt::format("{} of {}", resource_name(rest % kSharedTileOwnerStride), kOwners[rest / kSharedTileOwnerStride]);
   }
-  if (key < 0) {
-    const int t = static_cast<int>(-key - 1);
-    return fmt::format("GM tensor {}", kernel_ ? kernel_->ir.tensors[t].name : std::to_string(t));
-  }
+  if (key < 0) return gm_memory_name(kernel_, static_cast<int>(-key - 1), memory_of_);
   if (!kernel_) return fmt::format("resource {}", key);
   for (size_t g = group_base_.size(); g-- > 0;) {
     if (key >= group_base_[g]) return fmt::format("tile {} slot {}", kernel_->ir.groups[g].name, key - group_base_[g]);

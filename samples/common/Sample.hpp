@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,12 +22,18 @@ struct SampleArgs {
   std::map<std::string, std::string> params;
   std::string chip = "a2";
 
+  /// The keys a sample's prepare looked up (its parameters, given or not): a given key it never
+  /// looked up is a misspelt or unknown parameter.
+  mutable std::set<std::string> looked_up;
+
   std::string text_param(const std::string& key, const std::string& fallback) const {
+    looked_up.insert(key);
     auto it = params.find(key);
     return it == params.end() ? fallback : it->second;
   }
 
   int64_t param(const std::string& key, int64_t fallback) const {
+    looked_up.insert(key);
     auto it = params.find(key);
     if (it == params.end()) return fallback;
     try {

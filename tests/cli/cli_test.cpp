@@ -2,12 +2,19 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 
 namespace {
 
@@ -16,8 +23,9 @@ struct Output {
   std::string text;
 };
 
-Output run(const std::string& args) {
-  const std::string cmd = std::string(PTO_CLI) + " " + args + " 2>&1";
+/// Runs the CLI; `stderr_to` is the shell redirection of its stderr (default: into the output).
+Output run(const std::string& args, const std::string& stderr_to = "2>&1", const std::string& env = "") {
+  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(PTO_CLI) + " " + args + " " + stderr_to;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   REQUIRE(pipe != nullptr);
   std::string out;
@@ -27,11 +35,27 @@ Output run(const std::string& args) {
   return {WEXITSTATUS(status), out};
 }
 
-nlohmann::json run_json(const std::string& args) {
-  auto out = run(args + " --json");
-  INFO(out.text);
-  REQUIRE(out.status == 0);
-  return nlohmann::json::parse(out.text);
+/// Runs the CLI with stdout and stderr apart: {status, stdout, stderr}.
+struct SplitOutput {
+  int status;
+  std::string out, err;
+};
+SplitOutput run_split(const std::string& args) {
+  const std::string err_path = "/tmp/pto_cli_test_stderr_" + std::to_string(getpid());
+  const Output o = run(args, "2>" + err_path);
+  std::ifstream f(err_path);
+  std::string err((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::remove(err_path.c_str());
+  return {o.status, o.text, err};
+}
+
+/// The JSON a run prints on stdout (what it prints on stderr, warnings, stays apart).
+nlohmann::json run_json(const std::string& args, int want_status = 0) {
+  auto o = run_split(args + " --json");
+  INFO(o.out);
+  INFO(o.err);
+  REQUIRE(o.status == want_status);
+  return nlohmann::json::parse(o.out);
 }
 
 TEST_CASE("pto_run_json_reports_the_launch_and_its_simulated_time") {
@@ -58,10 +82,48 @@ TEST_CASE("pto_run_softmax_takes_2d_shapes_and_dtypes") {
   }
 }
 
-TEST_CASE("pto_run_sync_none_reports_races") {
-  auto j = run_json("run vector_add --shape 50000 --block-dim 2 --param sync=none");
-  CHECK(j["ok"] == true);  // functional results are right: the race is in simulated time only
+TEST_CASE("pto_on_race_in_the_environment_overrides_the_kernels_choice_and_a_bad_value_is_one_clear_line") {
+  const auto fail = run("run vector_add --shape 50000 --block-dim 2 --param sync=none", "2>&1", "PTO_ON_RACE=fail");
+  INFO(fail.text);
+  CHECK(fail.status != 0);
+  CHECK(fail.text.find("on_race = fail") != std::string::npos);
+  CHECK(fail.text.find("race on") != std::string::npos);
+  const auto report = run_split("run vector_add --shape 50000 --block-dim 2 --param sync=none --json");
+  const auto quiet = run("run vector_add --shape 50000 --block-dim 2 --param sync=none --json", "2>/dev/null", "PTO_ON_RACE=report");
+  CHECK(quiet.status == 1);  // still a failed run: pto run exits non-zero on any race
+  CHECK(report.err.find("pto: warning") != std::string::npos);
+  const auto quiet_err = run("run vector_add --shape 50000 --block-dim 2 --param sync=none --json", "2>&1 >/dev/null", "PTO_ON_RACE=report");
+  CHECK(quiet_err.text.find("pto: warning") == std::string::npos);
+  const auto bad = run("run vector_add --shape 1024 --block-dim 1", "2>&1", "PTO_ON_RACE=sometimes");
+  INFO(bad.text);
+  CHECK(bad.status != 0);
+  CHECK(bad.text.find("PTO_ON_RACE=sometimes is not one of report, warn, fail") != std::string::npos);
+  CHECK(bad.text.find("terminate") == std::string::npos);
+}
+
+TEST_CASE("pto_run_with_a_param_key_the_sample_does_not_have_is_one_clear_line") {
+  const auto o = run("run vector_add --shape 1024 --block-dim 1 --param bufers=1");
+  INFO(o.text);
+  CHECK(o.status == 2);
+  CHECK(o.text.find("--param bufers=1: sample 'vector_add' has no parameter 'bufers' (its parameters: buffers, sync, tile)") !=
+        std::string::npos);
+  CHECK(std::count(o.text.begin(), o.text.end(), '\n') == 1);
+  const auto bench = run("bench softmax --shape 64x64 --param tile=4");
+  CHECK(bench.status == 2);
+  CHECK(bench.text.find("has no parameter 'tile' (its parameters: buffers, rows_per_tile, sync)") != std::string::npos);
+}
+
+TEST_CASE("pto_run_sync_none_reports_races_warns_and_exits_non_zero") {
+  // The numbers are right (the race is in simulated time only), but a race fails the run.
+  const auto o = run_split("run vector_add --shape 50000 --block-dim 2 --param sync=none --json");
+  CHECK(o.status == 1);
+  const auto j = nlohmann::json::parse(o.out);
+  CHECK(j["ok"] == true);
   CHECK_FALSE(j["races"].empty());
+  // The default on_race (warn) printed each distinct race once, naming both instructions and lines.
+  CHECK(o.err.find("pto: warning: kernel 'vector_add'") != std::string::npos);
+  CHECK(o.err.find("race on") != std::string::npos);
+  CHECK(o.err.find("vector_add.hpp:") != std::string::npos);
   auto m = run_json("run vector_add --shape 50000 --block-dim 2 --param sync=manual --param buffers=3 --param tile=4096");
   CHECK(m["races"].empty());
 }

@@ -15,6 +15,14 @@ const pto::RaceReport* find_race(const pto::LaunchProfile& p, const std::string&
   return nullptr;
 }
 
+/// The race of `kind` on `resource` (any core, within or between blocks), or null.
+const pto::RaceReport* find_race_on(const pto::LaunchProfile& p, const std::string& kind, const std::string& resource) {
+  for (const auto& r : p.races) {
+    if (r.kind == kind && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("every block storing the same output tile (block index forgotten) is a WAW race between blocks") {
@@ -57,6 +65,54 @@ TEST_CASE("a block reading what the next block writes is a race between blocks (
   REQUIRE(raw != nullptr);
   CHECK_HAS(war->message(), "load", "[MTE2 on block 0, AIV 0]", PTO_AT(load_line), "store", "[MTE3 on block 1, AIV 1]", PTO_AT(store_line));
   CHECK_HAS(raw->message(), "store", "[MTE3 on block 0, AIV 0]", PTO_AT(store_line), "load", "[MTE2 on block 1, AIV 1]", PTO_AT(load_line));
+  check_runtime_usable();
+}
+
+TEST_CASE("one buffer passed as two parameters is one memory to the checker: the neighbour read still races") {
+  // Block b reads rows of tile b + 1 through `x` and writes tile b through `z`; launched as
+  // kernel(y, y) the two parameters are one buffer (issue #18's missed race).
+  int load_line = 0, store_line = 0;
+  const auto k = pl::jit({.name = "neighbour_read_aliased", .auto_mutex = true, .on_race = pto::OnRace::report},
+                         [&](pl::Tensor<float> x, pl::Tensor<float> z) {
+                           auto t = pl::make_tile<float>(pl::Vec, {8, 16});
+                           auto b = pl::get_block_idx();
+                           load_line = __LINE__; pl::load(t, x.slice((b + 1) % pl::get_block_num() * 8, 8, 0, 16));
+                           t = t * 2.0f;
+                           store_line = __LINE__; pl::store(z.slice(b * 8, 8, 0, 16), t);
+                         });
+  auto y = pto::Tensor<float>::random({64, 16}, 3);
+  const pto::LaunchProfile aliased = k[{.block_dim = 8}].run_sync(y, y);
+  const pto::RaceReport* war = find_race_on(aliased, "WAR", "GM tensor arg0 (one buffer passed as arg0 and arg1)");
+  const pto::RaceReport* raw = find_race_on(aliased, "RAW", "GM tensor arg0 (one buffer passed as arg0 and arg1)");
+  REQUIRE(war != nullptr);
+  REQUIRE(raw != nullptr);
+  CHECK(war->between_blocks);
+  CHECK_HAS(war->message(), "load", PTO_AT(load_line), "store", PTO_AT(store_line), "between blocks");
+  // Two buffers: nothing is shared, no race.
+  auto x = pto::Tensor<float>::random({64, 16}, 4), z = pto::Tensor<float>::zeros({64, 16});
+  CHECK(k[{.block_dim = 8}].run_sync(x, z).races.empty());
+  check_runtime_usable();
+}
+
+TEST_CASE("a load and a store of one buffer passed as two parameters, unordered on one core, race") {
+  // Within one core: a store to z and a later load from x of the same elements with no ordering
+  // between MTE3 and MTE2 (auto_mutex orders tiles, not GM), x and z being one buffer.
+  const auto k = pl::jit({.name = "store_then_reload", .auto_mutex = true, .on_race = pto::OnRace::report},
+                         [](pl::Tensor<float> x, pl::Tensor<float> z) {
+                           auto a = pl::make_tile<float>(pl::Vec, {64});
+                           auto c = pl::make_tile<float>(pl::Vec, {64});
+                           pl::load(a, x.slice(0, 64));
+                           a = a + 1.0f;
+                           pl::store(z.slice(0, 64), a);
+                           pl::load(c, x.slice(0, 64));  // reads what the store writes: RAW through memory
+                           c = c * 2.0f;
+                           pl::store(z.slice(64, 64), c);
+                         });
+  auto y = pto::Tensor<float>::random({128}, 5);
+  const pto::LaunchProfile aliased = k[{.block_dim = 1}].run_sync(y, y);
+  CHECK(find_race_on(aliased, "RAW", "GM tensor arg0 (one buffer passed as arg0 and arg1)") != nullptr);
+  auto x = pto::Tensor<float>::random({128}, 6), z = pto::Tensor<float>::zeros({128});
+  CHECK(k[{.block_dim = 1}].run_sync(x, z).races.empty());
   check_runtime_usable();
 }
 

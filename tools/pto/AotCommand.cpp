@@ -26,7 +26,7 @@ int aot_command(const std::string& out, std::vector<std::string> specs) {
     PTO_USER_CHECK(parts.size() == 3 || parts.size() == 4, ErrorSite{})
         << "--spec '" << spec << "' is not SAMPLE:SHAPE:DTYPE[:BLOCK_DIM]";
     RunOptions o{.sample = parts[0], .shape = parts[1], .dtype = parts[2], .block_dim = parts.size() == 4 ? std::stoi(parts[3]) : 8};
-    auto run = find_sample(o.sample).prepare(sample_args(o));
+    auto run = prepare_run(find_sample(o.sample), sample_args(o));
     builder.add_compiled(*run.compile());
   }
   fmt::print("{}", builder.finish().str());

@@ -13,7 +13,7 @@ namespace pto::cli {
 int bench_command(const BenchOptions& o) {
   const auto& info = find_sample(o.sample);
   const auto args = sample_args(o);
-  auto run = info.prepare(args);
+  auto run = prepare_run(info, args);
   const auto launch = launch_and_sync(run);
   const double cold_ms = timed_call_ms(run);  // the first call of this specialisation, JIT compile included
   const ColdTimings cold = run.compile()->cold;  // a cache hit now: the first call's breakdown

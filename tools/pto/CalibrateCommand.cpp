@@ -82,7 +82,7 @@ double sample_us(const std::string& sample, std::vector<int64_t> shape, DType dt
   args.block_dim = block_dim;
   args.params = std::move(params);
   args.chip = chip;
-  auto run = find_sample(sample).prepare(args);
+  auto run = prepare_run(find_sample(sample), args);
   run.launch();
   synchronize();
   const auto verdict = run.verify();

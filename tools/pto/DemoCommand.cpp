@@ -29,7 +29,7 @@ struct VariantResult {
 VariantResult measure(const Variant& v, const std::string& dir) {
   RunOptions o{.sample = "softmax", .shape = "4096x1024", .dtype = "f32", .block_dim = v.block_dim,
                .params = {fmt::format("buffers={}", v.buffers)}};
-  auto run = find_sample("softmax").prepare(sample_args(o));
+  auto run = prepare_run(find_sample("softmax"), sample_args(o));
   const auto launch = launch_and_sync(run);
   VariantResult r;
   r.host_us = time_calls(launch, 2, 10).median_us;  // warm-up excludes the JIT from the baseline
@@ -101,7 +101,7 @@ int demo_command() {
   bool all_ok = true;
   for (const auto& c : cases) {
     RunOptions o{.sample = c.sample, .shape = c.shape, .dtype = c.dtype, .block_dim = c.block_dim, .chip = c.chip};
-    auto run = find_sample(c.sample).prepare(sample_args(o));
+    auto run = prepare_run(find_sample(c.sample), sample_args(o));
     const double cold_ms = timed_call_ms(run);
     const TimeStats warm = time_calls_for(launch_and_sync(run), 2, 10, 0.1);
     const auto v = run.verify();

@@ -11,7 +11,7 @@ namespace pto::cli {
 
 int profile_command(const ProfileOptions& o) {
   const auto& info = find_sample(o.sample);
-  auto run = info.prepare(sample_args(o));
+  auto run = prepare_run(info, sample_args(o));
   const auto launch = launch_and_sync(run);
   launch();  // JIT warm-up before profiling, as the seed asks
   Profiler prof({.schedule = schedule(0, o.profiler_warmup, o.steps, 1, 0), .output_dir = o.out});

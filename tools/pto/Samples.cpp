@@ -31,6 +31,20 @@ const samples::SampleInfo& find_sample(const std::string& name) {
   throw UserError(fmt::format("unknown sample '{}'; the samples are: {}", name, known), {});
 }
 
+samples::PreparedRun prepare_run(const samples::SampleInfo& info, const samples::SampleArgs& args) {
+  args.looked_up.clear();
+  samples::PreparedRun run = info.prepare(args);
+  for (const auto& [key, value] : args.params) {
+    if (args.looked_up.count(key)) continue;
+    std::string known;
+    for (const auto& k : args.looked_up) known += (known.empty() ? "" : ", ") + k;
+    throw UserError(fmt::format("--param {}={}: sample '{}' has no parameter '{}' (its parameters: {})", key, value, info.name, key,
+                                known.empty() ? "none" : known),
+                    {});
+  }
+  return run;
+}
+
 nlohmann::json sample_json(const samples::SampleInfo& info, const samples::SampleArgs& args, const samples::Verdict& verdict) {
   return {{"sample", info.name},
           {"shape", args.shape},

@@ -14,6 +14,10 @@ const std::vector<samples::SampleInfo>& all_samples();
 /// The sample called `name`; a UserError listing the known names otherwise.
 const samples::SampleInfo& find_sample(const std::string& name);
 
+/// info.prepare(args), and a UserError for a --param key the sample does not have (naming the
+/// ones it has): a misspelt parameter must not silently leave the default in place.
+samples::PreparedRun prepare_run(const samples::SampleInfo& info, const samples::SampleArgs& args);
+
 /// The fields every JSON result of a sample starts with: sample, shape, dtype, block_dim, params, ok.
 nlohmann::json sample_json(const samples::SampleInfo& info, const samples::SampleArgs& args, const samples::Verdict& verdict);
 

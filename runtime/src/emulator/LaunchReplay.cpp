@@ -9,6 +9,20 @@ TracePool& trace_pool() {
   return pool;
 }
 
+std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs& args) {
+  std::vector<int> memory_of(std::min(k.ir.tensors.size(), args.tensors.size()));
+  for (size_t t = 0; t < memory_of.size(); ++t) {
+    memory_of[t] = static_cast<int>(t);
+    for (size_t u = 0; u < t; ++u) {
+      if (args.tensors[u].data == args.tensors[t].data) {
+        memory_of[t] = static_cast<int>(u);
+        break;
+      }
+    }
+  }
+  return memory_of;
+}
+
 std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
                                    const std::vector<std::optional<CoreModel>>& models, int per_block, bool record) {
   const ChipProfile& chip = *k.chip;
@@ -21,11 +35,9 @@ std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& 
   std::vector<uint64_t> base(k.ir.tensors.size(), 0);
   uint64_t next = 0;
   constexpr uint64_t kAlign = uint64_t{2} << 20;
-  for (size_t t = 0; t < k.ir.tensors.size() && t < args.tensors.size(); ++t) {
-    size_t same = t;
-    for (size_t u = 0; u < t; ++u) {
-      if (args.tensors[u].data == args.tensors[t].data) same = u;
-    }
+  const std::vector<int> memory_of = gm_memory_of(k, args);
+  for (size_t t = 0; t < memory_of.size(); ++t) {
+    const size_t same = static_cast<size_t>(memory_of[t]);
     if (same != t) {
       base[t] = base[same];
       continue;

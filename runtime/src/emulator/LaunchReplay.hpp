@@ -37,6 +37,10 @@ class TracePool {
 /// The process's pool of trace storage.
 TracePool& trace_pool();
 
+/// Per tensor parameter of `k`, its memory: the lowest-numbered parameter given the same buffer
+/// (a tensor passed twice is one memory, to the L2 and to the race checker).
+std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs& args);
+
 /// The launch's cores replayed together (timing/Replay.hpp), or the replay of the same input
 /// before (ReplayCache.hpp). Blocks start block_dispatch_cycles apart; tensors get virtual GM
 /// addresses in parameter order (2 MiB aligned; a tensor passed twice is one memory), so the L2's

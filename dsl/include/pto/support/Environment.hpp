@@ -12,6 +12,7 @@ struct Environment {
   int debug_level = 0;               // PTO_DEBUG=N: 2 prints the IR after each pass, 3 also the optimised LLVM IR
   std::string cache_dir;             // PTO_CACHE_DIR (off: ""), else $HOME/.cache/pto: the disk compile cache
   std::optional<int> host_threads;   // PTO_HOST_THREADS=N: host threads that run emulated cores
+  std::optional<std::string> on_race;  // PTO_ON_RACE: what a race does (JitOptions::on_race), checked where it is applied
 
   /// The process's environment, read on the first call.
   static const Environment& get();

@@ -2,12 +2,16 @@
 // One compiled specialisation of a kernel, and the arguments of one launch.
 #include <array>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "pto/backend/ChipProfile.hpp"
 #include "pto/backend/Compiler.hpp"
 #include "pto/ir/Kernel.hpp"
 #include "pto/lang/TilingKey.hpp"
+#include "pto/runtime/JitOptions.hpp"
 
 namespace pto {
 
@@ -40,6 +44,14 @@ struct CompiledKernel {
   std::string symbol;           // its function's name in the object
   std::string object;           // the object file (kept for packages)
   bool race_check = true;
+  OnRace on_race = OnRace::warn;
+  /// The races this specialisation has printed (OnRace::warn prints each once), as
+  /// "kind first-instr second-instr".
+  struct PrintedRaces {
+    std::mutex mu;
+    std::set<std::string> seen;
+  };
+  std::shared_ptr<PrintedRaces> printed_races = std::make_shared<PrintedRaces>();
   bool fatal_assert = false;
   int64_t instruction_budget = 0;
   std::vector<const ir::Debug*> debugs;  // by instruction id: the debugging aids (nodes of `ir`), else null

@@ -7,6 +7,14 @@
 
 namespace pto {
 
+/// What a launch does when the race checker finds a race (JitOptions::on_race).
+enum class OnRace {
+  report,  // only LaunchProfile::races (and pto::last_launch())
+  warn,    // also print each distinct race once per specialisation on stderr
+  fail,    // the launch fails: synchronize() (or run_sync) throws a pto::UserError with the report
+};
+const char* on_race_name(OnRace r);  // "report", "warn", "fail"
+
 struct JitOptions {
   std::string name = "kernel";
   bool auto_mutex = true;    // insert the tile-slot mutexes (RAW/WAR ordering) automatically (PyPTO Pro's default);
@@ -15,6 +23,7 @@ struct JitOptions {
   std::string chip = "a2";   // a built-in profile name or a JSON file path
   bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
   bool race_check = true;    // happens-before race checking (needs timing)
+  OnRace on_race = OnRace::warn;  // what a race does; PTO_ON_RACE=report|warn|fail overrides it
   ir::KernelMode mode = ir::KernelMode::Auto;  // Auto: deduced from the kernel's sections and tiles
   bool fatal_assert = false;                   // a failed pl::pto_assert stops the launch (else it only logs)
   int64_t instruction_budget = 100'000'000;    // per core; a kernel running longer stops with an error
@@ -23,7 +32,8 @@ struct JitOptions {
 
 /// `options` after the environment's overrides (pto::Environment): PTO_INTERPRET=1 forces the
 /// interpreter, PTO_OPT_LEVEL=N the optimisation level (the parameterised correctness runs use
-/// them); unset, `options` is returned as given.
+/// them), PTO_ON_RACE=report|warn|fail what a race does (another value: a UserError naming the
+/// variable); unset, `options` is returned as given.
 JitOptions apply_environment(JitOptions options);
 
 }  // namespace pto

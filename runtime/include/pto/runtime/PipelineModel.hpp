@@ -145,9 +145,13 @@ struct TouchHistory {
     return older[((next - i) % n + n) % n];
   }
 };
+/// "GM tensor arg1", or for a buffer passed as several parameters (memory_of, as in
+/// CoreModel::check_gm_by_memory) "GM tensor arg0 (one buffer passed as arg0 and arg1)".
+std::string gm_memory_name(const CompiledKernel* kernel, int memory, std::span<const int> memory_of);
+
 /// One GM access of a core, kept for the check between blocks (BlockRaces.hpp).
 struct GmSpan {
-  int tensor;
+  int tensor;  // the memory (CoreModel::check_gm_by_memory)
   Touch touch;  // the region; touch.instr is the instruction
   bool write;
   int pipe;
@@ -235,6 +239,11 @@ class CoreModel {
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
+  /// Checks GM by memory, not by parameter: tensor t's accesses are those of memory
+  /// memory_of[t] (the lowest-numbered parameter given the same buffer), so a buffer passed as
+  /// two parameters is one memory to the checker. Empty (the default): every tensor its own.
+  /// The span must outlive the model's recording.
+  void check_gm_by_memory(std::span<const int> memory_of) { memory_of_ = memory_of; }
   /// Keeps every GM access of a race-checked core (for the check between blocks); off by default.
   void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
   /// Every GM access of the core, in program order (with keep_gm_spans).
@@ -323,6 +332,7 @@ class CoreModel {
   std::vector<RaceReport> races_;
   std::vector<GmSpan> gm_spans_;
   bool keep_gm_spans_ = false;
+  std::span<const int> memory_of_;  // check_gm_by_memory
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
