@@ -32,7 +32,6 @@
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Profiler.hpp"
 
-
 namespace pto {
 namespace {
 

@@ -1,23 +1,19 @@
 #include "ReplayCache.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <xxhash.h>
 
 namespace pto::emulator {
 namespace {
 
-template <class T>
-void add(XXH3_state_t* s, const std::vector<T>& v) {
-  const uint64_t n = v.size();
+/// Adds a contiguous range (a vector or a span of records without padding), its length first.
+template <class Range>
+void add(XXH3_state_t* s, const Range& v) {
+  const uint64_t n = std::size(v);
   XXH3_128bits_update(s, &n, sizeof n);
-  if (n > 0) XXH3_128bits_update(s, v.data(), n * sizeof(T));
-}
-template <class T>
-void add(XXH3_state_t* s, std::span<const T> v) {
-  const uint64_t n = v.size();
-  XXH3_128bits_update(s, &n, sizeof n);
-  if (n > 0) XXH3_128bits_update(s, v.data(), n * sizeof(T));
+  if (n > 0) XXH3_128bits_update(s, std::data(v), n * sizeof(*std::data(v)));
 }
 
 /// Roughly the heap bytes a result holds.
