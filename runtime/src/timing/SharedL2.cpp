@@ -29,9 +29,8 @@ int oldest(const uint64_t* used, int ways) {
 }  // namespace
 
 SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint)
-    : line_(std::max<int64_t>(1, line_bytes)), ways_(std::max(1, ways)),
+    : line_(std::max<int64_t>(1, line_bytes)), line_shift_(std::countr_zero(static_cast<uint64_t>(line_))), ways_(std::max(1, ways)),
       sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))),
-      line_shift_(std::countr_zero(static_cast<uint64_t>(line_))),
       fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes) && std::has_single_bit(static_cast<uint64_t>(line_))) {
   if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
 }
