@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 #include "emulator/CoreSetup.hpp"
@@ -131,17 +130,15 @@ class Launch {
     std::shared_ptr<const timing::ReplayResult> replay_result;
     std::vector<RaceReport> between;
     PTO_TSAN_RELEASE(&between);
-    tbb::parallel_invoke(
-        [&] {
-          PTO_TSAN_ACQUIRE(&between);
-          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
-          PTO_TSAN_RELEASE(&between);
-        },
-        [&] {
-          PTO_TSAN_ACQUIRE(&between);
-          if (k_.race_check && block_dim_ > 1) between = races_between_blocks();
-          PTO_TSAN_RELEASE(&between);
-        });
+    tbb::parallel_for(0, 2, [&](int part) {
+      PTO_TSAN_ACQUIRE(&between);
+      if (part == 0) {
+        replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+      } else if (k_.race_check && block_dim_ > 1) {
+        between = races_between_blocks();
+      }
+      PTO_TSAN_RELEASE(&between);
+    });
     PTO_TSAN_ACQUIRE(&between);
     const timing::ReplayResult& replayed = *replay_result;
     debug_log_.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
