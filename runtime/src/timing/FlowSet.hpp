@@ -25,6 +25,8 @@ class FlowSet {
   void join(uint32_t op, double bytes, double cap, double use);
   /// Moves every transfer forward by `dt` cycles at its current rate.
   void advance(double dt);
+  /// Whether a transfer joined or left since the last until_next_end (the rates are stale).
+  bool changed() const { return dirty_; }
   /// The cycles from now until the first transfer in flight has moved its bytes (infinity when
   /// none is in flight). Shares the rates again first if a transfer joined or left.
   double until_next_end();

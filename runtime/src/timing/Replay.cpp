@@ -257,7 +257,6 @@ class Replayer {
     const double hbm = hbm_bytes(o);
     result_.hbm_bytes += hbm;
     flows_.join(g, o.amount, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.amount);  // use > 1: partial lines
-    rates_dirty_ = true;
   }
 
   /// Moves every transfer in flight forward to `t` at its current rate.
@@ -270,10 +269,7 @@ class Replayer {
     double transfer_end = kNever;
     while (true) {
       settle_due_now();
-      if (rates_dirty_) {
-        transfer_end = now_ + flows_.until_next_end();
-        rates_dirty_ = false;
-      }
+      if (flows_.changed()) transfer_end = now_ + flows_.until_next_end();
       const double t_start = starts_.empty() ? kNever : starts_.top().time;
       const double t_fixed = fixed_ends_.empty() ? kNever : fixed_ends_.top().time;
       const double t = std::min({t_start, t_fixed, transfer_end});
@@ -286,7 +282,6 @@ class Replayer {
         flows_.take_done(done_);
         std::sort(done_.begin(), done_.end());
         for (uint32_t g : done_) ended(g, now_);
-        rates_dirty_ = true;
       } else if (t_fixed <= t_start) {
         // Every fixed part that ends at this moment, in op order (cores in phase end many at
         // once): the transfers among them join before the rates are shared again, once.
@@ -374,7 +369,6 @@ class Replayer {
   Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
   std::vector<uint32_t> done_, due_now_;
-  bool rates_dirty_ = false;
   double now_ = 0;
   ReplayResult result_;
 };
