@@ -20,6 +20,7 @@ class AutoMutex : public ir::Mutator {
   ir::Stmt mutate_node(const ir::Store* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::VecCompute* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::RowReduce* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+  ir::Stmt mutate_node(const ir::VecRoutine* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::Move* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::Matmul* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::Debug* op, const ir::Stmt& self) override { return wrap(op, *op, self); }

@@ -156,6 +156,7 @@ class Runner {
       case ir::NodeKind::Store: return store(op, static_cast<const ir::Store*>(s));
       case ir::NodeKind::VecCompute: return vec_compute(op, static_cast<const ir::VecCompute*>(s));
       case ir::NodeKind::RowReduce: return row_reduce(op, static_cast<const ir::RowReduce*>(s));
+      case ir::NodeKind::VecRoutine: return vec_routine(op, static_cast<const ir::VecRoutine*>(s));
       case ir::NodeKind::Move: return move(op, static_cast<const ir::Move*>(s));
       case ir::NodeKind::Matmul: return matmul(op, static_cast<const ir::Matmul*>(s));
       case ir::NodeKind::SetValid: return set_valid_shape(op, static_cast<const ir::SetValid*>(s));
@@ -528,6 +529,21 @@ class Runner {
   bool set_valid_shape(const Op& op, const ir::SetValid* s) {
     set_valid(s->tile, eval(s->rows), eval(s->cols));  // checked by insert_checks
     report(op, s->id, 1);
+    return true;
+  }
+
+  /// CodeGen::vec_routine: the same runtime function.
+  bool vec_routine(const Op& op, const ir::VecRoutine* s) {
+    std::array<RoutineTile, 6> tiles{};
+    for (size_t i = 0; i < s->operands.size(); ++i) {
+      const auto& t = s->operands[i];
+      const auto& g = group(t);
+      tiles[i] = {tile_base(t), &valid(t, 0), g.rows, g.cols, static_cast<int32_t>(g.dtype), 0};
+    }
+    const int64_t done = pto_rt_vec_routine(f_.ctx, s->id, static_cast<int32_t>(s->routine), tiles.data(),
+                                            static_cast<int32_t>(s->operands.size()), s->params[0], s->params[1]);
+    if (done < 0) return false;
+    report(op, s->id, done);
     return true;
   }
 

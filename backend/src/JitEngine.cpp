@@ -45,6 +45,7 @@ JitEngine::JitEngine() {
   add("pto_rt_matmul_bias_start", &pto_rt_matmul_bias_start);
   add("pto_rt_atomic_add_rows", &pto_rt_atomic_add_rows);
   add("pto_rt_copy_from_gm", &pto_rt_copy_from_gm);
+  add("pto_rt_vec_routine", &pto_rt_vec_routine);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
 }
 

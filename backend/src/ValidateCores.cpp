@@ -44,6 +44,7 @@ class CoreValidator : public ir::Visitor {
   void visit_node(const ir::Store* op) override { instr(op, *op); }
   void visit_node(const ir::VecCompute* op) override { instr(op, *op); }
   void visit_node(const ir::RowReduce* op) override { instr(op, *op); }
+  void visit_node(const ir::VecRoutine* op) override { instr(op, *op); }
   void visit_node(const ir::Matmul* op) override { instr(op, *op); }
   void visit_node(const ir::Debug* op) override { instr(op, *op); }
   void visit_node(const ir::SetValid* op) override {

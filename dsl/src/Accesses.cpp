@@ -35,6 +35,11 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
       reads(op->value, out);
       break;
     }
+    case NodeKind::VecRoutine: {
+      const auto* op = static_cast<const VecRoutine*>(s);
+      for (size_t i = 0; i < op->operands.size(); ++i) out.push_back({op->operands[i], static_cast<int>(i) < op->writes});
+      break;
+    }
     case NodeKind::Move: {
       const auto* op = static_cast<const Move*>(s);
       out.push_back({op->dst, true, op->attrs.cross_core});
@@ -68,6 +73,7 @@ int64_t loop_iteration_cost(const Stmt& body) {
     void visit_node(const Store*) override { ++n; }
     void visit_node(const VecCompute*) override { ++n; }
     void visit_node(const RowReduce*) override { ++n; }
+    void visit_node(const VecRoutine*) override { ++n; }
     void visit_node(const Move*) override { ++n; }
     void visit_node(const SetValid*) override { ++n; }
     void visit_node(const Matmul*) override { ++n; }

@@ -185,6 +185,31 @@ const char* acc_to_vec_name(AccToVec m) {
 Stmt Matmul::make(TileRef dst, TileRef a, TileRef b, bool accumulate, Instr instr, TileRef bias) {
   return std::make_shared<const Matmul>(std::move(dst), std::move(a), std::move(b), accumulate, std::move(bias), std::move(instr));
 }
+const char* routine_name(Routine r) {
+  switch (r) {
+    case Routine::Gather: return "gather";
+    case Routine::GatherB: return "gatherb";
+    case Routine::GatherMask: return "gathermask";
+    case Routine::Scatter: return "scatter";
+    case Routine::FillPad: return "fillpad";
+    case Routine::Sort32: return "sort32";
+    case Routine::MrgSort: return "mrgsort";
+    case Routine::MrgSort2: return "mrgsort2";
+  }
+  return "?";
+}
+const char* tile_pad_name(TilePad p) {
+  switch (p) {
+    case TilePad::Null: return "null";
+    case TilePad::Zero: return "zero";
+    case TilePad::Max: return "max";
+    case TilePad::Min: return "min";
+  }
+  return "?";
+}
+Stmt VecRoutine::make(Routine routine, std::vector<TileRef> operands, int writes, std::array<int64_t, 2> params, Instr instr) {
+  return std::make_shared<const VecRoutine>(routine, std::move(operands), writes, params, std::move(instr));
+}
 Stmt Section::make(CoreKind core, Stmt body, SourceLoc loc) {
   return std::make_shared<const Section>(core, std::move(body), std::move(loc));
 }
@@ -254,6 +279,8 @@ const char* runtime_check_name(RuntimeCheck c) {
     case RuntimeCheck::region_misaligned: return "region_misaligned";
     case RuntimeCheck::store_beyond_valid: return "store_beyond_valid";
     case RuntimeCheck::operand_smaller: return "operand_smaller";
+    case RuntimeCheck::index_out_of_range: return "index_out_of_range";
+    case RuntimeCheck::routine_extent: return "routine_extent";
     case RuntimeCheck::result_over_tile: return "result_over_tile";
     case RuntimeCheck::range_step: return "range_step";
     case RuntimeCheck::matmul_k_mismatch: return "matmul_k_mismatch";

@@ -106,6 +106,10 @@ class Printer {
     } else if (const auto* op = s.as<Matmul>()) {
       out_ += fmt::format("{}#{} matmul {} {} {} x {}{}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b),
                           op->bias.group >= 0 ? " + bias " + tile(op->bias) : std::string());
+    } else if (const auto* op = s.as<VecRoutine>()) {
+      std::string args;
+      for (size_t i = 0; i < op->operands.size(); ++i) args += (i ? ", " : "") + tile(op->operands[i]);
+      out_ += fmt::format("{}#{} {}({}) [{}, {}]\n", pad, op->id, routine_name(op->routine), args, op->params[0], op->params[1]);
     } else if (const auto* op = s.as<Debug>()) {
       std::string args;
       for (const auto& a : op->args) args += ", " + expr(a);

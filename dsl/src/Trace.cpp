@@ -117,6 +117,13 @@ class InstrTexts : public ir::Visitor {
     // combines whole rows with element-wise vadd/vmax (pto-isa TCOLSUM; assumption: one binary op).
     info.vec_ops[static_cast<int>(op->axis == 1 ? ir::VecOp::Binary : ir::VecOp::Reduce)] += 1;
   }
+  void visit_node(const ir::VecRoutine* op) override {
+    // Each routine is charged as element-wise vector work over the elements it writes (an
+    // assumption: no published cost): one pass, a sort of 32 five (log2 32 compare-exchange
+    // stages), a 4-way merge two.
+    const int passes = op->routine == ir::Routine::Sort32 ? 5 : (op->routine == ir::Routine::MrgSort || op->routine == ir::Routine::MrgSort2) ? 2 : 1;
+    set(*op, op).vec_ops[static_cast<int>(ir::VecOp::Binary)] = static_cast<uint8_t>(passes);
+  }
   void visit_node(const ir::Sync* op) override { set(*op, op); }
   void visit_node(const ir::Move* op) override {
     auto& info = set(*op, op);
@@ -144,6 +151,7 @@ class InstrTexts : public ir::Visitor {
       case ir::NodeKind::Load: return ir::InstrClass::Load;
       case ir::NodeKind::Store: return ir::InstrClass::Store;
       case ir::NodeKind::VecCompute:
+      case ir::NodeKind::VecRoutine:
       case ir::NodeKind::RowReduce: return ir::InstrClass::Vector;
       case ir::NodeKind::Move: return ir::InstrClass::Move;
       case ir::NodeKind::Matmul: return ir::InstrClass::Matmul;
@@ -189,7 +197,7 @@ ir::Kernel TraceContext::finish() {
 namespace detail {
 
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc) {
+                  const std::source_location& loc, ir::TilePad pad) {
   auto& ctx = TraceContext::get(loc);
   ctx.note(loc);
   const auto site = ctx.site(SourceLoc::from(loc));
@@ -208,6 +216,7 @@ int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::
   g.rows = shape.size() == 2 ? shape[0] : 1;
   g.cols = shape.back();
   g.mutex_ids = std::move(mutex_ids);
+  g.pad = pad;
   g.depth = std::max<int>(1, static_cast<int>(g.mutex_ids.size()));
   if (g.depth > 1) {
     g.counter = ctx.new_var(g.name + ".slot", ir::VarKind::Mutable);

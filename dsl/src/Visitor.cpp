@@ -80,6 +80,9 @@ void Visitor::visit_node(const Matmul* op) {
   visit_tile(op->b);
   if (op->bias.group >= 0) visit_tile(op->bias);
 }
+void Visitor::visit_node(const VecRoutine* op) {
+  for (const auto& t : op->operands) visit_tile(t);
+}
 void Visitor::visit_node(const Section* op) { visit(op->body); }
 void Visitor::visit_node(const Debug* op) {
   for (const auto& a : op->args) visit(a);
@@ -269,6 +272,12 @@ Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
   TileRef d = mutate_tile(op->dst, changed), a = mutate_tile(op->a, changed), b = mutate_tile(op->b, changed);
   TileRef bias = op->bias.group >= 0 ? mutate_tile(op->bias, changed) : op->bias;
   return changed ? Matmul::make(d, a, b, op->accumulate, *op, bias) : self;
+}
+Stmt Mutator::mutate_node(const VecRoutine* op, const Stmt& self) {
+  bool changed = false;
+  std::vector<TileRef> operands;
+  for (const auto& t : op->operands) operands.push_back(mutate_tile(t, changed));
+  return changed ? VecRoutine::make(op->routine, std::move(operands), op->writes, op->params, *op) : self;
 }
 Stmt Mutator::mutate_node(const Section* op, const Stmt& self) {
   Stmt body = mutate(op->body);

@@ -7,6 +7,7 @@
 //   CodeGenChecks.cpp   ir::Check, GM regions and the extents of tile expressions
 //   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
 //   CodeGenDebug.cpp    printf, assert, dump, trap
+//   CodeGenRoutine.cpp  gather, scatter, fillpad, sorting (ir::VecRoutine, one runtime function)
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
 // fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
 #include <array>
@@ -166,6 +167,8 @@ class CodeGen : private ir::Visitor {
   /// pl::set_validshape (insert_checks: a non-negative extent within the tile).
   void set_valid_shape(const ir::SetValid* op);
   void matmul(const ir::Matmul* op);
+  // ---------------------------------------------------------------- CodeGenRoutine.cpp
+  void vec_routine(const ir::VecRoutine* op);
 
   // ---------------------------------------------------------------- CodeGenControl.cpp: statements
   /// Emits statement `s` (ir::Visitor dispatches to the visit_node overrides below).
@@ -182,6 +185,7 @@ class CodeGen : private ir::Visitor {
   void visit_node(const ir::Sync* op) override { sync(op); }
   void visit_node(const ir::Move* op) override { move(op); }
   void visit_node(const ir::Matmul* op) override { matmul(op); }
+  void visit_node(const ir::VecRoutine* op) override { vec_routine(op); }
   void visit_node(const ir::SetValid* op) override { set_valid_shape(op); }
   void visit_node(const ir::Section* op) override { section(op); }
   void visit_node(const ir::Debug* op) override { debug(op); }
@@ -210,6 +214,7 @@ class CodeGen : private ir::Visitor {
   llvm::Function* gather_fn_ = nullptr;
   llvm::Function* matmul_fn_ = nullptr;
   llvm::Function* bias_start_fn_ = nullptr;
+  llvm::Function* routine_fn_ = nullptr;  // declared on first use
   Value* ctx_ = nullptr;
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;

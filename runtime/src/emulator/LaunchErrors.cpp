@@ -44,6 +44,15 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::window_past_valid:
       return fmt::format("{} window at {} {} starts past the source tile's valid extent of {} {}{}", op, s.axis == 0 ? "row" : "column",
                          s.a, s.b, axis, unwritten_hint(s.b));
+    case RuntimeCheck::index_out_of_range:
+      return s.axis == 1 ? fmt::format("{}: byte offset {} (element {} of the offsets tile) does not leave a 32-byte block inside the "
+                                       "source's {} valid bytes", op, s.a, s.b, s.c)
+                         : fmt::format("{}: index {} (element {} of the index tile) is outside the {} elements it may address", op,
+                                       s.a, s.b, s.c);
+    case RuntimeCheck::routine_extent:
+      return s.c == static_cast<int64_t>(RoutineRule::multiple_of)
+                 ? fmt::format("{}: {} {} is not a multiple of {}", op, s.a, s.axis == 0 ? "rows" : "(columns or bytes)", s.b)
+                 : fmt::format("{}: {} {} where at most {} are allowed", op, s.a, axis, s.b);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

@@ -118,6 +118,22 @@ extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, 
 /// `bias` (f32 or i32, the accumulator's type); the matmul then accumulates onto them.
 extern "C" void pto_rt_matmul_bias_start(void* c, const void* bias, int64_t m, int64_t n, int64_t ldc);
 
+/// One tile operand of a vector routine: its data, its valid extent (rows, cols; read, and written
+/// for the operands the routine writes), its capacity (cols is the row pitch) and its pto::DType.
+struct RoutineTile {
+  void* data;
+  int64_t* valid;
+  int64_t rows, cols;
+  int32_t dtype;
+  int32_t spare;
+};
+/// Runs vector routine `routine` (ir::Routine) of instruction `instr` on `tiles` (the statement's
+/// operands in order) with its two parameters. Returns the elements it wrote, for the pipeline
+/// model; or, when an operand breaks the routine's rules, reports it with pto_rt_fail and returns
+/// -1 (the core must stop). The generated code and the interpreter both call it.
+extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
+                                      int64_t p1);
+
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
 
 }  // namespace pto

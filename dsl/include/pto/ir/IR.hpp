@@ -39,6 +39,7 @@ namespace pto::ir {
   X(Store)                      \
   X(VecCompute)                 \
   X(RowReduce)                  \
+  X(VecRoutine)                 \
   X(Move)                       \
   X(Matmul)                     \
   X(SetValid)                   \
@@ -332,6 +333,36 @@ struct RowReduce : StmtNode, Instr {
   RowReduce(ReduceOp o, TileRef d, Expr v, Instr i, std::array<Expr, 2> e = {}, int ax = 0)
       : StmtNode(kKind), Instr(std::move(i)), op(o), dst(std::move(d)), value(std::move(v)), extent(std::move(e)), axis(ax) {}
   static Stmt make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::array<Expr, 2> extent = {}, int axis = 0);
+};
+
+/// Vector instructions that place elements by an index or a rule rather than element by element,
+/// each computed by one routine both engines call (pto_rt_vec_routine, KernelABI.hpp); what each
+/// computes is in docs/semantics.md. Operands, in order (the first `writes` are written):
+///   Gather      out, tmp | src, idx               params: {offset}
+///   GatherB     out | src, offsets
+///   GatherMask  out | src                         params: {pattern 1..7}
+///   Scatter     out | src, idx
+///   FillPad     out | src                         params: {mode (FillPadMode), pad (TilePad)}
+///   Sort32      out[, tmp] | src, idx
+///   MrgSort     out | src                         params: {block_len}
+///   MrgSort2    out, tmp | src0, src1[, src2[, src3]]   params: {exhausted}
+enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2 };
+const char* routine_name(Routine r);
+
+/// The pad value of a tile (PyPTO Pro's TilePad): what fillpad writes outside the valid extent.
+/// Max / Min: +inf / -inf for floating-point tiles, the largest / least number for integers.
+enum class TilePad : uint8_t { Null, Zero, Max, Min };
+const char* tile_pad_name(TilePad p);
+
+struct VecRoutine : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::VecRoutine;
+  Routine routine;
+  std::vector<TileRef> operands;
+  int writes;
+  std::array<int64_t, 2> params;
+  VecRoutine(Routine r, std::vector<TileRef> ops, int w, std::array<int64_t, 2> p, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), routine(r), operands(std::move(ops)), writes(w), params(p) {}
+  static Stmt make(Routine routine, std::vector<TileRef> operands, int writes, std::array<int64_t, 2> params, Instr instr);
 };
 
 enum class SyncOp : uint8_t { SetFlag, WaitFlag, Barrier, MutexLock, MutexUnlock, CrossSet, CrossWait, SyncAll };

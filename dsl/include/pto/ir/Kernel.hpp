@@ -28,6 +28,7 @@ struct TileGroup {
   int rank;                       // 1 or 2, as declared
   int64_t rows, cols;             // 1-D tiles: rows == 1
   std::vector<int> mutex_ids;     // one per slot (may be empty: then depth 1)
+  TilePad pad = TilePad::Null;    // what fillpad writes outside the valid extent
   int depth;
   Expr counter;                   // Mutable Var holding the current slot; empty when depth == 1
   SourceLoc loc;

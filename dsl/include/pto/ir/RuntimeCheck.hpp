@@ -23,7 +23,12 @@ enum class RuntimeCheck : int32_t {
   assert_failed,       // a fatal pl::pto_assert
   offset_negative,     // a = offset; axis (a Vec -> Mat move's offset, an extract's window)
   window_past_valid,   // a = offset, b = source valid extent; axis (an extract's window)
+  index_out_of_range,  // a = index (or byte offset, axis 1), b = its element in the index tile (flat), c = the limit
+  routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (a vector routine's rule on its operands)
 };
+
+/// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).
+enum class RoutineRule : int32_t { multiple_of, at_most };
 
 const char* runtime_check_name(RuntimeCheck c);
 

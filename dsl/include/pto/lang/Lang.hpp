@@ -4,6 +4,7 @@
 #include "pto/lang/Cube.hpp"
 #include "pto/lang/Debug.hpp"
 #include "pto/lang/Ops.hpp"
+#include "pto/lang/Rearrange.hpp"
 #include "pto/lang/Scalar.hpp"
 #include "pto/lang/Sync.hpp"
 #include "pto/lang/Tensor.hpp"

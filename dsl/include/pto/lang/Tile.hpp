@@ -127,25 +127,39 @@ class TileGroup {
 
 namespace detail {
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc);
+                  const std::source_location& loc, ir::TilePad pad = ir::TilePad::Null);
 TileShape group_shape(int group);
 ir::Expr group_counter(int group);
 int group_depth(int group);
 }  // namespace detail
 
-/// `depth = mutex_ids.size()` slots (at least one) of a tile of `shape` ({n} or {rows, cols}).
+/// PyPTO Pro's TilePad: a tile's pad value, what pl::fillpad writes outside the valid extent
+/// (null: none; max / min: +inf / -inf for floating-point tiles, the extreme numbers for integers).
+using ir::TilePad;
+
+/// `depth = mutex_ids.size()` slots (at least one) of a tile of `shape` ({n} or {rows, cols}),
+/// with an optional pad value (PyPTO Pro's TileType(pad=...)).
+template <Element T>
+TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids, TilePad pad,
+                             std::source_location loc = std::source_location::current()) {
+  const int g = detail::declare_group(dtype_of<T>, space, std::move(shape), std::move(mutex_ids), loc, pad);
+  return TileGroup<T>(g, detail::group_shape(g), detail::group_counter(g), detail::group_depth(g));
+}
 template <Element T>
 TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
                              std::source_location loc = std::source_location::current()) {
-  const int g = detail::declare_group(dtype_of<T>, space, std::move(shape), std::move(mutex_ids), loc);
-  return TileGroup<T>(g, detail::group_shape(g), detail::group_counter(g), detail::group_depth(g));
+  return make_tile_group<T>(space, std::move(shape), std::move(mutex_ids), TilePad::Null, loc);
 }
 
 /// A single tile (a group of depth 1).
 template <Element T>
+Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape, TilePad pad, std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), {}, pad, loc).current();
+}
+template <Element T>
 Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape,
                   std::source_location loc = std::source_location::current()) {
-  return make_tile_group<T>(space, std::move(shape), {}, loc).current();
+  return make_tile_group<T>(space, std::move(shape), {}, TilePad::Null, loc).current();
 }
 
 }  // namespace pto::lang

@@ -1,0 +1,332 @@
+// pto_rt_vec_routine: the vector routines (ir::Routine) both engines call, so the JIT and the
+// interpreter agree by construction. Semantics: docs/semantics.md ("Gather, scatter, padding and
+// sorting").
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "pto/backend/KernelABI.hpp"
+#include "pto/ir/IR.hpp"
+#include "pto/support/DType.hpp"
+
+namespace pto {
+namespace {
+
+using ir::Routine;
+
+struct Fail {  // a failed rule, reported through pto_rt_fail
+  RuntimeCheck check;
+  int axis;
+  int64_t a, b, c;
+};
+
+class RoutineRun {
+ public:
+  RoutineRun(RoutineTile* tiles, int32_t n, int64_t p0, int64_t p1) : t_(tiles), n_(n), p_{p0, p1} {}
+
+  /// Elements written, or a failure in `fail`.
+  int64_t run(Routine r, Fail& fail) {
+    fail_ = &fail;
+    switch (r) {
+      case Routine::Gather: return gather();
+      case Routine::GatherB: return gatherb();
+      case Routine::GatherMask: return gathermask();
+      case Routine::Scatter: return scatter();
+      case Routine::FillPad: return fillpad();
+      case Routine::Sort32: return sort32();
+      case Routine::MrgSort: return mrgsort();
+      case Routine::MrgSort2: return mrgsort2();
+    }
+    return 0;
+  }
+
+ private:
+  // ------------------------------------------------------------------------------ operands
+  static int64_t es(const RoutineTile& t) { return static_cast<int64_t>(dtype_size(static_cast<DType>(t.dtype))); }
+  static uint8_t* at(const RoutineTile& t, int64_t flat) { return static_cast<uint8_t*>(t.data) + flat * es(t); }
+  static int64_t vrows(const RoutineTile& t) { return t.valid[0]; }
+  static int64_t vcols(const RoutineTile& t) { return t.valid[1]; }
+  static void set_valid(RoutineTile& t, int64_t rows, int64_t cols) { t.valid[0] = rows, t.valid[1] = cols; }
+  static int32_t index(const RoutineTile& idx, int64_t r, int64_t c) {
+    int32_t v;
+    std::memcpy(&v, at(idx, r * idx.cols + c), 4);
+    return v;
+  }
+
+  int64_t failed(RuntimeCheck check, int axis, int64_t a, int64_t b, int64_t c = 0) {
+    *fail_ = {check, axis, a, b, c};
+    return -1;
+  }
+  /// The result of `rows x cols` fits the destination `t`.
+  bool fits(const RoutineTile& t, int64_t rows, int64_t cols) {
+    if (rows > t.rows) return failed(RuntimeCheck::result_over_tile, 0, rows, t.rows), false;
+    if (cols > t.cols) return failed(RuntimeCheck::result_over_tile, 1, cols, t.cols), false;
+    return true;
+  }
+  /// The operand `t` covers rows x cols.
+  bool covers(const RoutineTile& t, int64_t rows, int64_t cols) {
+    if (vrows(t) < rows) return failed(RuntimeCheck::operand_smaller, 0, rows, vrows(t)), false;
+    if (vcols(t) < cols) return failed(RuntimeCheck::operand_smaller, 1, cols, vcols(t)), false;
+    return true;
+  }
+  /// routine_extent: `value` (of `axis`) must relate to `bound` by `rule`.
+  bool extent_rule(bool ok, RoutineRule rule, int axis, int64_t value, int64_t bound) {
+    if (!ok) failed(RuntimeCheck::routine_extent, axis, value, bound, static_cast<int64_t>(rule));
+    return ok;
+  }
+
+  // ------------------------------------------------------------------------------ gathers
+  int64_t gather() {
+    RoutineTile &out = t_[0], &src = t_[n_ - 2], &idx = t_[n_ - 1];
+    const int64_t rows = vrows(idx), cols = vcols(idx), offset = p_[0];
+    if (!fits(out, rows, cols)) return -1;
+    const int64_t limit = vrows(src) * src.cols, e = es(src);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t k = index(idx, r, c) + offset;
+        if (k < 0 || k >= limit || k % src.cols >= vcols(src)) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
+        std::memcpy(at(out, r * out.cols + c), at(src, k), static_cast<size_t>(e));
+      }
+    }
+    set_valid(out, rows, cols);
+    return rows * cols;
+  }
+
+  int64_t gatherb() {
+    RoutineTile &out = t_[0], &src = t_[1], &off = t_[2];
+    const int64_t e = es(src), per_block = 32 / e, rows = vrows(off), blocks = vcols(off);
+    if (!fits(out, rows, blocks * per_block)) return -1;
+    const int64_t bytes = vrows(src) * src.cols * e;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t o = index(off, r, b);
+        if (o < 0 || o + 32 > bytes) return failed(RuntimeCheck::index_out_of_range, 1, o, r * off.cols + b, bytes);
+        if (!extent_rule(o % e == 0, RoutineRule::multiple_of, 1, o, e)) return -1;
+        std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + o, 32);
+      }
+    }
+    set_valid(out, rows, blocks * per_block);
+    return rows * blocks * per_block;
+  }
+
+  int64_t gathermask() {
+    RoutineTile &out = t_[0], &src = t_[1];
+    static constexpr std::array<std::array<int64_t, 2>, 8> kPattern = {{{1, 0}, {2, 0}, {2, 1}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {1, 0}}};
+    const auto [stride, phase] = kPattern[static_cast<size_t>(p_[0])];
+    const int64_t rows = vrows(src), cols = vcols(src) > phase ? (vcols(src) - phase + stride - 1) / stride : 0;
+    if (!fits(out, rows, cols)) return -1;
+    const auto e = static_cast<size_t>(es(src));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, r * src.cols + phase + c * stride), e);
+    }
+    set_valid(out, rows, cols);
+    return rows * cols;
+  }
+
+  int64_t scatter() {
+    RoutineTile &out = t_[0], &src = t_[1], &idx = t_[2];
+    const int64_t rows = vrows(src), cols = vcols(src), limit = out.rows * out.cols;
+    if (!covers(idx, rows, cols)) return -1;
+    const auto e = static_cast<size_t>(es(src));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t k = index(idx, r, c);
+        if (k < 0 || k >= limit) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
+        std::memcpy(at(out, k), at(src, r * src.cols + c), e);
+      }
+    }
+    return rows * cols;
+  }
+
+  // ------------------------------------------------------------------------------ padding
+  static std::array<uint8_t, 8> pad_bytes(DType t, ir::TilePad pad) {
+    std::array<uint8_t, 8> b{};
+    if (pad == ir::TilePad::Zero || pad == ir::TilePad::Null) return b;
+    const bool max = pad == ir::TilePad::Max;
+    auto put = [&](auto v) { std::memcpy(b.data(), &v, sizeof v); };
+    switch (t) {
+      case DType::f32: put(max ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity()); break;
+      case DType::f16: put(static_cast<uint16_t>(max ? 0x7C00 : 0xFC00)); break;
+      case DType::bf16: put(static_cast<uint16_t>(max ? 0x7F80 : 0xFF80)); break;
+      case DType::i32: put(max ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min()); break;
+      case DType::i8: put(max ? std::numeric_limits<int8_t>::max() : std::numeric_limits<int8_t>::min()); break;
+      case DType::i64: put(max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min()); break;
+      case DType::boolean: put(static_cast<uint8_t>(max ? 1 : 0)); break;
+    }
+    return b;
+  }
+
+  int64_t fillpad() {
+    RoutineTile &out = t_[0], &src = t_[1];
+    const auto pad = pad_bytes(static_cast<DType>(out.dtype), static_cast<ir::TilePad>(p_[1]));
+    const int64_t rows = vrows(src), cols = vcols(src);
+    const auto e = static_cast<size_t>(es(out));
+    const bool in_place = out.data == src.data;
+    for (int64_t r = 0; r < out.rows; ++r) {
+      for (int64_t c = 0; c < out.cols; ++c) {
+        uint8_t* d = at(out, r * out.cols + c);
+        if (r < rows && c < cols) {
+          if (!in_place) std::memcpy(d, at(src, r * src.cols + c), e);
+        } else {
+          std::memcpy(d, pad.data(), e);
+        }
+      }
+    }
+    set_valid(out, out.rows, out.cols);
+    return out.rows * out.cols;
+  }
+
+  // ------------------------------------------------------------------------------ sorting
+  /// An 8-byte sort record's key: f32 [value, index], f16 [value, 0, index].
+  struct Record {
+    float value;
+    uint32_t index;
+  };
+  /// Greatest value first, NaN last, the smaller index first among equals.
+  static bool before(const Record& a, const Record& b) {
+    const bool an = std::isnan(a.value), bn = std::isnan(b.value);
+    if (an != bn) return bn;
+    if (!an && a.value != b.value) return a.value > b.value;
+    return a.index < b.index;
+  }
+  static int64_t record_elems(const RoutineTile& t) { return 8 / es(t); }
+  static float value_at(const RoutineTile& t, const uint8_t* p) {
+    if (static_cast<DType>(t.dtype) == DType::f32) {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return detail::half_bits_to_float(h);
+  }
+  static Record read_record(const RoutineTile& t, const uint8_t* p) {
+    Record r{value_at(t, p), 0};
+    std::memcpy(&r.index, p + 4, 4);
+    return r;
+  }
+  /// Writes `r` at `p`; `value` is the element's own bytes (no conversion, NaN payloads kept).
+  static void write_record(const RoutineTile& t, uint8_t* p, const uint8_t* value, uint32_t index) {
+    std::memset(p, 0, 8);
+    std::memcpy(p, value, static_cast<size_t>(es(t)));
+    std::memcpy(p + 4, &index, 4);
+  }
+
+  int64_t sort32() {
+    RoutineTile &dst = t_[0], &src = t_[n_ - 2], &idx = t_[n_ - 1];
+    const int64_t rows = vrows(src), cols = vcols(src), rec = record_elems(src);
+    if (!fits(dst, rows, cols * rec)) return -1;
+    if (!covers(idx, vrows(idx) == 1 ? 1 : rows, cols)) return -1;
+    struct Item {
+      Record key;
+      std::array<uint8_t, 4> value;  // the element's own bytes
+    };
+    std::vector<Item> group;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t ir = vrows(idx) == 1 ? 0 : r;
+      for (int64_t g = 0; g < cols; g += 32) {
+        group.clear();
+        for (int64_t c = g; c < std::min(cols, g + 32); ++c) {
+          const uint8_t* v = at(src, r * src.cols + c);
+          Item item{{value_at(src, v), static_cast<uint32_t>(index(idx, ir, c))}, {}};
+          std::memcpy(item.value.data(), v, static_cast<size_t>(es(src)));
+          group.push_back(item);
+        }
+        std::stable_sort(group.begin(), group.end(), [](const Item& a, const Item& b) { return before(a.key, b.key); });
+        for (size_t i = 0; i < group.size(); ++i) {
+          write_record(dst, at(dst, r * dst.cols + (g + static_cast<int64_t>(i)) * rec), group[i].value.data(), group[i].key.index);
+        }
+      }
+    }
+    set_valid(dst, rows, cols * rec);
+    return rows * cols * rec;
+  }
+
+  /// Merges the sorted record lists `lists` (pointers and lengths in records) into `out`; with
+  /// `stop_early`, until the first list runs out. Returns the records written.
+  static int64_t merge(const RoutineTile& t, std::vector<std::pair<const uint8_t*, int64_t>> lists, uint8_t* out, bool stop_early) {
+    int64_t written = 0;
+    while (true) {
+      int best = -1;
+      Record best_key{};
+      bool any_empty = false;
+      for (size_t l = 0; l < lists.size(); ++l) {
+        if (lists[l].second == 0) {
+          any_empty = true;
+          continue;
+        }
+        const Record k = read_record(t, lists[l].first);
+        if (best < 0 || before(k, best_key)) best = static_cast<int>(l), best_key = k;
+      }
+      if (best < 0 || (stop_early && any_empty)) return written;
+      std::memcpy(out + written * 8, lists[static_cast<size_t>(best)].first, 8);
+      lists[static_cast<size_t>(best)].first += 8;
+      --lists[static_cast<size_t>(best)].second;
+      ++written;
+    }
+  }
+
+  int64_t mrgsort() {
+    RoutineTile &dst = t_[0], &src = t_[1];
+    const int64_t rows = vrows(src), cols = vcols(src), block = p_[0];
+    if (!extent_rule(cols % (4 * block) == 0, RoutineRule::multiple_of, 1, cols, 4 * block)) return -1;
+    if (!fits(dst, rows, cols)) return -1;
+    const int64_t block_records = block * es(src) / 8;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t g = 0; g < cols; g += 4 * block) {
+        std::vector<std::pair<const uint8_t*, int64_t>> lists;
+        for (int b = 0; b < 4; ++b) lists.emplace_back(at(src, r * src.cols + g + b * block), block_records);
+        merge(src, std::move(lists), at(dst, r * dst.cols + g), false);
+      }
+    }
+    set_valid(dst, rows, cols);
+    return rows * cols;
+  }
+
+  int64_t mrgsort2() {
+    RoutineTile &dst = t_[0], &tmp = t_[1];
+    const int64_t rec = record_elems(dst);
+    std::vector<std::pair<const uint8_t*, int64_t>> lists;
+    int64_t total = 0;
+    for (int i = 2; i < n_; ++i) {
+      const RoutineTile& s = t_[i];
+      if (!extent_rule(vrows(s) <= 1, RoutineRule::at_most, 0, vrows(s), 1)) return -1;
+      const int64_t cols = vrows(s) == 0 ? 0 : vcols(s);
+      if (!extent_rule(cols % rec == 0, RoutineRule::multiple_of, 1, cols, rec)) return -1;
+      lists.emplace_back(at(s, 0), cols / rec);
+      total += cols;
+    }
+    if (!fits(tmp, 1, total)) return -1;
+    const int64_t merged = merge(dst, std::move(lists), at(tmp, 0), p_[0] != 0) * rec;
+    set_valid(tmp, 1, merged);
+    // dst takes the first records, as many as its valid columns hold (all of its width when
+    // nothing has written it).
+    const int64_t room = vcols(dst) > 0 ? vcols(dst) : dst.cols;
+    const int64_t n = std::min(merged, room / rec * rec);
+    if (!fits(dst, 1, n)) return -1;
+    std::memcpy(at(dst, 0), at(tmp, 0), static_cast<size_t>(n * es(dst)));
+    set_valid(dst, 1, n);
+    return merged + n;
+  }
+
+  RoutineTile* t_;
+  int32_t n_;
+  std::array<int64_t, 2> p_;
+  Fail* fail_ = nullptr;
+};
+
+}  // namespace
+
+extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
+                                      int64_t p1) {
+  Fail fail{};
+  const int64_t done = RoutineRun(tiles, n, p0, p1).run(static_cast<Routine>(routine), fail);
+  if (done < 0) pto_rt_fail(ctx, instr, static_cast<int32_t>(fail.check), fail.axis, fail.a, fail.b, fail.c);
+  return done;
+}
+
+}  // namespace pto

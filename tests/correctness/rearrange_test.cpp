@@ -1,0 +1,405 @@
+// PyPTO Pro's gather, gatherb, gathermask, scatter, fillpad, sort32, mrgsort and mrgsort2
+// (pto/lang/Rearrange.hpp) against plain C++, on the shapes of PyPTO Pro's documented examples
+// (docs/zh/pypto_pro/api/SIMD-API/operation/memory_vector_computation/...) and on tails; every
+// result is compared bit for bit (the routines move elements, they do not compute).
+#include <numeric>
+#include <random>
+
+#include "common.hpp"
+
+namespace pto::correctness {
+namespace {
+
+template <class T>
+bool bits_equal(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class T>
+int64_t count_unequal(const Tensor<T>& got, const std::vector<T>& want) {
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) wrong += !bits_equal(got[i], want[static_cast<size_t>(i)]);
+  return wrong;
+}
+
+/// src [R, C] of T; each row reversed by indices, as gather.md's example (row r: 128r + 127, ...),
+/// or any other index pattern, and with an offset.
+template <class T>
+void check_gather(int64_t rows, int64_t cols, int64_t offset, uint64_t seed) {
+  CAPTURE(type_name<T>());
+  CAPTURE(offset);
+  const auto k = pl::jit({.name = "gather_" + type_name<T>()}, [=](pl::Tensor<T> src, pl::Tensor<int32_t> indices, pl::Tensor<T> dst) {
+    auto s = pl::make_tile<T>(pl::Vec, {rows, cols});
+    auto idx = pl::make_tile<int32_t>(pl::Vec, {rows, cols});
+    auto tmp = pl::make_tile<int32_t>(pl::Vec, {rows, cols});
+    auto d = pl::make_tile<T>(pl::Vec, {rows, cols});
+    pl::load(s, src, {0, 0});
+    pl::load(idx, indices, {0, 0});
+    pl::gather(d, s, idx, tmp, {.offset = offset});
+    pl::store(dst, d, {0, 0});
+  });
+  auto src = Tensor<T>::random({rows, cols}, seed, -100, 100);
+  auto indices = Tensor<int32_t>::zeros({rows, cols});
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  const int64_t n = rows * cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t reversed = r * cols + cols - 1 - c;
+      const int64_t any = static_cast<int64_t>(rng() % static_cast<uint32_t>(n - offset));
+      indices[r * cols + c] = static_cast<int32_t>((r % 2 == 0 ? std::min(reversed, n - 1 - offset) : any));
+    }
+  }
+  auto dst = Tensor<T>::zeros({rows, cols});
+  k[{.block_dim = 1}].run_sync(src, indices, dst);
+  std::vector<T> want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] = src[indices[i] + offset];
+  CHECK(count_unequal(dst, want) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gather(out, src, idx, tmp[, offset]): out[i, j] = src_flat[idx[i, j] + offset], as gather.md's example ([64, 128], "
+          "reversed rows) and random indices, on every dtype") {
+  check_gather<half>(64, 128, 0, 1);
+  check_gather<half>(64, 128, 16, 2);
+  check_gather<float>(16, 64, 0, 3);
+  check_gather<bfloat16>(8, 32, 5, 4);
+  check_gather<int32_t>(8, 16, 0, 5);
+  check_gather<int8_t>(4, 64, 1, 6);
+}
+
+TEST_CASE("gather over a tail: out takes idx's valid extent; an index past src's valid elements stops the core with a clear "
+          "error and nothing is stored") {
+  const auto k = pl::jit({.name = "gather_tail"}, [](pl::Tensor<float> src, pl::Tensor<int32_t> indices, pl::Tensor<float> dst) {
+    auto s = pl::make_tile<float>(pl::Vec, {8, 16});
+    auto idx = pl::make_tile<int32_t>(pl::Vec, {8, 16});
+    auto d = pl::make_tile<float>(pl::Vec, {8, 16});
+    pl::load(s, src.slice(0, src.dim(0), 0, 16));
+    pl::load(idx, indices.slice(0, indices.dim(0), 0, 8));
+    pl::gather(d, s, idx);
+    pl::store(dst.slice(0, indices.dim(0), 0, 8), d);
+  });
+  auto src = Tensor<float>::random({5, 16}, 7);
+  auto indices = Tensor<int32_t>::zeros({3, 8});
+  for (int64_t i = 0; i < 24; ++i) indices[i] = static_cast<int32_t>((i * 37) % 80);
+  auto dst = Tensor<float>::full({3, 8}, -1.0f);
+  k[{.block_dim = 1}].run_sync(src, indices, dst);
+  std::vector<float> want(24);
+  for (int64_t i = 0; i < 24; ++i) want[static_cast<size_t>(i)] = src[indices[i]];
+  CHECK(count_unequal(dst, want) == 0);
+
+  indices[5] = 80;  // row 5 of an 8 x 16 tile: outside the 5 valid rows
+  auto before = copy_of(dst);
+  try {
+    k[{.block_dim = 1}].run_sync(src, indices, dst);
+    FAIL("no error");
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.find("gather: index 80 (element 5 of the index tile) is outside the 80 elements it may address") != std::string::npos);
+    CHECK(what.find("pipe: V") != std::string::npos);
+  }
+  CHECK(bitwise_equal(dst, before));
+}
+
+TEST_CASE("gatherb(out, src, offsets): 32-byte blocks at byte offsets, identity as gatherb.md's example and permuted") {
+  const auto k = pl::jit({.name = "gatherb"}, [](pl::Tensor<half> src, pl::Tensor<int32_t> offsets, pl::Tensor<half> dst) {
+    auto s = pl::make_tile<half>(pl::Vec, {64, 128});
+    auto o = pl::make_tile<int32_t>(pl::Vec, {64, 8});
+    auto d = pl::make_tile<half>(pl::Vec, {64, 128});
+    pl::load(s, src, {0, 0});
+    pl::load(o, offsets, {0, 0});
+    pl::gatherb(d, s, o);
+    pl::store(dst, d, {0, 0});
+  });
+  auto src = Tensor<half>::random({64, 128}, 8, -10, 10);
+  for (bool identity : {true, false}) {
+    CAPTURE(identity);
+    auto offsets = Tensor<int32_t>::zeros({64, 8});
+    for (int64_t r = 0; r < 64; ++r) {
+      for (int64_t b = 0; b < 8; ++b) offsets[r * 8 + b] = static_cast<int32_t>(identity ? 256 * r + 32 * b : 32 * ((r * 13 + b * 5) % 512));
+    }
+    auto dst = Tensor<half>::zeros({64, 128});
+    k[{.block_dim = 1}].run_sync(src, offsets, dst);
+    std::vector<half> want(64 * 128);
+    for (int64_t r = 0; r < 64; ++r) {
+      for (int64_t b = 0; b < 8; ++b) {
+        for (int64_t e = 0; e < 16; ++e) want[static_cast<size_t>(r * 128 + b * 16 + e)] = src[offsets[r * 8 + b] / 2 + e];
+      }
+    }
+    CHECK(count_unequal(dst, want) == 0);
+  }
+}
+
+TEST_CASE("gathermask(out, src, pattern_mode=1..7) selects even/odd columns, one of every 4, or all, per row; odd column counts") {
+  for (int64_t cols : {128, 37}) {
+    for (int mode = 1; mode <= 7; ++mode) {
+      CAPTURE(cols);
+      CAPTURE(mode);
+      const int64_t stride = mode <= 2 ? 2 : (mode <= 6 ? 4 : 1), phase = mode <= 2 ? mode - 1 : (mode <= 6 ? mode - 3 : 0);
+      const int64_t out_cols = (cols - phase + stride - 1) / stride;
+      const auto k = pl::jit({.name = "gathermask"}, [=](pl::Tensor<float> src, pl::Tensor<float> dst) {
+        auto s = pl::make_tile<float>(pl::Vec, {16, 128});
+        auto d = pl::make_tile<float>(pl::Vec, {16, 128});
+        pl::load(s, src.slice(0, 16, 0, cols));
+        pl::gathermask(d, s, {.pattern_mode = mode});
+        pl::store(dst.slice(0, 16, 0, out_cols), d);
+      });
+      auto src = Tensor<float>::random({16, cols}, 9);
+      auto dst = Tensor<float>::zeros({16, out_cols});
+      k[{.block_dim = 1}].run_sync(src, dst);
+      std::vector<float> want;
+      for (int64_t r = 0; r < 16; ++r) {
+        for (int64_t c = phase; c < cols; c += stride) want.push_back(src[r * cols + c]);
+      }
+      CHECK(count_unequal(dst, want) == 0);
+    }
+  }
+}
+
+TEST_CASE("scatter(out, src, idx): out_flat[idx[i, j]] = src[i, j], a full reversal as scatter.md's example; untouched "
+          "elements keep their values; the later of two equal indices wins") {
+  const auto k = pl::jit({.name = "scatter"}, [](pl::Tensor<float> src, pl::Tensor<int32_t> indices, pl::Tensor<float> dst) {
+    auto s = pl::make_tile<float>(pl::Vec, {64, 128});
+    auto idx = pl::make_tile<int32_t>(pl::Vec, {64, 128});
+    auto d = pl::make_tile<float>(pl::Vec, {64, 128});
+    pl::load(d, dst, {0, 0});  // what the scatter does not touch
+    pl::load(s, src.slice(0, src.dim(0), 0, 128));
+    pl::load(idx, indices.slice(0, indices.dim(0), 0, 128));
+    pl::scatter(d, s, idx);
+    pl::store(dst, d, {0, 0});
+  });
+  auto src = Tensor<float>::zeros({64, 128});
+  for (int64_t i = 0; i < 64 * 128; ++i) src[i] = 1.0f + 0.25f * static_cast<float>(i);
+  auto indices = Tensor<int32_t>::zeros({64, 128});
+  for (int64_t i = 0; i < 64 * 128; ++i) indices[i] = static_cast<int32_t>(8191 - i);
+  auto dst = Tensor<float>::zeros({64, 128});
+  k[{.block_dim = 1}].run_sync(src, indices, dst);
+  CHECK(dst[0] == 2048.75f);  // scatter.md: dst row 0 = [2048.75 2048.5 ...]
+  CHECK(dst[128] == 2016.75f);
+  std::vector<float> want(64 * 128);
+  for (int64_t i = 0; i < 64 * 128; ++i) want[static_cast<size_t>(8191 - i)] = src[i];
+  CHECK(count_unequal(dst, want) == 0);
+
+  // 3 rows of src into a prefilled tile, with a repeated index.
+  auto part = Tensor<float>::random({3, 128}, 10);
+  auto part_idx = Tensor<int32_t>::zeros({3, 128});
+  for (int64_t i = 0; i < 384; ++i) part_idx[i] = static_cast<int32_t>((i * 7) % 1000);
+  part_idx[300] = part_idx[10];
+  auto filled = Tensor<float>::random({64, 128}, 11);
+  std::vector<float> expect(filled.data(), filled.data() + filled.numel());
+  for (int64_t i = 0; i < 384; ++i) expect[static_cast<size_t>(part_idx[i])] = part[i];
+  k[{.block_dim = 1}].run_sync(part, part_idx, filled);
+  CHECK(count_unequal(filled, expect) == 0);
+}
+
+namespace {
+
+/// The tile width of T: 8 columns, or a 32-byte row for narrower types (the UB row alignment).
+template <class T>
+constexpr int64_t fill_cols() {
+  return std::max<int64_t>(8, 32 / static_cast<int64_t>(sizeof(T)));
+}
+
+template <class T>
+auto make_fillpad_kernel(pl::TilePad pad, pl::FillPadMode mode, int64_t out_cols) {
+  constexpr int64_t W = fill_cols<T>();
+  return pl::jit({.name = "fillpad_" + type_name<T>()}, [=](pl::Tensor<T> x, pl::Tensor<T> z) {
+    auto src = pl::make_tile<T>(pl::Vec, {8, W}, mode == pl::FillPadMode::INPLACE ? pad : pl::TilePad::Null);
+    pl::set_validshape(src, 5, 7);
+    pl::load(src, x, {0, 0});  // fillpad.md: set_validshape before the load gives the 5 x 7 region
+    if (mode == pl::FillPadMode::INPLACE) {
+      pl::fillpad(src, src, {.mode = mode});
+      pl::store(z, src, {0, 0});
+    } else {
+      auto dst = pl::make_tile<T>(pl::Vec, {8, out_cols}, pad);
+      pl::fillpad(dst, src, {.mode = mode});
+      pl::store(z, dst, {0, 0});
+    }
+  });
+}
+
+/// `wider`: EXPAND into twice the width.
+template <class T>
+void check_fillpad(pl::TilePad pad, pl::FillPadMode mode, bool wider, T pad_value) {
+  CAPTURE(type_name<T>());
+  CAPTURE(static_cast<int>(mode));
+  constexpr int64_t W = fill_cols<T>();
+  const int64_t out_cols = wider ? 2 * W : W;
+  auto x = Tensor<T>::random({8, W}, 12, -50, 50);
+  auto z = Tensor<T>::zeros({8, out_cols});
+  make_fillpad_kernel<T>(pad, mode, out_cols)[{.block_dim = 1}].run_sync(x, z);
+  std::vector<T> want(static_cast<size_t>(8 * out_cols));
+  for (int64_t r = 0; r < 8; ++r) {
+    for (int64_t c = 0; c < out_cols; ++c) want[static_cast<size_t>(r * out_cols + c)] = r < 5 && c < 7 ? x[r * W + c] : pad_value;
+  }
+  CHECK(count_unequal(z, want) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("fillpad(out, src, mode): src's valid part and the destination's pad value elsewhere; NORMAL as fillpad.md's example "
+          "(int32 [8, 8], valid [5, 7], zero), EXPAND into [8, 16], INPLACE; max and min are +-inf for floats") {
+  check_fillpad<int32_t>(pl::TilePad::Zero, pl::FillPadMode::NORMAL, false, 0);
+  check_fillpad<int32_t>(pl::TilePad::Max, pl::FillPadMode::EXPAND, true, std::numeric_limits<int32_t>::max());
+  check_fillpad<float>(pl::TilePad::Min, pl::FillPadMode::EXPAND, true, -std::numeric_limits<float>::infinity());
+  check_fillpad<half>(pl::TilePad::Max, pl::FillPadMode::INPLACE, false, half(std::numeric_limits<float>::infinity()));
+  check_fillpad<bfloat16>(pl::TilePad::Min, pl::FillPadMode::EXPAND, true, bfloat16(-std::numeric_limits<float>::infinity()));
+  check_fillpad<int8_t>(pl::TilePad::Min, pl::FillPadMode::NORMAL, false, std::numeric_limits<int8_t>::min());
+}
+
+namespace {
+
+struct Rec {
+  float value;
+  uint32_t index;
+};
+bool rec_before(const Rec& a, const Rec& b) {
+  const bool an = std::isnan(a.value), bn = std::isnan(b.value);
+  if (an != bn) return bn;
+  if (!an && a.value != b.value) return a.value > b.value;
+  return a.index < b.index;
+}
+
+/// sort32's reference: per row, each group of 32 sorted (greatest first, NaN last, smaller index first).
+std::vector<Rec> sort32_reference(const Tensor<float>& src, int64_t rows, int64_t cols, const std::vector<uint32_t>& idx) {
+  std::vector<Rec> out;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t g = 0; g < cols; g += 32) {
+      std::vector<Rec> group;
+      for (int64_t c = g; c < std::min(cols, g + 32); ++c) group.push_back({src[r * cols + c], idx[static_cast<size_t>(c)]});
+      std::stable_sort(group.begin(), group.end(), rec_before);
+      out.insert(out.end(), group.begin(), group.end());
+    }
+  }
+  return out;
+}
+
+std::vector<Rec> records_of(const Tensor<float>& t) {
+  std::vector<Rec> out(static_cast<size_t>(t.numel() / 2));
+  std::memcpy(out.data(), t.data(), out.size() * sizeof(Rec));
+  return out;
+}
+
+bool same_records(const std::vector<Rec>& a, const std::vector<Rec>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!bits_equal(a[i].value, b[i].value) || a[i].index != b[i].index) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("sort32(dst, src, idx): each group of 32 sorted greatest first into [value, index] records, ties by the smaller index, "
+          "NaN last; an idx row shared by every row; a 48-column tail; f16 records are [value, 0, index]") {
+  for (int64_t cols : {64, 48}) {
+    CAPTURE(cols);
+    const auto k = pl::jit({.name = "sort32"}, [=](pl::Tensor<float> src, pl::Tensor<int32_t> idx, pl::Tensor<float> dst) {
+      auto s = pl::make_tile<float>(pl::Vec, {4, 64});
+      auto i = pl::make_tile<int32_t>(pl::Vec, {1, 64});
+      auto d = pl::make_tile<float>(pl::Vec, {4, 128});
+      auto tmp = pl::make_tile<float>(pl::Vec, {4, 64});
+      pl::load(s, src.slice(0, 4, 0, cols));
+      pl::load(i, idx.slice(0, 1, 0, cols));
+      pl::sort32(d, s, i, tmp);
+      pl::store(dst.slice(0, 4, 0, 2 * cols), d);
+    });
+    auto src = Tensor<float>::random({4, cols}, 13, -4, 4);
+    for (int64_t e = 0; e < src.numel(); e += 5) src[e] = std::round(src[e]);  // ties
+    src[3] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<uint32_t> ids(static_cast<size_t>(cols));
+    auto idx = Tensor<int32_t>::zeros({1, cols});
+    for (int64_t c = 0; c < cols; ++c) idx[c] = static_cast<int32_t>(ids[static_cast<size_t>(c)] = static_cast<uint32_t>(1000 + c));
+    auto dst = Tensor<float>::zeros({4, 2 * cols});
+    k[{.block_dim = 1}].run_sync(src, idx, dst);
+    CHECK(same_records(records_of(dst), sort32_reference(src, 4, cols, ids)));
+  }
+
+  const auto kh = pl::jit({.name = "sort32_f16"}, [](pl::Tensor<half> src, pl::Tensor<int32_t> idx, pl::Tensor<half> dst) {
+    auto s = pl::make_tile<half>(pl::Vec, {1, 32});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, 32});
+    auto d = pl::make_tile<half>(pl::Vec, {1, 128});
+    pl::load(s, src, {0, 0});
+    pl::load(i, idx, {0, 0});
+    pl::sort32(d, s, i);
+    pl::store(dst, d, {0, 0});
+  });
+  auto src = Tensor<half>::random({1, 32}, 14, -8, 8);
+  auto idx = Tensor<int32_t>::zeros({1, 32});
+  std::iota(idx.data(), idx.data() + 32, 0);
+  auto dst = Tensor<half>::zeros({1, 128});
+  kh[{.block_dim = 1}].run_sync(src, idx, dst);
+  std::vector<int> order(32);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return static_cast<float>(src[a]) > static_cast<float>(src[b]); });
+  int64_t wrong = 0;
+  for (int i = 0; i < 32; ++i) {
+    uint16_t words[4];
+    std::memcpy(words, dst.data() + 4 * i, 8);
+    wrong += !bits_equal(dst[4 * i], src[order[static_cast<size_t>(i)]]);
+    wrong += words[1] != 0;
+    uint32_t index;
+    std::memcpy(&index, words + 2, 4);
+    wrong += index != static_cast<uint32_t>(order[static_cast<size_t>(i)]);
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("sort32 then mrgsort (4 blocks of 32 records) then mrgsort2 of two sorted lists: a whole sort and a top-k, as "
+          "the sort32 -> mrgsort -> mrgsort2 flow of PyPTO Pro's docs; exhausted stops at the first list to run out") {
+  const auto k = pl::jit({.name = "sort_flow"}, [](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<int32_t> idx,
+                                                     pl::Tensor<float> sorted_a, pl::Tensor<float> top, pl::Tensor<float> all,
+                                                     pl::Tensor<float> early) {
+    auto sa = pl::make_tile<float>(pl::Vec, {1, 128});
+    auto sb = pl::make_tile<float>(pl::Vec, {1, 32});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, 128});
+    auto ra = pl::make_tile<float>(pl::Vec, {1, 256});
+    auto rb = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto ma = pl::make_tile<float>(pl::Vec, {1, 256});
+    auto d = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto tmp = pl::make_tile<float>(pl::Vec, {1, 320});
+    pl::load(sa, a, {0, 0});
+    pl::load(sb, b, {0, 0});
+    pl::load(i, idx, {0, 0});
+    pl::sort32(ra, sa, i);
+    pl::sort32(rb, sb, i);
+    pl::mrgsort(ma, ra, {.block_len = 64});  // 4 blocks of 64 f32 = 32 records each
+    pl::store(sorted_a, ma, {0, 0});
+    pl::mrgsort2(ma, rb, d, tmp);  // dst: the first 32 records of 160
+    pl::store(top, d, {0, 0});
+    pl::store(all, tmp, {0, 0});
+    auto d2 = pl::make_tile<float>(pl::Vec, {1, 320});
+    auto tmp2 = pl::make_tile<float>(pl::Vec, {1, 320});
+    pl::mrgsort2(ma, rb, d2, tmp2, {.exhausted = true});
+    pl::store(early, d2, {0, 0});  // its valid extent: the records merged before rb ran out
+  });
+  auto a = Tensor<float>::random({1, 128}, 15, -3, 3);
+  auto b = Tensor<float>::random({1, 32}, 16, -3, 3);
+  for (int64_t e = 0; e < 128; e += 9) a[e] = 1.0f;
+  b[4] = 1.0f;
+  auto idx = Tensor<int32_t>::zeros({1, 128});
+  std::iota(idx.data(), idx.data() + 128, 0);
+  auto sorted_a = Tensor<float>::zeros({1, 256}), top = Tensor<float>::zeros({1, 64}), all = Tensor<float>::zeros({1, 320});
+  auto early = Tensor<float>::full({1, 320}, -7.0f);
+  k[{.block_dim = 1}].run_sync(a, b, idx, sorted_a, top, all, early);
+  std::vector<Rec> ra, rb;
+  for (int64_t c = 0; c < 128; ++c) ra.push_back({a[c], static_cast<uint32_t>(c)});
+  for (int64_t c = 0; c < 32; ++c) rb.push_back({b[c], static_cast<uint32_t>(c)});
+  std::stable_sort(ra.begin(), ra.end(), rec_before);
+  std::stable_sort(rb.begin(), rb.end(), rec_before);
+  CHECK(same_records(records_of(sorted_a), ra));
+  // The merge takes src0's record first among equal records (the same value and index).
+  std::vector<Rec> merged;
+  std::merge(ra.begin(), ra.end(), rb.begin(), rb.end(), std::back_inserter(merged), rec_before);
+  CHECK(same_records(records_of(all), merged));
+  CHECK(same_records(records_of(top), std::vector<Rec>(merged.begin(), merged.begin() + 32)));
+  // exhausted: up to and including rb's last record, then nothing (the rest of `early` untouched).
+  size_t stop = 0, taken_b = 0;
+  while (taken_b < rb.size()) taken_b += merged[stop].value == rb[taken_b].value && merged[stop].index == rb[taken_b].index ? 1 : 0, ++stop;
+  const auto got = records_of(early);
+  CHECK(same_records(std::vector<Rec>(got.begin(), got.begin() + static_cast<int64_t>(stop)), std::vector<Rec>(merged.begin(), merged.begin() + static_cast<int64_t>(stop))));
+  CHECK(early[static_cast<int64_t>(2 * stop)] == -7.0f);
+}
+
+}  // namespace pto::correctness
