@@ -105,7 +105,7 @@ class RoutineRun {
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t o = index(off, r, b);
         if (o < 0 || o + 32 > bytes) return failed(RuntimeCheck::index_out_of_range, 1, o, r * off.cols + b, bytes);
-        if (!extent_rule(o % e == 0, RoutineRule::multiple_of, 1, o, e)) return -1;
+        if (!extent_rule(o % e == 0, RoutineRule::multiple_of, 2, o, e)) return -1;  // axis 2: a byte offset
         std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + o, 32);
       }
     }

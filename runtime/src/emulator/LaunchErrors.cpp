@@ -51,7 +51,7 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
                                        s.a, s.b, s.c);
     case RuntimeCheck::routine_extent:
       return s.c == static_cast<int64_t>(RoutineRule::multiple_of)
-                 ? fmt::format("{}: {} {} is not a multiple of {}", op, s.a, s.axis == 0 ? "rows" : "(columns or bytes)", s.b)
+                 ? fmt::format("{}: {} {} not a multiple of {}", op, s.a, s.axis == 2 ? "is a byte offset" : (s.axis == 0 ? "rows are" : "columns are"), s.b)
                  : fmt::format("{}: {} {} where at most {} are allowed", op, s.a, axis, s.b);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);

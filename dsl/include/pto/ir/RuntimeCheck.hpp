@@ -24,7 +24,7 @@ enum class RuntimeCheck : int32_t {
   offset_negative,     // a = offset; axis (a Vec -> Mat move's offset, an extract's window)
   window_past_valid,   // a = offset, b = source valid extent; axis (an extract's window)
   index_out_of_range,  // a = index (or byte offset, axis 1), b = its element in the index tile (flat), c = the limit
-  routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (a vector routine's rule on its operands)
+  routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (2: a byte offset) (a vector routine's rule on its operands)
 };
 
 /// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).
