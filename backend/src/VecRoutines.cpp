@@ -85,12 +85,14 @@ class RoutineRun {
     const int64_t rows = vrows(idx), cols = vcols(idx), offset = p_[0];
     if (!fits(out, rows, cols)) return -1;
     const int64_t limit = vrows(src) * src.cols, e = es(src);
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {  // every index checked before anything is written (docs/semantics.md, Checks)
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t k = index(idx, r, c) + offset;
         if (k < 0 || k >= limit || k % src.cols >= vcols(src)) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
-        std::memcpy(at(out, r * out.cols + c), at(src, k), static_cast<size_t>(e));
       }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, index(idx, r, c) + offset), static_cast<size_t>(e));
     }
     set_valid(out, rows, cols);
     return rows * cols;
@@ -106,7 +108,11 @@ class RoutineRun {
         const int64_t o = index(off, r, b);
         if (o < 0 || o + 32 > bytes) return failed(RuntimeCheck::index_out_of_range, 1, o, r * off.cols + b, bytes);
         if (!extent_rule(o % e == 0, RoutineRule::multiple_of, 2, o, e)) return -1;  // axis 2: a byte offset
-        std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + o, 32);
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + index(off, r, b), 32);
       }
     }
     set_valid(out, rows, blocks * per_block);
@@ -136,8 +142,10 @@ class RoutineRun {
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t k = index(idx, r, c);
         if (k < 0 || k >= limit) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
-        std::memcpy(at(out, k), at(src, r * src.cols + c), e);
       }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, index(idx, r, c)), at(src, r * src.cols + c), e);
     }
     return rows * cols;
   }
@@ -306,8 +314,7 @@ class RoutineRun {
     // dst takes the first records, as many as its valid columns hold (all of its width when
     // nothing has written it).
     const int64_t room = vcols(dst) > 0 ? vcols(dst) : dst.cols;
-    const int64_t n = std::min(merged, room / rec * rec);
-    if (!fits(dst, 1, n)) return -1;
+    const int64_t n = std::min(merged, std::min(room, dst.cols) / rec * rec);
     std::memcpy(at(dst, 0), at(tmp, 0), static_cast<size_t>(n * es(dst)));
     set_valid(dst, 1, n);
     return merged + n;

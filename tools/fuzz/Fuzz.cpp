@@ -40,6 +40,7 @@ struct Expr {
                     // 6-9: row argmax/argmin, column argmax/argmin: the output is root * 0 + the index (broadcast)
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
+  int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -96,6 +97,9 @@ class Generator {
       // PyPTO Pro's partial ops: the root combined with x over a smaller valid extent.
       e.part = pick(4);
       e.part_first = pick(2) == 0;
+    } else if (pick(6) == 0) {
+      // The vector routines that keep the data (a copy through gathermask, fillpad of the tail).
+      e.via = 1 + pick(2);
     }
     return e;
   }
@@ -239,6 +243,7 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto arg_cols = pl::make_tile<int32_t>(pl::Vec, {1, b.tile_cols});
     auto part_src = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
+    auto pad_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols}, pl::TilePad::Max);
     const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
     const int64_t tiles = (b.rows + b.tile_rows - 1) / b.tile_rows * col_tiles;
     for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
@@ -262,6 +267,13 @@ auto make_kernel(const Batch& b, bool interpret) {
           out = part_out;
         } else if (e.reduce < 0) {
           zs.current() = value;
+          if (e.via == 1) {
+            pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});
+            out = part_out;
+          } else if (e.via == 2) {
+            pl::fillpad(pad_out, zs.current());
+            out = pad_out;
+          }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
           if (e.reduce == 1) pl::row_max(red, value);
@@ -489,7 +501,9 @@ std::string cpp(const Batch& b) {
                                                "    pl::{}(part_out, {});\n    zs.current() = part_out;\n",
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
-                     : e.reduce < 0 ? fmt::format("    zs.current() = {};\n", cpp_expr(e, e.root, b.dtype))
+                     : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
+                                                  std::array{"", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
+                                                             "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n"}[e.via])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
                                                 e.reduce < 8 ? "arg_rows" : "arg_cols", cpp_expr(e, e.root, b.dtype),
@@ -507,6 +521,7 @@ std::string cpp(const Batch& b) {
       "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}}), col_red = pl::make_tile<{T}>(pl::Vec, {{1, {tc}}});\n"
       "  auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {{{tr}, 1}}), arg_cols = pl::make_tile<int32_t>(pl::Vec, {{1, {tc}}});\n"
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
+      "  auto pad_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}, pl::TilePad::Max);\n"
       "  const int64_t col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
       "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"

@@ -1,6 +1,7 @@
 #pragma once
 // The differential fuzzer: random kernels — expression trees over every tile operation and dtype
-// (bitwise ops and shifts on integers), row and column reductions and arg-reductions, PyPTO Pro's partial ops over a
+// (bitwise ops and shifts on integers), row and column reductions and arg-reductions, gathermask
+// and fillpad passing a result on, PyPTO Pro's partial ops over a
 // smaller valid extent, random shapes with tails, tile sizes, group depths and
 // block_dims, store options and a closing sync_all, and (one round in four) cube kernels: matmul
 // with tails, K steps, transposed B, L1/L0 depths, a bias row and FIX's store options, and mix
