@@ -67,7 +67,7 @@ typename N::Bits narrow(typename N::Wide w, ir::RoundMode mode) {
     case ir::RoundMode::CAST_ROUND: {  // a tie (w halfway between r and its other neighbour) goes away from zero
       const B other = back > w ? next_down(r) : next_up(r);
       const auto o = N::widen(other);
-      return o + back == w + w && std::fabs(o) > std::fabs(back) ? other : r;
+      return w - back == o - w && std::fabs(o) > std::fabs(back) ? other : r;  // both differences exact
     }
     default: return r;
   }

@@ -49,13 +49,29 @@ class AutoMutex : public ir::Mutator {
     }
     if (tiles.empty()) return self;
     const ir::Pipe pipe = k_.instrs[instr.id].pipe;
+    // Two references to one group with different slot expressions (g.current() and g[0]) may
+    // name one slot at run time: the later one locks only when its slot differs from every
+    // earlier one of the group, so one slot is never locked twice.
+    std::vector<ir::Expr> distinct(tiles.size());
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (tiles[j].group != tiles[i].group) continue;
+        ir::Expr ne = ir::Binary::make(ir::BinaryOp::NE, tiles[i].slot, tiles[j].slot);
+        distinct[i] = distinct[i] ? ir::Binary::make(ir::BinaryOp::And, distinct[i], ne) : ne;
+      }
+    }
+    auto guarded = [&](size_t i, ir::Stmt s) { return distinct[i] ? ir::IfThenElse::make(distinct[i], std::move(s), ir::Stmt()) : s; };
     std::vector<ir::Stmt> seq;
-    for (const auto& t : tiles) {
-      seq.push_back(ir::Sync::make(ir::SyncOp::MutexLock, pipe, pipe, ir::IntImm::make(-1), t, new_instr(ir::SyncOp::MutexLock, pipe, t, instr.loc)));
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      const auto& t = tiles[i];
+      seq.push_back(guarded(i, ir::Sync::make(ir::SyncOp::MutexLock, pipe, pipe, ir::IntImm::make(-1), t,
+                                              new_instr(ir::SyncOp::MutexLock, pipe, t, instr.loc))));
     }
     seq.push_back(self);
-    for (const auto& t : tiles) {
-      seq.push_back(ir::Sync::make(ir::SyncOp::MutexUnlock, pipe, pipe, ir::IntImm::make(-1), t, new_instr(ir::SyncOp::MutexUnlock, pipe, t, instr.loc)));
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      const auto& t = tiles[i];
+      seq.push_back(guarded(i, ir::Sync::make(ir::SyncOp::MutexUnlock, pipe, pipe, ir::IntImm::make(-1), t,
+                                              new_instr(ir::SyncOp::MutexUnlock, pipe, t, instr.loc))));
     }
     return ir::Seq::make(std::move(seq));
   }

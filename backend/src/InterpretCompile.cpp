@@ -117,6 +117,7 @@ class Compiler {
       n.kind = XNode::Kind::Cast;
       n.from = from;
       n.to = to;
+      n.mode = op->mode;
       n.cls = compute_cls(to);
       return add(n);
     }

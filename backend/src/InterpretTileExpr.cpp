@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "CastRounding.hpp"
 #include "InterpreterImpl.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/support/Error.hpp"
@@ -153,6 +154,43 @@ Val convert(Val v, DType from, DType to) {
   return v;
 }
 
+Val convert_mode(Val v, DType from, DType to, ir::RoundMode mode) {
+  using ir::RoundMode;
+  namespace rd = rounding;
+  if (mode == RoundMode::Default || from == DType::boolean) return convert(v, from, to);
+  const bool ffrom = is_floating(from), fto = is_floating(to);
+  if (ffrom && std::isnan(v.f)) return convert(v, from, to);  // NaN: as the generated code's nearest-even step keeps it
+  Val r{};
+  if (ffrom && fto) {
+    if (from == to) {  // within one dtype: to an integral value (CAST_NONE and CAST_ODD as CAST_RINT)
+      r.f = mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_ODD ? std::nearbyint(v.f) : rd::round_to_integral(v.f, mode);
+      return r;
+    }
+    if (to == DType::f32) return v;  // widening is exact
+    const bool odd = mode == RoundMode::CAST_ODD && from == DType::f32 && to == DType::f16;
+    const RoundMode m = mode == RoundMode::CAST_NONE || (mode == RoundMode::CAST_ODD && !odd) ? RoundMode::CAST_RINT : mode;
+    r.f = to == DType::f16 ? rd::F16::widen(rd::narrow<rd::F16>(v.f, m)) : rd::BF16::widen(rd::narrow<rd::BF16>(v.f, m));
+    return r;
+  }
+  if (ffrom) {
+    r.f = rd::round_to_integral(v.f, mode);
+    return convert(r, DType::f32, to);
+  }
+  if (fto) {  // from i32 (exact in double); into 16 bits through f32 rounded to odd (no double rounding)
+    const RoundMode m = mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_ODD ? RoundMode::CAST_RINT : mode;
+    const auto w = static_cast<double>(v.i);
+    if (to == DType::f32) {
+      r.f = std::bit_cast<float>(rd::narrow<rd::F32>(w, m));
+      return r;
+    }
+    const bool directed = m == RoundMode::CAST_FLOOR || m == RoundMode::CAST_CEIL || m == RoundMode::CAST_TRUNC;
+    const float f = std::bit_cast<float>(rd::narrow<rd::F32>(w, directed ? m : RoundMode::CAST_ODD));
+    r.f = to == DType::f16 ? rd::F16::widen(rd::narrow<rd::F16>(f, m)) : rd::BF16::widen(rd::narrow<rd::BF16>(f, m));
+    return r;
+  }
+  return convert(v, from, to);  // integer -> integer: no rounding
+}
+
 void fill_scalars(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t n) {
   for (size_t i = 0; i < x.nodes.size(); ++i) {
     const XNode& nd = x.nodes[i];
@@ -244,7 +282,11 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
       }
       case XNode::Kind::Cast: {
         const Val* a = buf(nd.a);
-        for (int64_t c = 0; c < n; ++c) o[c] = convert(a[c], nd.from, nd.to);
+        if (nd.mode == ir::RoundMode::Default) {
+          for (int64_t c = 0; c < n; ++c) o[c] = convert(a[c], nd.from, nd.to);
+        } else {
+          for (int64_t c = 0; c < n; ++c) o[c] = convert_mode(a[c], nd.from, nd.to, nd.mode);
+        }
         break;
       }
       case XNode::Kind::Select: {

@@ -534,7 +534,8 @@ class Runner {
 
   /// CodeGen::vec_routine: the same runtime function.
   bool vec_routine(const Op& op, const ir::VecRoutine* s) {
-    std::array<RoutineTile, 6> tiles{};
+    std::array<RoutineTile, kMaxRoutineOperands> tiles{};
+    PTO_INTERNAL_CHECK(s->operands.size() <= tiles.size()) << "a vector routine with " << s->operands.size() << " operands";
     for (size_t i = 0; i < s->operands.size(); ++i) {
       const auto& t = s->operands[i];
       const auto& g = group(t);

@@ -26,6 +26,8 @@ Val widen(const uint8_t* p, DType t);
 void narrow(Val v, DType t, uint8_t* p);
 /// Compute value of `from` -> compute value of `to`, rounded to `to` (CodeGen::convert).
 Val convert(Val v, DType from, DType to);
+/// convert, rounded by `mode` (CodeGen::convert_mode; CastRounding.hpp).
+Val convert_mode(Val v, DType from, DType to, ir::RoundMode mode);
 /// The value a store writes from a tile element of `from` at `p` into GM of `to`: widened, with
 /// `relu` (x > 0 ? x : 0, NaN and -0 give +0) applied first, then (with a `scale`) multiplied in
 /// float by it, then converted (CodeGen::convert_rows).
@@ -43,6 +45,7 @@ struct XNode {
   ir::BinaryOp bop{};
   ir::UnaryOp uop{};
   DType from{}, to{};         // Cast: source and target dtype; Leaf: storage dtype in `from`
+  ir::RoundMode mode{};       // Cast: how it rounds
   int leaf = -1;              // Leaf: index into CompiledExpr::leaves
   Val value{};                // Const
   const ir::ExprNode* scalar = nullptr;  // Scalar: an i64 (or bool) scalar expression, broadcast

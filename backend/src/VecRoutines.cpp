@@ -12,6 +12,7 @@
 #include "pto/backend/KernelABI.hpp"
 #include "pto/ir/IR.hpp"
 #include "pto/support/DType.hpp"
+#include "pto/support/Error.hpp"
 
 namespace pto {
 namespace {
@@ -85,14 +86,16 @@ class RoutineRun {
     const int64_t rows = vrows(idx), cols = vcols(idx), offset = p_[0];
     if (!fits(out, rows, cols)) return -1;
     const int64_t limit = vrows(src) * src.cols, e = es(src);
-    for (int64_t r = 0; r < rows; ++r) {  // every index checked before anything is written (docs/semantics.md, Checks)
+    indices_.clear();  // every index checked, and kept, before anything is written (docs/semantics.md, Checks)
+    for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t k = index(idx, r, c) + offset;
         if (k < 0 || k >= limit || k % src.cols >= vcols(src)) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
+        indices_.push_back(k);
       }
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, index(idx, r, c) + offset), static_cast<size_t>(e));
+    for (int64_t r = 0, i = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, indices_[static_cast<size_t>(i++)]), static_cast<size_t>(e));
     }
     set_valid(out, rows, cols);
     return rows * cols;
@@ -103,16 +106,18 @@ class RoutineRun {
     const int64_t e = es(src), per_block = 32 / e, rows = vrows(off), blocks = vcols(off);
     if (!fits(out, rows, blocks * per_block)) return -1;
     const int64_t bytes = vrows(src) * src.cols * e;
+    indices_.clear();
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t o = index(off, r, b);
         if (o < 0 || o + 32 > bytes) return failed(RuntimeCheck::index_out_of_range, 1, o, r * off.cols + b, bytes);
         if (!extent_rule(o % e == 0, RoutineRule::multiple_of, 2, o, e)) return -1;  // axis 2: a byte offset
+        indices_.push_back(o);
       }
     }
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0, i = 0; r < rows; ++r) {
       for (int64_t b = 0; b < blocks; ++b) {
-        std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + index(off, r, b), 32);
+        std::memcpy(at(out, r * out.cols + b * per_block), static_cast<uint8_t*>(src.data) + indices_[static_cast<size_t>(i++)], 32);
       }
     }
     set_valid(out, rows, blocks * per_block);
@@ -122,6 +127,7 @@ class RoutineRun {
   int64_t gathermask() {
     RoutineTile &out = t_[0], &src = t_[1];
     static constexpr std::array<std::array<int64_t, 2>, 8> kPattern = {{{1, 0}, {2, 0}, {2, 1}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {1, 0}}};
+    PTO_INTERNAL_CHECK(p_[0] >= 1 && p_[0] <= 7) << "gathermask pattern " << p_[0];  // checked at trace time
     const auto [stride, phase] = kPattern[static_cast<size_t>(p_[0])];
     const int64_t rows = vrows(src), cols = vcols(src) > phase ? (vcols(src) - phase + stride - 1) / stride : 0;
     if (!fits(out, rows, cols)) return -1;
@@ -138,14 +144,16 @@ class RoutineRun {
     const int64_t rows = vrows(src), cols = vcols(src), limit = out.rows * out.cols;
     if (!covers(idx, rows, cols)) return -1;
     const auto e = static_cast<size_t>(es(src));
+    indices_.clear();
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t k = index(idx, r, c);
         if (k < 0 || k >= limit) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
+        indices_.push_back(k);
       }
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, index(idx, r, c)), at(src, r * src.cols + c), e);
+    for (int64_t r = 0, i = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, indices_[static_cast<size_t>(i++)]), at(src, r * src.cols + c), e);
     }
     return rows * cols;
   }
@@ -324,14 +332,48 @@ class RoutineRun {
   int32_t n_;
   std::array<int64_t, 2> p_;
   Fail* fail_ = nullptr;
+  std::vector<int64_t> indices_;  // the checked indices of a gather or scatter
 };
+
+/// Operands are read before the destination is written: a read operand whose memory is also a
+/// written one (one slot named two ways, e.g. g.current() and g[0]) is read from a copy.
+/// fillpad in place is the exception: it leaves src's valid part where it is.
+void copy_aliased_reads(Routine r, RoutineTile* tiles, int32_t n, int32_t writes, std::vector<std::vector<uint8_t>>& copies) {
+  if (r == Routine::FillPad) return;
+  auto bytes = [](const RoutineTile& t) { return t.rows * t.cols * static_cast<int64_t>(dtype_size(static_cast<DType>(t.dtype))); };
+  for (int32_t i = writes; i < n; ++i) {
+    auto* lo = static_cast<uint8_t*>(tiles[i].data);
+    bool aliased = false;
+    for (int32_t w = 0; w < writes; ++w) {
+      auto* wlo = static_cast<uint8_t*>(tiles[w].data);
+      aliased |= lo < wlo + bytes(tiles[w]) && wlo < lo + bytes(tiles[i]);
+    }
+    if (!aliased) continue;
+    copies.emplace_back(lo, lo + bytes(tiles[i]));
+    tiles[i].data = copies.back().data();
+  }
+}
+
+int32_t writes_of(Routine r, int32_t n) {
+  switch (r) {
+    case Routine::Gather: return n == 4 ? 2 : 1;
+    case Routine::Sort32: return n == 4 ? 2 : 1;
+    case Routine::MrgSort2: return 2;
+    default: return 1;
+  }
+}
 
 }  // namespace
 
 extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
                                       int64_t p1) {
+  const auto r = static_cast<Routine>(routine);
+  PTO_INTERNAL_CHECK(n >= 2 && n <= kMaxRoutineOperands) << "a vector routine with " << n << " operands";
+  std::vector<std::vector<uint8_t>> copies;
+  copies.reserve(static_cast<size_t>(n));
+  copy_aliased_reads(r, tiles, n, writes_of(r, n), copies);
   Fail fail{};
-  const int64_t done = RoutineRun(tiles, n, p0, p1).run(static_cast<Routine>(routine), fail);
+  const int64_t done = RoutineRun(tiles, n, p0, p1).run(r, fail);
   if (done < 0) pto_rt_fail(ctx, instr, static_cast<int32_t>(fail.check), fail.axis, fail.a, fail.b, fail.c);
   return done;
 }

@@ -131,7 +131,20 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
 }
 
 Expr Unary::make(UnaryOp op, Expr a) { return std::make_shared<const Unary>(op, std::move(a)); }
-Expr Cast::make(DType to, Expr a) { return std::make_shared<const Cast>(to, std::move(a)); }
+Expr Cast::make(DType to, Expr a, RoundMode mode) { return std::make_shared<const Cast>(to, std::move(a), mode); }
+const char* round_mode_name(RoundMode m) {
+  switch (m) {
+    case RoundMode::Default: return "default";
+    case RoundMode::CAST_NONE: return "CAST_NONE";
+    case RoundMode::CAST_RINT: return "CAST_RINT";
+    case RoundMode::CAST_ROUND: return "CAST_ROUND";
+    case RoundMode::CAST_FLOOR: return "CAST_FLOOR";
+    case RoundMode::CAST_CEIL: return "CAST_CEIL";
+    case RoundMode::CAST_TRUNC: return "CAST_TRUNC";
+    case RoundMode::CAST_ODD: return "CAST_ODD";
+  }
+  return "?";
+}
 Expr Select::make(Expr cond, Expr a, Expr b) {
   // The result is a tile when either branch is (a scalar branch broadcasts).
   const Type t = a->type.tile ? a->type : b->type;

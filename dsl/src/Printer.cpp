@@ -22,7 +22,10 @@ class Printer {
       return fmt::format("({} {} {})", expr(op->a), binary_op_name(op->op), expr(op->b));
     }
     if (const auto* op = e.as<Unary>()) return fmt::format("{}({})", unary_op_name(op->op), expr(op->a));
-    if (const auto* op = e.as<Cast>()) return fmt::format("cast<{}>({})", dtype_name(op->type.dtype), expr(op->a));
+    if (const auto* op = e.as<Cast>()) {
+      if (op->mode == RoundMode::Default) return fmt::format("cast<{}>({})", dtype_name(op->type.dtype), expr(op->a));
+      return fmt::format("cast<{}, {}>({})", dtype_name(op->type.dtype), round_mode_name(op->mode), expr(op->a));
+    }
     if (const auto* op = e.as<Select>()) return fmt::format("select({}, {}, {})", expr(op->cond), expr(op->a), expr(op->b));
     if (const auto* op = e.as<TileRead>()) return tile(op->tile) + (op->row_broadcast ? ".bcast" : "") + (op->col_broadcast ? ".colbcast" : "");
     if (const auto* op = e.as<TileValid>()) {

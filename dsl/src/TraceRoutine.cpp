@@ -44,12 +44,6 @@ void emit_vec_routine(ir::Routine routine, const std::vector<RoutineOperand>& op
                                                           << ir::mem_space_name(o.shape.space) << " tile; " << name
                                                           << " works on Vec (UB) tiles";
   }
-  if (routine != R::FillPad) {
-    for (size_t i = 1; i < operands.size(); ++i) {
-      PTO_USER_CHECK(!same_tile(out, operands[i]), site) << name << ": the destination is also " << operand_role(routine, i, writes)
-                                                         << "; it must be another tile (the result is not defined in place)";
-    }
-  }
   const bool indexed = routine == R::Gather || routine == R::Scatter || routine == R::Sort32 || routine == R::GatherB;
   if (indexed) {  // the C++ signatures take int32 index tiles; a 32-bit element is what the routine reads
     const auto& idx = operands.back();
@@ -57,6 +51,8 @@ void emit_vec_routine(ir::Routine routine, const std::vector<RoutineOperand>& op
   }
   switch (routine) {
     case R::Gather:
+      PTO_USER_CHECK(params[0] > -(int64_t{1} << 31) && params[0] < (int64_t{1} << 31), site)
+          << "gather: offset " << params[0] << " is outside the int32 range of an index";
       PTO_USER_CHECK(params[1] == 0, site) << "gather: cmp_mode " << params[1]
                                            << " is not supported (PyPTO Pro documents only 0, no comparison)";
       break;
@@ -95,9 +91,9 @@ void emit_vec_routine(ir::Routine routine, const std::vector<RoutineOperand>& op
 
       if (routine == R::MrgSort) {
         const auto es = static_cast<int64_t>(dtype_size(out.dtype));
-        PTO_USER_CHECK(params[0] > 0 && params[0] * es % 8 == 0, site)
+        PTO_USER_CHECK(params[0] > 0 && params[0] <= operands[1].shape.cols && params[0] * es % 8 == 0, site)
             << "mrgsort: block_len counts tile elements and must be a positive multiple of one 8-byte record (" << 8 / es
-            << " elements of " << dtype_name(out.dtype) << "), got " << params[0];
+            << " elements of " << dtype_name(out.dtype) << ") and at most src's " << operands[1].shape.cols << " columns, got " << params[0];
       }
       break;
     default: break;

@@ -158,7 +158,7 @@ Expr Mutator::mutate_node(const Unary* op, const Expr& self) {
 }
 Expr Mutator::mutate_node(const Cast* op, const Expr& self) {
   Expr a = mutate(op->a);
-  return a.same_as(op->a) ? self : Cast::make(op->type.dtype, a);
+  return a.same_as(op->a) ? self : Cast::make(op->type.dtype, a, op->mode);
 }
 Expr Mutator::mutate_node(const Select* op, const Expr& self) {
   Expr c = mutate(op->cond), a = mutate(op->a), b = mutate(op->b);

@@ -402,4 +402,28 @@ TEST_CASE("sort32 then mrgsort (4 blocks of 32 records) then mrgsort2 of two sor
   CHECK(early[static_cast<int64_t>(2 * stop)] == -7.0f);
 }
 
+TEST_CASE("a routine whose destination is also an operand reads it as it was: gather in place through two names of one "
+          "slot (g.current() and g[0]) and scatter into its own index tile") {
+  const auto k = pl::jit({.name = "routine_in_place"}, [](pl::Tensor<int32_t> x, pl::Tensor<int32_t> z, pl::Tensor<int32_t> w) {
+    auto g = pl::make_tile_group<int32_t>(pl::Vec, {4, 32}, {0, 1});
+    auto t = g.next();  // slot 0
+    pl::load(t, x, {0, 0});
+    pl::gather(g[0], g.current(), t);  // idx, src and out are one slot
+    pl::store(z, t, {0, 0});
+    auto u = pl::make_tile<int32_t>(pl::Vec, {4, 32});
+    pl::load(u, x, {0, 0});
+    pl::scatter(u, u, u);  // u_flat[u[i]] = u[i], read before written
+    pl::store(w, u, {0, 0});
+  });
+  auto x = Tensor<int32_t>::zeros({4, 32});
+  for (int64_t i = 0; i < 128; ++i) x[i] = static_cast<int32_t>((i * 45 + 7) % 128);  // a permutation
+  auto z = Tensor<int32_t>::zeros({4, 32}), w = Tensor<int32_t>::zeros({4, 32});
+  k[{.block_dim = 1}].run_sync(x, z, w);
+  std::vector<int32_t> want_z(128), want_w(128);
+  for (int64_t i = 0; i < 128; ++i) want_z[static_cast<size_t>(i)] = x[x[i]];
+  for (int64_t i = 0; i < 128; ++i) want_w[static_cast<size_t>(x[i])] = x[i];
+  CHECK(count_unequal(z, want_z) == 0);
+  CHECK(count_unequal(w, want_w) == 0);
+}
+
 }  // namespace pto::correctness

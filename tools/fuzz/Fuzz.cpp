@@ -28,6 +28,7 @@ struct Node {
   Op op = Op::X;
   double value = 0;     // Const
   DType via = DType::f32;  // CastVia: the dtype the value passes through
+  pl::RoundMode round = pl::RoundMode::Default;  // CastVia: how both conversions round
   int cmp = 0;          // Select: 0 <, 1 <=, 2 >, 3 >=, 4 ==, 5 !=
   std::vector<int> kids;
 };
@@ -134,6 +135,7 @@ class Generator {
       case Op::CastVia: {
         static constexpr DType kVia[] = {DType::f32, DType::f16, DType::bf16, DType::i32, DType::i8};
         n.via = kVia[pick(5)];
+        n.round = static_cast<pl::RoundMode>(pick(8));  // the language's rule or one of PyPTO Pro's modes
         n.kids = {node(e, t, depth + 1)};
         break;
       }
@@ -181,7 +183,7 @@ struct Build {
       case Op::Neg: return -kid(0);
       case Op::Abs: return pl::abs(kid(0));
       case Op::Relu: return pl::relu(kid(0));
-      case Op::CastVia: return via(kid(0), d.via);
+      case Op::CastVia: return via(kid(0), d.via, d.round);
       case Op::Select: {
         auto a = kid(0), b = kid(1);
         pl::Mask m = d.cmp == 0 ? a < b : d.cmp == 1 ? a <= b : d.cmp == 2 ? a > b : d.cmp == 3 ? a >= b : d.cmp == 4 ? a == b : a != b;
@@ -217,13 +219,13 @@ struct Build {
     return x * 1;
   }
 
-  static pl::TExpr<T> via(const pl::TExpr<T>& v, DType u) {
+  static pl::TExpr<T> via(const pl::TExpr<T>& v, DType u, pl::RoundMode m) {
     switch (u) {
-      case DType::f32: return pl::cast<T>(pl::cast<float>(v));
-      case DType::f16: return pl::cast<T>(pl::cast<half>(v));
-      case DType::bf16: return pl::cast<T>(pl::cast<bfloat16>(v));
-      case DType::i32: return pl::cast<T>(pl::cast<int32_t>(v));
-      default: return pl::cast<T>(pl::cast<int8_t>(v));
+      case DType::f32: return pl::cast<T>(pl::cast<float>(v, m), m);
+      case DType::f16: return pl::cast<T>(pl::cast<half>(v, m), m);
+      case DType::bf16: return pl::cast<T>(pl::cast<bfloat16>(v, m), m);
+      case DType::i32: return pl::cast<T>(pl::cast<int32_t>(v, m), m);
+      default: return pl::cast<T>(pl::cast<int8_t>(v, m), m);
     }
   }
 };
@@ -478,7 +480,11 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
     case Op::Erf: return "pl::erf(" + k(0) + ")";
     case Op::Sin: return "pl::sin(" + k(0) + ")";
     case Op::Cos: return "pl::cos(" + k(0) + ")";
-    case Op::CastVia: return fmt::format("pl::cast<{}>(pl::cast<{}>({}))", type_name(t), type_name(d.via), k(0));
+    case Op::CastVia: {
+      if (d.round == pl::RoundMode::Default) return fmt::format("pl::cast<{}>(pl::cast<{}>({}))", type_name(t), type_name(d.via), k(0));
+      const std::string m = std::string("pl::RoundMode::") + pto::ir::round_mode_name(d.round);
+      return fmt::format("pl::cast<{}>(pl::cast<{}>({}, {}), {})", type_name(t), type_name(d.via), k(0), m, m);
+    }
     case Op::And: return "(" + k(0) + " & " + k(1) + ")";
     case Op::Or: return "(" + k(0) + " | " + k(1) + ")";
     case Op::Xor: return "(" + k(0) + " ^ " + k(1) + ")";

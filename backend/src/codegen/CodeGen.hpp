@@ -7,6 +7,7 @@
 //   CodeGenChecks.cpp   ir::Check, GM regions and the extents of tile expressions
 //   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
 //   CodeGenDebug.cpp    printf, assert, dump, trap
+//   CodeGenRounding.cpp pl::cast's rounding modes
 //   CodeGenRoutine.cpp  gather, scatter, fillpad, sorting (ir::VecRoutine, one runtime function)
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
 // fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
@@ -84,6 +85,15 @@ class CodeGen : private ir::Visitor {
   Value* float_to_bf16_bits(Value* f);
   /// Compute value of dtype `from` -> compute value of dtype `to`, rounded to `to`'s precision.
   Value* convert(Value* v, DType from, DType to);
+  // ---------------------------------------------------------------- CodeGenRounding.cpp: pl::cast's RoundMode
+  /// convert, rounded by `mode` (interp::convert_mode, CastRounding.hpp).
+  Value* convert_mode(Value* v, DType from, DType to, ir::RoundMode mode);
+  /// The narrow format `to` (f16 / bf16 from a float, f32 from a double): nearest-even bits,
+  /// the bits back in the wide type, and the bits rounded by `mode`.
+  Value* rne_bits(Value* w, DType to);
+  Value* bits_to_wide(Value* bits, DType to);
+  Value* narrow_mode(Value* w, DType to, ir::RoundMode mode);
+  Value* round_integral(Value* f, ir::RoundMode mode);
   void collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out);
   /// A scalar (i64 index value, boolean, integer or float constant) converted to compute type `to`.
   Value* broadcast_scalar(const ir::Expr& e, llvm::Type* to);

@@ -126,7 +126,7 @@ Value* CodeGen::element(const ir::Expr& e, Value* col, const LeafRows& rows, llv
   }
   if (const auto* op = e.as<ir::Cast>()) {
     llvm::Type* from_t = compute_type(op->a->type.dtype);
-    return convert(element(op->a, col, rows, from_t), op->a->type.dtype, op->type.dtype);
+    return convert_mode(element(op->a, col, rows, from_t), op->a->type.dtype, op->type.dtype, op->mode);
   }
   if (const auto* op = e.as<ir::Select>()) {
     llvm::Type* ct = compute_type(op->type.dtype);

@@ -15,6 +15,7 @@ void CodeGen::vec_routine(const ir::VecRoutine* op) {
   }
   const auto n = static_cast<int64_t>(op->operands.size());
   llvm::AllocaInst* tiles = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), sizeof(RoutineTile) * static_cast<size_t>(n)), "routine");
+  tiles->setAlignment(llvm::Align(alignof(RoutineTile)));
   for (int64_t i = 0; i < n; ++i) {
     const auto& t = op->operands[static_cast<size_t>(i)];
     const auto& g = group(t);

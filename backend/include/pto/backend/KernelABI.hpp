@@ -127,8 +127,10 @@ struct RoutineTile {
   int32_t dtype;
   int32_t spare;
 };
+/// The most operands a vector routine has (mrgsort2 of four lists: dst, tmp and 4 sources).
+inline constexpr int32_t kMaxRoutineOperands = 6;
 /// Runs vector routine `routine` (ir::Routine) of instruction `instr` on `tiles` (the statement's
-/// operands in order) with its two parameters. Returns the elements it wrote, for the pipeline
+/// operands in order) with its two parameters; operands are read before the destination is written. Returns the elements it wrote, for the pipeline
 /// model; or, when an operand breaks the routine's rules, reports it with pto_rt_fail and returns
 /// -1 (the core must stop). The generated code and the interpreter both call it.
 extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,

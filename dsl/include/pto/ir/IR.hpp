@@ -166,13 +166,24 @@ struct Unary : ExprNode {
   static Expr make(UnaryOp op, Expr a);
 };
 
-/// Element-wise conversion of a tile expression to `type.dtype` (round to nearest even for
-/// floats, saturating for integers).
+/// How a conversion rounds (PyPTO Pro's RoundMode; docs/semantics.md, "Conversions"). Default is
+/// the language's own rule (pl::cast<U>(x)): nearest even between floats, truncation from float to
+/// integer, identity within a dtype. The CAST_* modes are PyPTO Pro's: CAST_NONE truncates float ->
+/// integer and rounds to nearest even elsewhere, CAST_RINT nearest even, CAST_ROUND nearest with
+/// ties away from zero, CAST_FLOOR / CAST_CEIL / CAST_TRUNC toward -inf / +inf / zero, CAST_ODD
+/// round to odd (f32 -> f16 only; elsewhere as CAST_NONE); within one float dtype they round to an
+/// integral value.
+enum class RoundMode : uint8_t { Default, CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
+const char* round_mode_name(RoundMode m);
+
+/// Element-wise conversion of a tile expression to `type.dtype`, rounded by `mode`, saturating
+/// into integers.
 struct Cast : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Cast;
   Expr a;
-  Cast(DType to, Expr x) : ExprNode(kKind, {to, true}), a(std::move(x)) {}
-  static Expr make(DType to, Expr a);
+  RoundMode mode;
+  Cast(DType to, Expr x, RoundMode m) : ExprNode(kKind, {to, true}), a(std::move(x)), mode(m) {}
+  static Expr make(DType to, Expr a, RoundMode mode = RoundMode::Default);
 };
 
 /// `cond ? a : b`, element-wise for tiles.

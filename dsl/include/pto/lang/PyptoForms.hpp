@@ -231,19 +231,28 @@ template <Element T, TileOperand A, TileOperand B, TileOperand C>
 void addc(const Tile<T>& out, const A& a, const B& b, const C& c, std::source_location loc = std::source_location::current()) {
   detail::assign(out, a + b + c, loc);
 }
-/// The *_cast forms: `out`'s element type is PyPTO Pro's target_type; the conversion is pl::cast's
-/// (round to nearest even), where PyPTO Pro's default mode CAST_ROUND rounds ties away from zero.
+/// The *_cast forms: `out`'s element type is PyPTO Pro's target_type; the result is computed in
+/// float and rounded once by `mode`, PyPTO Pro's default CAST_ROUND (nearest, ties away from zero).
 template <Element U, TileOperand L, TileOperand R>
-void add_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
-  detail::assign(out, cast<U>(relu(lhs + rhs)), loc);
+void add_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, RoundMode mode = RoundMode::CAST_ROUND,
+                   std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(relu(lhs + rhs), mode), loc);
 }
 template <Element U, TileOperand L, TileOperand R>
-void sub_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
-  detail::assign(out, cast<U>(relu(lhs - rhs)), loc);
+void sub_relu_cast(const Tile<U>& out, const L& lhs, const R& rhs, RoundMode mode = RoundMode::CAST_ROUND,
+                   std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(relu(lhs - rhs), mode), loc);
 }
 template <Element U, TileOperand L, TileOperand R>
-void mul_cast(const Tile<U>& out, const L& lhs, const R& rhs, std::source_location loc = std::source_location::current()) {
-  detail::assign(out, cast<U>(lhs * rhs), loc);
+void mul_cast(const Tile<U>& out, const L& lhs, const R& rhs, RoundMode mode = RoundMode::CAST_ROUND,
+              std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(lhs * rhs, mode), loc);
+}
+/// PyPTO Pro's cast(out, src, mode=CAST_ROUND): out = src converted to out's element type.
+template <Element U, TileOperand A>
+void cast(const Tile<U>& out, const A& src, RoundMode mode = RoundMode::CAST_ROUND,
+          std::source_location loc = std::source_location::current()) {
+  detail::assign(out, cast<U>(src, mode), loc);
 }
 /// out = scalar everywhere (PyPTO Pro's expands): a constant, or a runtime scalar (pl::Int into
 /// any tile, converted as pl::cast converts; pl::Float into a floating-point tile).

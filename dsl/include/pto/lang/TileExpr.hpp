@@ -163,11 +163,15 @@ PTO_TILE_UNARY(sin, Sin, true)
 PTO_TILE_UNARY(cos, Cos, true)
 #undef PTO_TILE_UNARY
 
+/// PyPTO Pro's RoundMode (pl::RoundMode::CAST_ROUND, ...): how pl::cast rounds (ir::RoundMode).
+using ir::RoundMode;
+
 /// Element-wise conversion to U: round to nearest even between floats, truncation toward zero
-/// with saturation from float to integer, saturation between integers.
+/// with saturation from float to integer, saturation between integers; with a RoundMode, rounded
+/// as PyPTO Pro's mode says (docs/semantics.md).
 template <Element U, TileOperand A>
-TExpr<U> cast(const A& a) {
-  return TExpr<U>{ir::Cast::make(dtype_of<U>, detail::operand_expr(a))};
+TExpr<U> cast(const A& a, RoundMode mode = RoundMode::Default) {
+  return TExpr<U>{ir::Cast::make(dtype_of<U>, detail::operand_expr(a), mode)};
 }
 
 /// `mask ? a : b` element-wise.
