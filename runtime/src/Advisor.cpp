@@ -1,6 +1,7 @@
 #include "pto/runtime/Advisor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -8,6 +9,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "JsonFile.hpp"
 
 namespace pto {
 namespace {
@@ -166,19 +169,22 @@ Advice advise(const LaunchProfile& p) { return advise(p, ChipProfile::get(p.chip
 
 std::vector<Advice> advise_directory(const std::string& dir) {
   const auto path = std::filesystem::path(dir) / "profile.json";
-  std::ifstream in(path);
-  PTO_USER_CHECK(in.good(), ErrorSite{}) << "no profile in '" << dir << "': " << path.string()
-                                         << " is missing (write one with pto profile or pto::Profiler)";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const auto j = nlohmann::json::parse(ss.str());
   std::map<std::string, std::vector<LaunchProfile>> by_kernel;
-  for (const auto& l : j.at("launches")) by_kernel[l.at("profile").at("kernel")].push_back(launch_profile_from_json(l.at("profile").dump()));
-  const auto& s = j.at("schedule");
+  int steps = 0;
+  std::array<int, 4> schedule{};
+  read_json_file(path, "profile", "no profile in '" + dir + "': " + path.string() + " is missing (write one with pto profile or pto::Profiler)",
+                 [&](const nlohmann::json& j) {
+                   for (const auto& l : j.at("launches")) {
+                     by_kernel[l.at("profile").at("kernel")].push_back(launch_profile_from_json(l.at("profile").dump()));
+                   }
+                   const auto& s = j.at("schedule");
+                   steps = j.at("steps").get<int>();
+                   schedule = {s.at("skip_first").get<int>(), s.at("wait").get<int>(), s.at("warmup").get<int>(), s.at("active").get<int>()};
+                 });
   PTO_USER_CHECK(!by_kernel.empty(), ErrorSite{})
-      << "no target kernel in the profile '" << dir << "': the profiler recorded no launch. It ran " << j.at("steps").get<int>()
-      << " steps with schedule skip_first=" << s.at("skip_first").get<int>() << ", wait=" << s.at("wait").get<int>()
-      << ", warmup=" << s.at("warmup").get<int>() << ", active=" << s.at("active").get<int>()
+      << "no target kernel in the profile '" << dir << "': the profiler recorded no launch. It ran " << steps
+      << " steps with schedule skip_first=" << schedule[0] << ", wait=" << schedule[1] << ", warmup=" << schedule[2]
+      << ", active=" << schedule[3]
       << ": check that the loop ran, that step() is called once per iteration and covers skip_first + wait + warmup + active, "
          "and that activities include NPU";
   std::vector<Advice> out;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "JsonFile.hpp"
+
 namespace pto {
 namespace fs = std::filesystem;
 
@@ -59,17 +61,15 @@ PackageSummary PackageBuilder::finish() {
 }
 
 PackageSummary Package::summary(const std::string& dir) {
-  std::ifstream in(fs::path(dir) / "manifest.json");
-  PTO_USER_CHECK(in.good(), ErrorSite{}) << "'" << dir << "' is not a PTO package: manifest.json is missing";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const auto j = nlohmann::json::parse(ss.str());
   PackageSummary s;
   s.dir = dir;
-  for (const auto& e : j.at("entries")) {
-    s.entries.push_back({e.at("kernel"), e.at("specialization"), "", e.at("bytes"), e.at("compile_ms")});
-    s.compile_ms += s.entries.back().compile_ms;
-  }
+  read_json_file(fs::path(dir) / "manifest.json", "package manifest", "'" + dir + "' is not a PTO package: manifest.json is missing",
+                 [&](const nlohmann::json& j) {
+                   for (const auto& e : j.at("entries")) {
+                     s.entries.push_back({e.at("kernel"), e.at("specialization"), "", e.at("bytes"), e.at("compile_ms")});
+                     s.compile_ms += s.entries.back().compile_ms;
+                   }
+                 });
   s.keys = s.entries.size();
   s.bytes = DiskCache((fs::path(dir) / "objects").string()).stats().bytes;
   return s;

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <vector>
 #include <iterator>
 
 namespace {
@@ -235,6 +237,43 @@ TEST_CASE("pto_advise_on_a_directory_without_a_profile_explains") {
   auto a = run("advise /tmp/pto_cli_test_nowhere");
   CHECK(a.status == 2);
   CHECK(a.text.find("profile.json is missing") != std::string::npos);
+}
+
+/// Writes `text` to DIR/NAME (DIR created).
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(std::filesystem::path(dir) / name) << text;
+  return dir;
+}
+
+TEST_CASE("pto_on_corrupt_or_foreign_files_prints_one_clear_line_and_exits_non_zero_never_aborts") {
+  const std::string base = "/tmp/pto_cli_test_corrupt_" + std::to_string(getpid());
+  struct Case {
+    std::string args, want;
+  };
+  const std::vector<Case> cases = {
+      {"advise " + write_file(base + "/p1", "profile.json", "{not json"), "p1/profile.json' is not a valid profile: parse error at line 1"},
+      {"report " + write_file(base + "/p2", "profile.json", "{not json"), "p2/profile.json' is not a valid profile: parse error"},
+      {"advise " + write_file(base + "/p3", "profile.json", R"({"launches": [{"profile": {"kernel": 3}}], "steps": 1})"),
+       "p3/profile.json' is not a valid profile: type must be string, but is number"},
+      {"report " + write_file(base + "/p4", "profile.json", "[]"), "p4/profile.json' is not a valid profile: cannot use at() with array"},
+      {"run vector_add --package " + write_file(base + "/k1", "manifest.json", "garbage"),
+       "k1/manifest.json' is not a valid package manifest: parse error"},
+      {"run vector_add --package " + write_file(base + "/k2", "manifest.json", R"({"entries": [{"kernel": 1}]})"),
+       "k2/manifest.json' is not a valid package manifest: type must be string"},
+      {"run vector_add --package " + base + "/nowhere", "is not a PTO package: manifest.json is missing"},
+      {"run vector_add --chip " + write_file(base + "/c1", "chip.json", "{bad") + "/chip.json", "is not valid JSON"},
+      {"profile vector_add --out /proc/pto_cli_forbidden", "profiler output directory '/proc/pto_cli_forbidden' cannot be created"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const auto o = run_split(c.args);
+    CHECK(o.status == 2);
+    CHECK(o.err.find(c.want) != std::string::npos);
+    CHECK(o.err.find("terminate called") == std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);  // one line
+  }
+  std::filesystem::remove_all(base);
 }
 
 TEST_CASE("the_report_renders_in_headless_chromium") {

@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
+  } catch (const std::exception& e) {  // never an abort: anything else is reported in one line too
+    fmt::print(stderr, "pto: internal error: {}\n", e.what());
+    return 1;
   }
   return 0;
 }
