@@ -58,6 +58,18 @@ class RoutineRun {
     return v;
   }
 
+  /// Calls f.template operator()<E>() with the element size E (1, 2, 4 or 8) as a constant, so the
+  /// element copies are single moves.
+  template <class F>
+  static void with_element_size(int64_t e, F&& f) {
+    switch (e) {
+      case 1: f.template operator()<1>(); break;
+      case 2: f.template operator()<2>(); break;
+      case 4: f.template operator()<4>(); break;
+      default: f.template operator()<8>(); break;
+    }
+  }
+
   int64_t failed(RuntimeCheck check, int axis, int64_t a, int64_t b, int64_t c = 0) {
     *fail_ = {check, axis, a, b, c};
     return -1;
@@ -86,17 +98,26 @@ class RoutineRun {
     const int64_t rows = vrows(idx), cols = vcols(idx), offset = p_[0];
     if (!fits(out, rows, cols)) return -1;
     const int64_t limit = vrows(src) * src.cols, e = es(src);
-    indices_.clear();  // every index checked, and kept, before anything is written (docs/semantics.md, Checks)
+    const bool full_rows = vcols(src) == src.cols;  // then every element of the valid rows is valid (no division)
+    indices_.resize(static_cast<size_t>(rows * cols));  // every index checked, and kept, before anything is written
+    int64_t* kept = indices_.data();                   // (docs/semantics.md, Checks)
+    const auto* ip = static_cast<const uint8_t*>(idx.data);
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
-        const int64_t k = index(idx, r, c) + offset;
-        if (k < 0 || k >= limit || k % src.cols >= vcols(src)) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
-        indices_.push_back(k);
+        int32_t v;
+        std::memcpy(&v, ip + (r * idx.cols + c) * 4, 4);
+        const int64_t k = v + offset;
+        const bool inside = k >= 0 && k < limit && (full_rows || k % src.cols < vcols(src));
+        if (!inside) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
+        kept[r * cols + c] = k;
       }
     }
-    for (int64_t r = 0, i = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, indices_[static_cast<size_t>(i++)]), static_cast<size_t>(e));
-    }
+    with_element_size(e, [&]<size_t E>() {
+      for (int64_t r = 0; r < rows; ++r) {
+        uint8_t* o = at(out, r * out.cols);
+        for (int64_t c = 0; c < cols; ++c) std::memcpy(o + c * static_cast<int64_t>(E), at(src, kept[r * cols + c]), E);
+      }
+    });
     set_valid(out, rows, cols);
     return rows * cols;
   }
@@ -131,10 +152,11 @@ class RoutineRun {
     const auto [stride, phase] = kPattern[static_cast<size_t>(p_[0])];
     const int64_t rows = vrows(src), cols = vcols(src) > phase ? (vcols(src) - phase + stride - 1) / stride : 0;
     if (!fits(out, rows, cols)) return -1;
-    const auto e = static_cast<size_t>(es(src));
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, r * src.cols + phase + c * stride), e);
-    }
+    with_element_size(es(src), [&]<size_t E>() {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, r * src.cols + phase + c * stride), E);
+      }
+    });
     set_valid(out, rows, cols);
     return rows * cols;
   }
@@ -144,17 +166,21 @@ class RoutineRun {
     const int64_t rows = vrows(src), cols = vcols(src), limit = out.rows * out.cols;
     if (!covers(idx, rows, cols)) return -1;
     const auto e = static_cast<size_t>(es(src));
-    indices_.clear();
+    indices_.resize(static_cast<size_t>(rows * cols));
+    int64_t* kept = indices_.data();
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t k = index(idx, r, c);
         if (k < 0 || k >= limit) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
-        indices_.push_back(k);
+        kept[r * cols + c] = k;
       }
     }
-    for (int64_t r = 0, i = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, indices_[static_cast<size_t>(i++)]), at(src, r * src.cols + c), e);
-    }
+    with_element_size(static_cast<int64_t>(e), [&]<size_t E>() {
+      for (int64_t r = 0; r < rows; ++r) {
+        const uint8_t* from = at(src, r * src.cols);
+        for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, kept[r * cols + c]), from + c * static_cast<int64_t>(E), E);
+      }
+    });
     return rows * cols;
   }
 
