@@ -65,7 +65,7 @@ void emit_vec_routine(ir::Routine routine, const std::vector<RoutineOperand>& op
       const auto& g = ctx.kernel().groups[static_cast<size_t>(out.ref.group)];
       PTO_USER_CHECK(g.pad != ir::TilePad::Null, site)
           << "fillpad writes the destination tile's pad value, and " << g.name
-          << " has none: declare it with one, e.g. pl::make_tile<T>(pl::Vec, {rows, cols}, pl::TilePad::zero)";
+          << " has none: declare it with one, e.g. pl::make_tile<T>(pl::Vec, {rows, cols}, pl::TilePad::Zero)";
       params[1] = static_cast<int64_t>(g.pad);
       const auto& src = operands[1];
       const bool same = same_tile(out, src);

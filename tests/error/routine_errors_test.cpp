@@ -18,7 +18,7 @@ TEST_CASE("vector routines misused at trace time: fillpad without a pad value, m
          auto a = pl::make_tile<float>(pl::Vec, {8, 8}), b = pl::make_tile<float>(pl::Vec, {8, 8});
          line = __LINE__; pl::fillpad(b, a);
        }, "fillpad writes the destination tile's pad value, and t1 has none: declare it with one, e.g. "
-          "pl::make_tile<T>(pl::Vec, {rows, cols}, pl::TilePad::zero)"},
+          "pl::make_tile<T>(pl::Vec, {rows, cols}, pl::TilePad::Zero)"},
       {"fillpad_inplace_two_tiles", [&](pl::Tensor<float>) {
          auto a = pl::make_tile<float>(pl::Vec, {8, 8}), b = pl::make_tile<float>(pl::Vec, {8, 8}, pl::TilePad::Zero);
          line = __LINE__; pl::fillpad(b, a, {.mode = pl::FillPadMode::INPLACE});

@@ -79,7 +79,7 @@ enum class FillPadMode { NORMAL, EXPAND, INPLACE };
 struct FillPadOptions {
   FillPadMode mode = FillPadMode::NORMAL;
 };
-/// out = src inside src's valid extent and out's pad value (make_tile(..., pl::TilePad::zero))
+/// out = src inside src's valid extent and out's pad value (make_tile(..., pl::TilePad::Zero))
 /// everywhere else in out's shape; out's valid extent becomes its whole shape.
 template <Element T>
 void fillpad(const Tile<T>& out, const Tile<T>& src, FillPadOptions options = {},
