@@ -29,12 +29,7 @@ void CodeGen::vec_routine(const ir::VecRoutine* op) {
   }
   Value* done = b_.CreateCall(routine_fn_, {ctx_, b_.getInt32(op->id), b_.getInt32(static_cast<int32_t>(op->routine)), tiles,
                                             b_.getInt32(static_cast<int32_t>(n)), b_.getInt64(op->params[0]), b_.getInt64(op->params[1])});
-  BasicBlock* stop = BasicBlock::Create(c_, "routine_failed", fn_);
-  BasicBlock* cont = BasicBlock::Create(c_, "routine_ok", fn_);
-  b_.CreateCondBr(b_.CreateICmpSGE(done, b_.getInt64(0)), cont, stop, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
-  b_.SetInsertPoint(stop);
-  b_.CreateRetVoid();
-  b_.SetInsertPoint(cont);
+  stop_if(b_.CreateZExt(b_.CreateICmpSLT(done, b_.getInt64(0)), b_.getInt32Ty()), "routine");
   report(op, op->id, done);
 }
 
