@@ -24,6 +24,7 @@ class AutoMutex : public ir::Mutator {
   ir::Stmt mutate_node(const ir::Move* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::Matmul* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
   ir::Stmt mutate_node(const ir::Debug* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
+  ir::Stmt mutate_node(const ir::ElemAccess* op, const ir::Stmt& self) override { return wrap(op, *op, self); }
 
  private:
   ir::Instr new_instr(ir::SyncOp op, ir::Pipe pipe, const ir::TileRef& t, const SourceLoc& loc) {

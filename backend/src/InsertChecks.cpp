@@ -115,6 +115,16 @@ class InsertChecks : public ir::Mutator {
     return ir::Seq::make(std::move(out));
   }
 
+  /// getval / setval: the element offset inside the tile (axis 2) or the tensor (axis 3).
+  Stmt mutate_node(const ir::ElemAccess* a, const Stmt& self) override {
+    const int64_t count = a->tensor >= 0 ? k_.tensors[a->tensor].shape[0] * k_.tensors[a->tensor].shape[1] : k_.groups[a->tile.group].elems();
+    std::vector<Stmt> out;
+    Expr inside = op(BinaryOp::And, op(BinaryOp::GE, a->offset, i64(0)), op(BinaryOp::LT, a->offset, i64(count)));
+    check(inside, RuntimeCheck::index_out_of_range, a->id, a->tensor >= 0 ? 3 : 2, {a->offset, i64(0), i64(count)}, out);
+    out.push_back(self);
+    return ir::Seq::make(std::move(out));
+  }
+
   /// Matmul: K agrees, the result fits, and an accumulating matmul's accumulator covers it.
   Stmt mutate_node(const ir::Matmul* mm, const Stmt& self) override {
     std::vector<Stmt> out;

@@ -160,6 +160,7 @@ class Runner {
       case ir::NodeKind::Move: return move(op, static_cast<const ir::Move*>(s));
       case ir::NodeKind::Matmul: return matmul(op, static_cast<const ir::Matmul*>(s));
       case ir::NodeKind::SetValid: return set_valid_shape(op, static_cast<const ir::SetValid*>(s));
+      case ir::NodeKind::ElemAccess: return elem_access(op, static_cast<const ir::ElemAccess*>(s));
       case ir::NodeKind::Section:
         if (f_.core_kind == static_cast<int64_t>(static_cast<const ir::Section*>(s)->core)) return stmt(op.children[0]);
         return true;
@@ -529,6 +530,26 @@ class Runner {
   bool set_valid_shape(const Op& op, const ir::SetValid* s) {
     set_valid(s->tile, eval(s->rows), eval(s->cols));  // checked by insert_checks
     report(op, s->id, 1);
+    return true;
+  }
+
+  /// CodeGen::elem_access: the same runtime functions (insert_checks: the offset is inside).
+  bool elem_access(const Op& op, const ir::ElemAccess* s) {
+    const int64_t offset = eval(s->offset);
+    const DType dt = s->tensor >= 0 ? k_.tensors[static_cast<size_t>(s->tensor)].dtype : group(s->tile).dtype;
+    const int64_t es = static_cast<int64_t>(dtype_size(dt));
+    uint8_t* elem = (s->tensor >= 0 ? static_cast<uint8_t*>(f_.tensors[s->tensor]) : tile_base(s->tile)) + offset * es;
+    if (s->write) {
+      const bool is_float = s->value->type.dtype == DType::f32;
+      pto_rt_setval(elem, static_cast<int32_t>(dt), is_float ? std::bit_cast<int32_t>(eval_float(s->value)) : eval(s->value), is_float ? 1 : 0);
+    } else {
+      f_.vars[static_cast<size_t>(s->var.as<ir::Var>()->id)] = pto_rt_getval(elem, static_cast<int32_t>(dt));
+    }
+    if (s->tensor >= 0) {
+      report(op, s->id, es, offset, offset + 1);
+    } else {
+      report(op, s->id, es);
+    }
     return true;
   }
 

@@ -46,6 +46,8 @@ JitEngine::JitEngine() {
   add("pto_rt_atomic_add_rows", &pto_rt_atomic_add_rows);
   add("pto_rt_copy_from_gm", &pto_rt_copy_from_gm);
   add("pto_rt_vec_routine", &pto_rt_vec_routine);
+  add("pto_rt_getval", &pto_rt_getval);
+  add("pto_rt_setval", &pto_rt_setval);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
 }
 

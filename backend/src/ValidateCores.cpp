@@ -47,6 +47,7 @@ class CoreValidator : public ir::Visitor {
   void visit_node(const ir::VecRoutine* op) override { instr(op, *op); }
   void visit_node(const ir::Matmul* op) override { instr(op, *op); }
   void visit_node(const ir::Debug* op) override { instr(op, *op); }
+  void visit_node(const ir::ElemAccess* op) override { instr(op, *op); }
   void visit_node(const ir::SetValid* op) override {
     const auto& g = k_.groups[op->tile.group];
     PTO_USER_CHECK(!core_ || core_has_space(*core_, g.space), site(*op))

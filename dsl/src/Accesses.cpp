@@ -55,6 +55,11 @@ std::vector<TileAccess> tile_accesses(const StmtNode* s) {
       if (op->bias.group >= 0) out.push_back({op->bias, false});
       break;
     }
+    case NodeKind::ElemAccess: {
+      const auto* op = static_cast<const ElemAccess*>(s);
+      if (op->tile.group >= 0) out.push_back({op->tile, op->write});
+      break;
+    }
     case NodeKind::Debug: {
       const auto* op = static_cast<const Debug*>(s);
       if (op->tile.group >= 0) out.push_back({op->tile, false});
@@ -76,6 +81,7 @@ int64_t loop_iteration_cost(const Stmt& body) {
     void visit_node(const VecRoutine*) override { ++n; }
     void visit_node(const Move*) override { ++n; }
     void visit_node(const SetValid*) override { ++n; }
+    void visit_node(const ElemAccess*) override { ++n; }
     void visit_node(const Matmul*) override { ++n; }
     void visit_node(const Debug*) override { ++n; }
     void visit_node(const Sync*) override { ++n; }

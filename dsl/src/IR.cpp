@@ -183,6 +183,12 @@ Stmt RowReduce::make(ReduceOp op, TileRef dst, Expr value, Instr instr, std::arr
 Stmt Move::make(TileRef dst, TileRef src, MoveAttrs attrs, Instr instr) {
   return std::make_shared<const Move>(std::move(dst), std::move(src), std::move(attrs), std::move(instr));
 }
+Stmt ElemAccess::make(bool write, TileRef tile, int tensor, Expr offset, Expr var, Expr value, Instr instr) {
+  PTO_INTERNAL_CHECK((tile.group >= 0) != (tensor >= 0)) << "an element access names one tile or one tensor";
+  PTO_INTERNAL_CHECK(write ? static_cast<bool>(value) && !var : var.as<Var>() != nullptr) << "an element access's operands";
+  return std::make_shared<const ElemAccess>(write, std::move(tile), tensor, std::move(offset), std::move(var), std::move(value), std::move(instr));
+}
+
 Stmt SetValid::make(TileRef tile, Expr rows, Expr cols, Instr instr) {
   return std::make_shared<const SetValid>(std::move(tile), std::move(rows), std::move(cols), std::move(instr));
 }

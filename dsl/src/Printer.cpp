@@ -41,10 +41,13 @@ class Printer {
     return fmt::format("{}[{}]", name, expr(t.slot));
   }
 
+  std::string tensor_name(int tensor) {
+    return kernel_ && tensor >= 0 && tensor < static_cast<int>(kernel_->tensors.size()) ? kernel_->tensors[tensor].name
+                                                                                         : fmt::format("t{}", tensor);
+  }
+
   std::string region(const GMRegion& r) {
-    const std::string name = kernel_ && r.tensor >= 0 && r.tensor < static_cast<int>(kernel_->tensors.size())
-                                 ? kernel_->tensors[r.tensor].name
-                                 : fmt::format("t{}", r.tensor);
+    const std::string name = tensor_name(r.tensor);
     return fmt::format("{}[{} +: {}, {} +: {}]", name, expr(r.offset[0]), expr(r.extent[0]), expr(r.offset[1]), expr(r.extent[1]));
   }
 
@@ -106,6 +109,10 @@ class Printer {
       out_ += fmt::format("{}#{} move {} <- {}{}\n", pad, op->id, tile(op->dst), tile(op->src), how);
     } else if (const auto* op = s.as<SetValid>()) {
       out_ += fmt::format("{}#{} set_validshape {} = [{}, {}]\n", pad, op->id, tile(op->tile), expr(op->rows), expr(op->cols));
+    } else if (const auto* op = s.as<ElemAccess>()) {
+      const std::string where = op->tensor >= 0 ? tensor_name(op->tensor) : tile(op->tile);
+      out_ += op->write ? fmt::format("{}#{} setval {}[{}] = {}\n", pad, op->id, where, expr(op->offset), expr(op->value))
+                        : fmt::format("{}#{} {} = getval {}[{}]\n", pad, op->id, expr(op->var), where, expr(op->offset));
     } else if (const auto* op = s.as<Matmul>()) {
       out_ += fmt::format("{}#{} matmul {} {} {} x {}{}\n", pad, op->id, tile(op->dst), op->accumulate ? "+=" : "=", tile(op->a), tile(op->b),
                           op->bias.group >= 0 ? " + bias " + tile(op->bias) : std::string());

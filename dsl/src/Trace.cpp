@@ -139,6 +139,15 @@ class InstrTexts : public ir::Visitor {
     }
   }
   void visit_node(const ir::SetValid* op) override { set(*op, op).dtype = k_.groups[op->tile.group].dtype; }
+  void visit_node(const ir::ElemAccess* op) override {
+    auto& info = set(*op, op);
+    if (op->tensor < 0) return;
+    const auto& t = k_.tensors[op->tensor];
+    info.tensor = op->tensor;  // the element is reported as the GM interval [offset, offset + 1) of a (1, n) view
+    info.gm_view_cols = 0;
+    info.gm_write = op->write;
+    info.dtype = t.dtype;
+  }
   void visit_node(const ir::Debug* op) override {
     auto& info = set(*op, op);
     info.tensor = op->region.tensor;  // dump_data of a GM region: names the tensor in errors (no GM access is reported)

@@ -74,6 +74,11 @@ void Visitor::visit_node(const Move* op) {
   }
 }
 void Visitor::visit_node(const SetValid* op) { visit_tile(op->tile); visit(op->rows); visit(op->cols); }
+void Visitor::visit_node(const ElemAccess* op) {  // the Var read into is written, not read (as Assign's)
+  if (op->tile.group >= 0) visit_tile(op->tile);
+  visit(op->offset);
+  if (op->value) visit(op->value);
+}
 void Visitor::visit_node(const Matmul* op) {
   visit_tile(op->dst);
   visit_tile(op->a);
@@ -266,6 +271,14 @@ Stmt Mutator::mutate_node(const SetValid* op, const Stmt& self) {
   Expr r = mutate(op->rows), c = mutate(op->cols);
   changed |= !r.same_as(op->rows) || !c.same_as(op->cols);
   return changed ? SetValid::make(t, r, c, *op) : self;
+}
+Stmt Mutator::mutate_node(const ElemAccess* op, const Stmt& self) {
+  bool changed = false;
+  TileRef t = op->tile.group >= 0 ? mutate_tile(op->tile, changed) : op->tile;
+  Expr off = mutate(op->offset);
+  Expr val = op->value ? mutate(op->value) : op->value;
+  changed |= !off.same_as(op->offset) || !val.same_as(op->value);
+  return changed ? ElemAccess::make(op->write, t, op->tensor, off, op->var, val, *op) : self;
 }
 Stmt Mutator::mutate_node(const Matmul* op, const Stmt& self) {
   bool changed = false;

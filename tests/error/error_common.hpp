@@ -8,6 +8,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <pto/pto.hpp>
 
@@ -62,6 +63,27 @@ inline const auto& good_kernel() {
     }
   });
   return k;
+}
+
+/// A kernel body that must fail at trace time with `phrase`, at the line it stores in the test's
+/// `line` variable.
+struct TraceErrorCase {
+  const char* name;
+  std::function<void(pl::Tensor<float>)> body;
+  std::string phrase;
+};
+/// Launches each case as kernel `name` on an 8 x 8 tensor: its error names the kernel, the phrase
+/// and `line` of `file` (the test's __FILE__; `line` as the case's body left it).
+inline void check_trace_errors(const std::vector<TraceErrorCase>& cases, const int& line, const char* file) {
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    const auto k = pl::jit({.name = c.name}, [&](pl::Tensor<float> x) { c.body(x); });
+    auto x = pto::Tensor<float>::zeros({8, 8});
+    const std::string msg = user_error([&] { k[{.block_dim = 1}].run_sync(x); });
+    CHECK_MESSAGE(msg.find(std::string("kernel '") + c.name + "'") != std::string::npos, msg);
+    CHECK_MESSAGE(msg.find(c.phrase) != std::string::npos, "the message\n---\n" << msg << "\n---\nlacks: " << c.phrase);
+    CHECK_MESSAGE(msg.find(file_line(file, line)) != std::string::npos, msg);
+  }
 }
 
 /// The runtime stays usable: a correct launch on the default stream succeeds with right results.

@@ -7,13 +7,8 @@ namespace pto::error_test {
 
 TEST_CASE("vector routines misused at trace time: fillpad without a pad value, modes against their tiles, a pattern_mode "
           "outside 1..7, a gather cmp_mode, a routine on a Mat tile, mrgsort block_len") {
-  struct Case {
-    const char* name;
-    std::function<void(pl::Tensor<float>)> body;
-    std::string phrase;
-  };
   int line = 0;
-  const std::vector<Case> cases = {
+  const std::vector<TraceErrorCase> cases = {
       {"fillpad_no_pad", [&](pl::Tensor<float>) {
          auto a = pl::make_tile<float>(pl::Vec, {8, 8}), b = pl::make_tile<float>(pl::Vec, {8, 8});
          line = __LINE__; pl::fillpad(b, a);
@@ -46,13 +41,7 @@ TEST_CASE("vector routines misused at trace time: fillpad without a pad value, m
          line = __LINE__; pl::mrgsort(b, a, {.block_len = 3});
        }, "mrgsort: block_len counts tile elements and must be a positive multiple of one 8-byte record (2 elements of f32) and at most src's 64 columns, got 3"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.name);
-    const auto k = pl::jit({.name = c.name}, [&](pl::Tensor<float> x) { c.body(x); });
-    auto x = pto::Tensor<float>::zeros({8, 8});
-    const std::string msg = user_error([&] { k[{.block_dim = 1}].run_sync(x); });
-    CHECK_HAS(msg, std::string("kernel '") + c.name + "'", c.phrase, PTO_AT(line));
-  }
+  check_trace_errors(cases, line, __FILE__);
   check_runtime_usable();
 }
 

@@ -41,7 +41,8 @@ struct Expr {
                     // 6-9: row argmax/argmin, column argmax/argmin: the output is root * 0 + the index (broadcast)
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
-  int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad
+  int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad,
+                    // 3 getval / setval (the last valid element takes the first's value)
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -99,8 +100,9 @@ class Generator {
       e.part = pick(4);
       e.part_first = pick(2) == 0;
     } else if (pick(6) == 0) {
-      // The vector routines that keep the data (a copy through gathermask, fillpad of the tail).
-      e.via = 1 + pick(2);
+      // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
+      // one element rewritten on the scalar pipe.
+      e.via = 1 + pick(3);
     }
     return e;
   }
@@ -276,6 +278,8 @@ auto make_kernel(const Batch& b, bool interpret) {
           } else if (e.via == 2) {
             pl::fillpad(pad_out, zs.current());
             out = pad_out;
+          } else if (e.via == 3) {
+            pl::setval(zs.current(), (nr - 1) * b.tile_cols + nc - 1, pl::getval(zs.current(), 0));
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -509,8 +513,11 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array{"", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
-                                                             "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n"}[e.via])
+                                                  std::array<std::string, 4>{
+                                                      "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
+                                                      "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
+                                                      fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
+                                                                  b.tile_cols)}[static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
                                                 e.reduce < 8 ? "arg_rows" : "arg_cols", cpp_expr(e, e.root, b.dtype),

@@ -9,6 +9,7 @@
 //   CodeGenDebug.cpp    printf, assert, dump, trap
 //   CodeGenRounding.cpp pl::cast's rounding modes
 //   CodeGenRoutine.cpp  gather, scatter, fillpad, sorting (ir::VecRoutine, one runtime function)
+//   CodeGenElem.cpp     getval / setval (ir::ElemAccess, two runtime functions)
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
 // fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
 #include <array>
@@ -179,6 +180,9 @@ class CodeGen : private ir::Visitor {
   void matmul(const ir::Matmul* op);
   // ---------------------------------------------------------------- CodeGenRoutine.cpp
   void vec_routine(const ir::VecRoutine* op);
+  // ---------------------------------------------------------------- CodeGenElem.cpp
+  /// pl::getval / pl::setval (ir::ElemAccess).
+  void elem_access(const ir::ElemAccess* op);
 
   // ---------------------------------------------------------------- CodeGenControl.cpp: statements
   /// Emits statement `s` (ir::Visitor dispatches to the visit_node overrides below).
@@ -197,6 +201,7 @@ class CodeGen : private ir::Visitor {
   void visit_node(const ir::Matmul* op) override { matmul(op); }
   void visit_node(const ir::VecRoutine* op) override { vec_routine(op); }
   void visit_node(const ir::SetValid* op) override { set_valid_shape(op); }
+  void visit_node(const ir::ElemAccess* op) override { elem_access(op); }
   void visit_node(const ir::Section* op) override { section(op); }
   void visit_node(const ir::Debug* op) override { debug(op); }
   void sync(const ir::Sync* op);
@@ -225,6 +230,8 @@ class CodeGen : private ir::Visitor {
   llvm::Function* matmul_fn_ = nullptr;
   llvm::Function* bias_start_fn_ = nullptr;
   llvm::Function* routine_fn_ = nullptr;  // declared on first use
+  llvm::Function* getval_fn_ = nullptr;
+  llvm::Function* setval_fn_ = nullptr;
   Value* ctx_ = nullptr;
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;

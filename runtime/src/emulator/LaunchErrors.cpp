@@ -45,6 +45,10 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
       return fmt::format("{} window at {} {} starts past the source tile's valid extent of {} {}{}", op, s.axis == 0 ? "row" : "column",
                          s.a, s.b, axis, unwritten_hint(s.b));
     case RuntimeCheck::index_out_of_range:
+      if (s.axis >= 2) {
+        return fmt::format("{}: element offset {} is outside the {} elements of the {}", op, s.a, s.c,
+                           s.axis == 2 ? std::string("tile") : "tensor " + tensor_name(k, s.instr));
+      }
       return s.axis == 1 ? fmt::format("{}: byte offset {} (element {} of the offsets tile) does not leave a 32-byte block inside the "
                                        "source's {} valid bytes", op, s.a, s.b, s.c)
                          : fmt::format("{}: index {} (element {} of the index tile) is outside the {} elements it may address", op,

@@ -136,6 +136,14 @@ inline constexpr int32_t kMaxRoutineOperands = 6;
 extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
                                       int64_t p1);
 
+/// pl::getval: the element at `elem` of pto::DType `dtype` as an ir::ElemAccess read defines it:
+/// an integer sign-extended to i64, a floating element as the bits of the f32 holding it exactly.
+extern "C" int64_t pto_rt_getval(const void* elem, int32_t dtype);
+/// pl::setval: writes `value` into the element at `elem` of pto::DType `dtype`: `value` is an i64,
+/// or (`is_float`) the bits of an f32 in its low 32 bits; integers wrap into the element's width,
+/// an integer becomes the nearest float, an f32 rounds to nearest even into f16 / bf16.
+extern "C" void pto_rt_setval(void* elem, int32_t dtype, int64_t value, int32_t is_float);
+
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
 
 }  // namespace pto

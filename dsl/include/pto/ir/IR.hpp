@@ -43,6 +43,7 @@ namespace pto::ir {
   X(Move)                       \
   X(Matmul)                     \
   X(SetValid)                   \
+  X(ElemAccess)                 \
   X(Section)                    \
   X(Debug)                      \
   X(Sync)                       \
@@ -455,6 +456,27 @@ struct SetValid : StmtNode, Instr {
   SetValid(TileRef t, Expr r, Expr c, Instr i)
       : StmtNode(kKind), Instr(std::move(i)), tile(std::move(t)), rows(std::move(r)), cols(std::move(c)) {}
   static Stmt make(TileRef tile, Expr rows, Expr cols, Instr instr);
+};
+
+/// One element of a tile slot or of a GM tensor read into a scalar or written from one, on the
+/// scalar pipe (pl::getval / pl::setval). `offset` is the element's linear (row-major) index in
+/// the tile's rows x cols or in the tensor; insert_checks checks 0 <= offset < that count. The
+/// valid extent plays no part and does not change. Read: the Mutable Var `var` = the element (an
+/// i64 for an integer element, sign-extended; an f32 Var holding a floating element exactly).
+/// Write: the element = `value` (an i64 scalar, or an f32 one: a FloatImm or an f32 Var), converted
+/// by value as a tile expression's result is (docs/semantics.md, "getval and setval").
+struct ElemAccess : StmtNode, Instr {
+  static constexpr NodeKind kKind = NodeKind::ElemAccess;
+  bool write;
+  TileRef tile;    // group -1 for a tensor element
+  int tensor;      // index into KernelIR::tensors, or -1 for a tile element
+  Expr offset;
+  Expr var;        // read
+  Expr value;      // write
+  ElemAccess(bool w, TileRef t, int tn, Expr off, Expr v, Expr val, Instr i)
+      : StmtNode(kKind), Instr(std::move(i)), write(w), tile(std::move(t)), tensor(tn), offset(std::move(off)), var(std::move(v)),
+        value(std::move(val)) {}
+  static Stmt make(bool write, TileRef tile, int tensor, Expr offset, Expr var, Expr value, Instr instr);
 };
 
 /// Cube matrix multiply on the M pipe: dst(Acc)[m, n] (+)= sum_k a(Left)[m, k] * b(Right)[k, n],

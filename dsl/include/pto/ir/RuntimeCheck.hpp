@@ -23,7 +23,8 @@ enum class RuntimeCheck : int32_t {
   assert_failed,       // a fatal pl::pto_assert
   offset_negative,     // a = offset; axis (a Vec -> Mat move's offset, an extract's window)
   window_past_valid,   // a = offset, b = source valid extent; axis (an extract's window)
-  index_out_of_range,  // a = index (or byte offset, axis 1), b = its element in the index tile (flat), c = the limit
+  index_out_of_range,  // a = index (or byte offset, axis 1), b = its element in the index tile (flat), c = the limit;
+                       // axis 2 / 3: a = the element offset of getval/setval in a tile / a tensor, c = its elements
   routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (2: a byte offset) (a vector routine's rule on its operands)
 };
 

@@ -3,6 +3,7 @@
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Cube.hpp"
 #include "pto/lang/Debug.hpp"
+#include "pto/lang/ElemAccess.hpp"
 #include "pto/lang/Ops.hpp"
 #include "pto/lang/Rearrange.hpp"
 #include "pto/lang/Scalar.hpp"
