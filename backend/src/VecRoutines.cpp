@@ -41,6 +41,7 @@ class RoutineRun {
       case Routine::Sort32: return sort32();
       case Routine::MrgSort: return mrgsort();
       case Routine::MrgSort2: return mrgsort2();
+      case Routine::Transpose: return transpose();
     }
     return 0;
   }
@@ -90,6 +91,22 @@ class RoutineRun {
   bool extent_rule(bool ok, RoutineRule rule, int axis, int64_t value, int64_t bound) {
     if (!ok) failed(RuntimeCheck::routine_extent, axis, value, bound, static_cast<int64_t>(rule));
     return ok;
+  }
+
+  // ------------------------------------------------------------------------------ transpose
+  /// out[c, r] = src[r, c] over src's valid extent; out's valid extent becomes its transpose.
+  int64_t transpose() {
+    RoutineTile &out = t_[0], &src = t_[1];
+    const int64_t rows = vrows(src), cols = vcols(src);
+    if (!fits(out, cols, rows)) return -1;
+    with_element_size(es(src), [&]<size_t E>() {
+      for (int64_t r = 0; r < rows; ++r) {
+        const uint8_t* s = at(src, r * src.cols);
+        for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, c * out.cols + r), s + c * static_cast<int64_t>(E), E);
+      }
+    });
+    set_valid(out, cols, rows);
+    return rows * cols;
   }
 
   // ------------------------------------------------------------------------------ gathers

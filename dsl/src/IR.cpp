@@ -50,6 +50,7 @@ const char* binary_op_name(BinaryOp op) {
     case BinaryOp::Xor: return "^";
     case BinaryOp::Shl: return "<<";
     case BinaryOp::Shr: return ">>";
+    case BinaryOp::Pow: return "pow";
   }
   return "?";
 }
@@ -214,6 +215,7 @@ const char* routine_name(Routine r) {
     case Routine::Sort32: return "sort32";
     case Routine::MrgSort: return "mrgsort";
     case Routine::MrgSort2: return "mrgsort2";
+    case Routine::Transpose: return "transpose";
   }
   return "?";
 }

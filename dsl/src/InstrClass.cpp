@@ -32,6 +32,9 @@ struct VecOpCounter : Visitor {
       case BinaryOp::Sub:
       case BinaryOp::Min:
       case BinaryOp::Max: add(scalar_operand ? VecOp::ScalarOperand : VecOp::Binary); break;
+      case BinaryOp::Pow:  // no vector instruction: exp(y * log(x)) (assumption, docs/calibration.md)
+        add(VecOp::Log), add(VecOp::Mul), add(VecOp::Exp);
+        break;
       default: add(VecOp::Binary); break;  // comparisons, and, or, xor, shifts (assumption: the binary class)
     }
     Visitor::visit_node(op);

@@ -17,7 +17,7 @@ class Printer {
     if (const auto* op = e.as<FloatImm>()) return fmt::format("{}", op->value);
     if (const auto* op = e.as<Var>()) return op->name;
     if (const auto* op = e.as<Binary>()) {
-      if (op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+      if (op->op == BinaryOp::Min || op->op == BinaryOp::Max || op->op == BinaryOp::Pow)
         return fmt::format("{}({}, {})", binary_op_name(op->op), expr(op->a), expr(op->b));
       return fmt::format("({} {} {})", expr(op->a), binary_op_name(op->op), expr(op->b));
     }

@@ -426,4 +426,85 @@ TEST_CASE("a routine whose destination is also an operand reads it as it was: ga
   CHECK(count_unequal(w, want_w) == 0);
 }
 
+template <class T>
+void check_transpose(int64_t rows, int64_t cols, int64_t valid_rows, int64_t valid_cols, int block_dim, uint64_t seed) {
+  CAPTURE(type_name<T>());
+  CAPTURE(rows);
+  CAPTURE(cols);
+  // x [B * rows x cols]: each block transposes its rows x cols tile, of which valid_rows x valid_cols
+  // are loaded (a tail), into z [B * cols x rows]; the rest of z keeps its values.
+  const auto k = pl::jit({.name = "transpose_" + type_name<T>()}, [=](pl::Tensor<T> x, pl::Tensor<T> z) {
+    auto s = pl::make_tile<T>(pl::Vec, {rows, cols});
+    auto d = pl::make_tile<T>(pl::Vec, {cols, rows});
+    for (auto b : pl::range(pl::get_block_idx(), x.dim(0) / rows, pl::get_block_num())) {
+      pl::load(s, x.slice(b * rows, valid_rows, 0, valid_cols));
+      pl::transpose(d, s);
+      pl::store(z.slice(b * cols, pl::valid_rows(d), 0, pl::valid_cols(d)), d);
+    }
+  });
+  const int64_t blocks = 3;
+  auto x = Tensor<T>::random({blocks * rows, cols}, seed, -50, 50);
+  auto z = Tensor<T>::full({blocks * cols, rows}, T(7));
+  const LaunchProfile p = k[{.block_dim = block_dim}].run_sync(x, z);
+  CHECK(p.races.empty());
+  int64_t wrong = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const T want = c < valid_cols && r < valid_rows ? x[(b * rows + r) * cols + c] : T(7);
+        wrong += !bits_equal(z[(b * cols + c) * rows + r], want);
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("transpose(dst, src): dst[c, r] = src[r, c] over src's valid extent, which dst takes transposed; every dtype, full "
+          "tiles and tails, idle cores") {
+  check_transpose<float>(16, 32, 16, 32, 2, 1);
+  check_transpose<float>(8, 16, 5, 11, 5, 2);  // a tail, and idle cores (3 tiles on 5 cores)
+  check_transpose<half>(32, 16, 32, 16, 1, 3);
+  check_transpose<bfloat16>(16, 64, 9, 64, 3, 4);
+  check_transpose<int32_t>(8, 8, 8, 3, 2, 5);
+  check_transpose<int8_t>(32, 64, 17, 33, 2, 6);
+}
+
+TEST_CASE("transpose in place of a square tile reads the source before writing it; a transpose whose result exceeds dst stops "
+          "the core with the result's extent and dst's capacity, nothing stored") {
+  const auto k = pl::jit({.name = "transpose_in_place"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {16, 16});
+    pl::load(t, x, {0, 0});
+    pl::transpose(t, t);
+    pl::store(z, t, {0, 0});
+  });
+  auto x = Tensor<float>::random({16, 16}, 9);
+  auto z = Tensor<float>::zeros({16, 16});
+  k[{.block_dim = 1}].run_sync(x, z);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 16; ++r) {
+    for (int64_t c = 0; c < 16; ++c) wrong += z[c * 16 + r] != x[r * 16 + c];
+  }
+  CHECK(wrong == 0);
+
+  const auto narrow = pl::jit({.name = "transpose_too_big"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto s = pl::make_tile<float>(pl::Vec, {8, 32});
+    auto d = pl::make_tile<float>(pl::Vec, {16, 8});  // 32 rows needed
+    pl::load(s, x, {0, 0});
+    pl::transpose(d, s);
+    pl::store(z, d, {0, 0});
+  });
+  auto x2 = Tensor<float>::random({8, 32}, 10);
+  auto z2 = Tensor<float>::full({16, 8}, 3.0f);
+  const auto z20 = copy_of(z2);
+  std::string msg;
+  try {
+    narrow[{.block_dim = 1}].run_sync(x2, z2);
+  } catch (const UserError& e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("transpose") != std::string::npos);
+  CHECK(msg.find("the result has 32 rows but the destination tile holds 16") != std::string::npos);
+  CHECK(bitwise_equal(z2, z20));
+}
+
 }  // namespace pto::correctness

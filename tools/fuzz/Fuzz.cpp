@@ -22,7 +22,7 @@ namespace pl = pto::lang;
 // ------------------------------------------------------------------------------- the case model
 
 enum class Op : uint8_t { X, Y, Const, Param, Add, Sub, Mul, Div, Max, Min, Neg, Abs, Relu, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Sin, Cos, CastVia, Select,
-                          And, Or, Xor, Shl, Shr, Not };
+                          And, Or, Xor, Shl, Shr, Not, Pow };
 
 struct Node {
   Op op = Op::X;
@@ -42,7 +42,7 @@ struct Expr {
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
   int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad,
-                    // 3 getval / setval (the last valid element takes the first's value)
+                    // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -102,7 +102,7 @@ class Generator {
     } else if (pick(6) == 0) {
       // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
       // one element rewritten on the scalar pipe.
-      e.via = 1 + pick(3);
+      e.via = 1 + pick(4);
     }
     return e;
   }
@@ -125,9 +125,9 @@ class Generator {
     // The first 13 for every dtype, then the float-only functions or the integer-only bitwise ops.
     static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Neg, Op::Abs, Op::Relu,
                                   Op::CastVia, Op::Select, Op::Add, Op::Mul, Op::Exp, Op::Log, Op::Sqrt, Op::Rsqrt,
-                                  Op::Tanh, Op::Sigmoid, Op::Erf, Op::Sin, Op::Cos};
+                                  Op::Tanh, Op::Sigmoid, Op::Erf, Op::Sin, Op::Cos, Op::Pow};
     static constexpr Op kIntOps[] = {Op::And, Op::Or, Op::Xor, Op::Shl, Op::Shr, Op::Not};
-    const int k = pick(floating(t) ? 22 : 19);
+    const int k = pick(floating(t) ? 23 : 19);
     Node n{k < 13 || floating(t) ? kOps[k] : kIntOps[k - 13]};
     switch (n.op) {
       case Op::Neg: case Op::Abs: case Op::Relu: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
@@ -216,6 +216,7 @@ struct Build {
         case Op::Erf: return pl::erf(kid(0));
         case Op::Sin: return pl::sin(kid(0));
         case Op::Cos: return pl::cos(kid(0));
+        case Op::Pow: return pl::pow(kid(0), kid(1));
         default: break;
       }
     }
@@ -249,6 +250,7 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto part_src = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto pad_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols}, pl::TilePad::Max);
+    auto transposed = pl::make_tile<T>(pl::Vec, {b.tile_cols, b.tile_rows});
     const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
     const int64_t tiles = (b.rows + b.tile_rows - 1) / b.tile_rows * col_tiles;
     for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
@@ -280,6 +282,9 @@ auto make_kernel(const Batch& b, bool interpret) {
             out = pad_out;
           } else if (e.via == 3) {
             pl::setval(zs.current(), (nr - 1) * b.tile_cols + nc - 1, pl::getval(zs.current(), 0));
+          } else if (e.via == 4) {
+            pl::transpose(transposed, zs.current());
+            pl::transpose(zs.current(), transposed);
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -471,6 +476,7 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
     case Op::Sub: return "(" + k(0) + " - " + k(1) + ")";
     case Op::Mul: return "(" + k(0) + " * " + k(1) + ")";
     case Op::Div: return "(" + k(0) + " / " + k(1) + ")";
+    case Op::Pow: return "pl::pow(" + k(0) + ", " + k(1) + ")";
     case Op::Max: return "pl::max(" + k(0) + ", " + k(1) + ")";
     case Op::Min: return "pl::min(" + k(0) + ", " + k(1) + ")";
     case Op::Neg: return "-" + k(0);
@@ -513,11 +519,12 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array<std::string, 4>{
+                                                  std::array<std::string, 5>{
                                                       "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
                                                       "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
                                                       fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
-                                                                  b.tile_cols)}[static_cast<size_t>(e.via)])
+                                                                  b.tile_cols),
+                                                      "    pl::transpose(transposed, zs.current());\n    pl::transpose(zs.current(), transposed);\n"}[static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
                                                 e.reduce < 8 ? "arg_rows" : "arg_cols", cpp_expr(e, e.root, b.dtype),
@@ -536,6 +543,7 @@ std::string cpp(const Batch& b) {
       "  auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {{{tr}, 1}}), arg_cols = pl::make_tile<int32_t>(pl::Vec, {{1, {tc}}});\n"
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  auto pad_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}, pl::TilePad::Max);\n"
+      "  auto transposed = pl::make_tile<{T}>(pl::Vec, {{{tc}, {tr}}});\n"
       "  const int64_t col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
       "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"

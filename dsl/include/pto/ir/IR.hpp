@@ -140,8 +140,9 @@ struct Var : ExprNode {
   static Expr make(std::string name, int id, VarKind kind, int param_index = -1, DType dtype = DType::i64);
 };
 
-/// And/Or: logical on booleans, bitwise on integers; Xor, Shl, Shr: integers only (docs/semantics.md).
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or, Xor, Shl, Shr };
+/// And/Or: logical on booleans, bitwise on integers; Xor, Shl, Shr: integers only; Pow: floating
+/// tile expressions only, the C library's powf (docs/semantics.md).
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, LT, LE, GT, GE, EQ, NE, And, Or, Xor, Shl, Shr, Pow };
 const char* binary_op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
 
@@ -358,7 +359,8 @@ struct RowReduce : StmtNode, Instr {
 ///   Sort32      out[, tmp] | src, idx
 ///   MrgSort     out | src                         params: {block_len}
 ///   MrgSort2    out, tmp | src0, src1[, src2[, src3]]   params: {exhausted}
-enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2 };
+///   Transpose   out | src
+enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2, Transpose };
 const char* routine_name(Routine r);
 
 /// The pad value of a tile (PyPTO Pro's TilePad): what fillpad writes outside the valid extent.

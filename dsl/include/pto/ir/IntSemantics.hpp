@@ -43,6 +43,7 @@ constexpr I int_binary(BinaryOp op, I a, I c) {
     case BinaryOp::Xor: return static_cast<I>(a ^ c);
     case BinaryOp::Shl: return uc < sizeof(I) * 8 ? static_cast<I>(ua << uc) : I{0};
     case BinaryOp::Shr: return static_cast<I>(a >> (uc < sizeof(I) * 8 ? uc : sizeof(I) * 8 - 1));
+    case BinaryOp::Pow: break;  // floating only (refused at trace time)
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // PyPTO Pro's vector instructions that place elements by an index or a rule (V pipe, Vec tiles),
-// each one instruction: gather, gatherb, gathermask, scatter, fillpad, sort32, mrgsort, mrgsort2.
+// each one instruction: gather, gatherb, gathermask, scatter, fillpad, sort32, mrgsort, mrgsort2,
+// and transpose.
 // What each computes, and where PTO-JIT defines what PyPTO Pro leaves undefined (an index out of
 // range stops the core with an error), is in docs/semantics.md. PyPTO Pro's UINT32 index and
 // offset tiles are int32 tiles here.
@@ -134,6 +135,15 @@ template <Element T>
 void mrgsort2(const Tile<T>& src0, const Tile<T>& src1, const Tile<T>& dst, const Tile<T>& tmp, const Tile<T>& src2,
               const Tile<T>& src3, MrgSort2Options options = {}, std::source_location loc = std::source_location::current()) {
   detail::emit_vec_routine(ir::Routine::MrgSort2, {dst, tmp, src0, src1, src2, src3}, 2, {options.exhausted, 0}, loc);
+}
+
+/// transpose(dst, src): dst[c, r] = src[r, c] over src's valid extent (rows x cols), which
+/// becomes dst's valid extent transposed (cols x rows); it must fit dst's capacity (else the
+/// core stops). Vec tiles of one dtype, any dtype; dst may be src (the source is read before dst
+/// is written). Timed as one element-wise pass (assumption).
+template <Element T>
+void transpose(const Tile<T>& dst, const Tile<T>& src, std::source_location loc = std::source_location::current()) {
+  detail::emit_vec_routine(ir::Routine::Transpose, {dst, src}, 1, {0, 0}, loc);
 }
 
 }  // namespace pto::lang

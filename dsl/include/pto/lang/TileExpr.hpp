@@ -81,26 +81,35 @@ PTO_TILE_BINARY(max, Max)
 PTO_TILE_BINARY(min, Min)
 #undef PTO_TILE_BINARY
 
-// Bitwise operators on integer tiles (docs/semantics.md: shift counts are unsigned; a count not
-// below the element width shifts everything out). PyPTO Pro's names and_/or_/xor_/not_/shl/shr
-// (C++ reserves and/or/xor/not) are the same operations.
-#define PTO_TILE_BITWISE(name, op)                                                                 \
+// Element-wise binary functions defined for one kind of dtype: `allowed(dtype)` must hold for the
+// tiles' element type, else `message` is the compile error.
+#define PTO_TILE_RESTRICTED(name, op, allowed, message)                                           \
   template <TileOperand A, TileOperand B>                                                          \
   auto name(const A& a, const B& b) {                                                              \
     static_assert(same_elem_v<A, B>, PTO_DTYPE_MISMATCH_MESSAGE);                                  \
-    static_assert(!is_floating(dtype_of<elem_t<A>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    static_assert(allowed(dtype_of<elem_t<A>>), message);                                          \
     return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::operand_expr(b))}; \
   }                                                                                                \
   template <TileOperand A, ScalarOperand S>                                                        \
   auto name(const A& a, const S& s) {                                                              \
-    static_assert(!is_floating(dtype_of<elem_t<A>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    static_assert(allowed(dtype_of<elem_t<A>>), message);                                          \
     return TExpr<elem_t<A>>{ir::Binary::make(ir::BinaryOp::op, detail::operand_expr(a), detail::scalar_expr<elem_t<A>>(s))}; \
   }                                                                                                \
   template <ScalarOperand S, TileOperand B>                                                        \
   auto name(const S& s, const B& b) {                                                              \
-    static_assert(!is_floating(dtype_of<elem_t<B>>), "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)"); \
+    static_assert(allowed(dtype_of<elem_t<B>>), message);                                          \
     return TExpr<elem_t<B>>{ir::Binary::make(ir::BinaryOp::op, detail::scalar_expr<elem_t<B>>(s), detail::operand_expr(b))}; \
   }
+
+namespace detail {
+constexpr bool integer_dtype(DType t) { return !is_floating(t); }
+}  // namespace detail
+
+// Bitwise operators on integer tiles (docs/semantics.md: shift counts are unsigned; a count not
+// below the element width shifts everything out). PyPTO Pro's names and_/or_/xor_/not_/shl/shr
+// (C++ reserves and/or/xor/not) are the same operations.
+#define PTO_TILE_BITWISE(name, op) \
+  PTO_TILE_RESTRICTED(name, op, detail::integer_dtype, "pto: bitwise operators and shifts need integer tiles (int32_t, int8_t)")
 PTO_TILE_BITWISE(operator&, And)
 PTO_TILE_BITWISE(operator|, Or)
 PTO_TILE_BITWISE(operator^, Xor)
@@ -112,6 +121,11 @@ PTO_TILE_BITWISE(xor_, Xor)
 PTO_TILE_BITWISE(shl, Shl)
 PTO_TILE_BITWISE(shr, Shr)
 #undef PTO_TILE_BITWISE
+
+/// pow(base, exponent) element-wise on floating-point tiles: the C library's powf in float, rounded
+/// once into the destination (docs/semantics.md).
+PTO_TILE_RESTRICTED(pow, Pow, is_floating, "pto: pl::pow needs floating-point tiles (float, half, bfloat16)")
+#undef PTO_TILE_RESTRICTED
 
 template <TileOperand A>
 auto operator~(const A& a) {
