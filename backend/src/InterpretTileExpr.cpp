@@ -15,6 +15,7 @@
 #include "CastRounding.hpp"
 #include "InterpreterImpl.hpp"
 #include "pto/backend/KernelABI.hpp"
+#include "pto/ir/FloatSemantics.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/support/Error.hpp"
 
@@ -54,23 +55,8 @@ int32_t fptosi_sat(float f, int32_t lo, int32_t hi) {
 float flip_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) ^ 0x80000000u); }
 float clear_sign(float f) { return std::bit_cast<float>(std::bit_cast<uint32_t>(f) & 0x7fffffffu); }
 
-/// max and min of docs/semantics.md: a NaN operand gives the other operand (two NaNs: the first),
-/// +0 is above -0, otherwise the larger (smaller) value.
-float max_number(float a, float b) {
-  if (a > b) return a;
-  if (b > a) return b;
-  if (std::isnan(b)) return a;  // unordered: a NaN operand gives the other
-  if (std::isnan(a)) return b;
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) & std::bit_cast<uint32_t>(b));  // equal: +0 over -0
-}
-
-float min_number(float a, float b) {
-  if (a < b) return a;
-  if (b < a) return b;
-  if (std::isnan(b)) return a;
-  if (std::isnan(a)) return b;
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b));  // equal: -0 under +0
-}
+using ir::max_number;
+using ir::min_number;
 
 int32_t int_unary(ir::UnaryOp op, int32_t a) {
   switch (op) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "InterpreterImpl.hpp"
+#include "pto/ir/FloatSemantics.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/backend/Passes.hpp"
 #include "pto/ir/Accesses.hpp"
@@ -93,8 +94,14 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
         default: return f.vars[static_cast<size_t>(op->id)];
       }
     }
+    case ir::NodeKind::FloatImm:  // an f32 scalar: its bits (CodeGen::scalar)
+      return std::bit_cast<uint32_t>(static_cast<float>(static_cast<const ir::FloatImm*>(e)->value));
     case ir::NodeKind::Binary: {
       const auto* op = static_cast<const ir::Binary*>(e);
+      if (op->a->type.dtype == DType::f32) {  // CodeGen::float_scalar
+        auto as_float = [&](const ir::Expr& x) { return std::bit_cast<float>(static_cast<uint32_t>(eval_scalar(x.get(), f))); };
+        return ir::float_binary_bits(op->op, as_float(op->a), as_float(op->b));
+      }
       return ir::int_binary<int64_t>(op->op, eval_scalar(op->a.get(), f), eval_scalar(op->b.get(), f));
     }
     case ir::NodeKind::TileValid: {

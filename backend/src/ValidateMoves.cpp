@@ -31,7 +31,10 @@ class MoveValidator : public ir::Visitor {
     const auto& tensor = k_.tensors[r.tensor];
     const int64_t align = gm_move_alignment(chip_, g.space);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
-    PTO_USER_CHECK(g.rows == 1 || align <= 1 || (g.cols * es) % align == 0, site(instr))
+    // A one-row tile is one run; a one-column Vec tile is PyPTO Pro's DN [rows, 1] tile (its
+    // elements contiguous, one per GM row): neither has a row pitch to align.
+    const bool column = g.cols == 1 && g.space == ir::MemSpace::Vec;
+    PTO_USER_CHECK(g.rows == 1 || column || align <= 1 || (g.cols * es) % align == 0, site(instr))
         << what << " moves rows of a " << g.rows << "x" << g.cols << " " << dtype_name(g.dtype) << " tile whose row pitch is "
         << g.cols * es << " B, not a multiple of the " << align << " B alignment of " << ir::mem_space_name(g.space)
         << "; pad the tile to " << (g.cols * es + align - 1) / align * align / es << " columns";

@@ -1,4 +1,5 @@
 #include "pto/ir/IR.hpp"
+#include "pto/ir/FloatSemantics.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/ir/Kernel.hpp"
 
@@ -112,6 +113,19 @@ Expr Var::make(std::string name, int id, VarKind kind, int param_index, DType dt
 Expr Binary::make(BinaryOp op, Expr a, Expr b) {
   PTO_INTERNAL_CHECK(a && b) << "binary operand missing";
   const bool tile = a->type.tile || b->type.tile;
+  if (!tile && (a->type.dtype == DType::f32 || b->type.dtype == DType::f32)) {
+    // f32 scalars (pl::Float): IEEE binary32, folded with the interpreter's evaluator.
+    PTO_INTERNAL_CHECK(a->type.dtype == DType::f32 && b->type.dtype == DType::f32 && float_scalar_op(op))
+        << "f32 scalar operator " << binary_op_name(op) << " on " << dtype_name(a->type.dtype) << " and " << dtype_name(b->type.dtype);
+    const DType t = is_comparison(op) ? DType::boolean : DType::f32;
+    const auto* fa = a.as<FloatImm>();
+    const auto* fb = b.as<FloatImm>();
+    if (fa && fb) {
+      const int64_t r = float_binary_bits(op, static_cast<float>(fa->value), static_cast<float>(fb->value));
+      return t == DType::boolean ? IntImm::make(r, t) : FloatImm::make(std::bit_cast<float>(static_cast<uint32_t>(r)), t);
+    }
+    return std::make_shared<const Binary>(op, std::move(a), std::move(b), Type{t, false});
+  }
   if (!tile) {
     const auto* ia = a.as<IntImm>();
     const auto* ib = b.as<IntImm>();

@@ -23,6 +23,7 @@ struct VecOpCounter : Visitor {
     c = static_cast<uint8_t>(std::min(255, c + times));
   }
   void visit_node(const Binary* op) override {
+    if (!op->type.tile) return;  // scalar arithmetic (indices, pl::Float) is the scalar unit's, done once
     const bool scalar_operand = !op->a->type.tile || !op->b->type.tile;
     switch (op->op) {
       case BinaryOp::Div:

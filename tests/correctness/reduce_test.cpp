@@ -428,4 +428,51 @@ TEST_CASE_TEMPLATE("row_argmax/row_argmin/col_argmax/col_argmin (PyPTO Pro's arg
   }
 }
 
+TEST_CASE_TEMPLATE("a {rows, 1} tile (PyPTO Pro's DN column) loads and stores: row sums stored into a [R, 1] tensor and into "
+                   "one column of a wider one, a column loaded back and broadcast along rows; tails and idle cores", T, float, half,
+                   int32_t) {
+  constexpr int64_t R = 37, C = 32, TR = 8;
+  const auto k = pl::jit({.name = "column_tiles_" + type_name<T>()}, [](pl::Tensor<T> x, pl::Tensor<T> sums, pl::Tensor<T> wide,
+                                                                       pl::Tensor<T> y) {
+    auto t = pl::make_tile<T>(pl::Vec, {TR, C});
+    auto s = pl::make_tile<T>(pl::Vec, {TR, 1});
+    auto c = pl::make_tile<T>(pl::Vec, {TR, 1});
+    for (auto b : pl::range(pl::get_block_idx(), pl::ceil_div(R, TR), pl::get_block_num())) {
+      auto r0 = b * TR;
+      auto rows = pl::min(TR, R - r0);
+      pl::load(t, x.slice(r0, rows, 0, C));
+      pl::row_sum(s, t);
+      pl::store(sums.slice(r0, rows, 0, 1), s);  // a [R, 1] tensor: one contiguous run
+      pl::store(wide.slice(r0, rows, 0, 1), s);  // column 0 of a [R, 4] tensor: one element per GM row
+      pl::pipe_barrier(pl::Pipe::ALL);
+      pl::load(c, wide.slice(r0, rows, 0, 1));
+      t = t - c;  // the column broadcast along each row
+      pl::store(y.slice(r0, rows, 0, C), t);
+    }
+  });
+  // Multiples of 1/4 for floats: every sum is exact, whatever order the lanes add in.
+  auto x = Tensor<T>::random({R, C}, 61, -100, 100);
+  if constexpr (is_float_v<T>) {
+    for (int64_t i = 0; i < x.numel(); ++i) x[i] = T(std::round(static_cast<float>(x[i]) / 25.0f) / 4.0f);
+  }
+  auto sums = Tensor<T>::full({R, 1}, T(5));
+  auto wide = Tensor<T>::full({R, 4}, T(5));
+  auto y = Tensor<T>::zeros({R, C});
+  const LaunchProfile p = k[{.block_dim = 7}].run_sync(x, sums, wide, y);  // 5 row blocks on 7 cores
+  CHECK(p.races.empty());
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < R; ++r) {
+    compute_t<T> acc = 0;
+    for (int64_t c = 0; c < C; ++c) acc = is_float_v<T> ? acc + widen(x[r * C + c]) : compute_t<T>(wrap_add(int32_t(acc), int32_t(widen(x[r * C + c]))));
+    const T sum = narrow<T>(acc);
+    wrong += !(sums[r] == sum);
+    for (int64_t c = 0; c < 4; ++c) wrong += !(wide[r * 4 + c] == (c == 0 ? sum : T(5)));
+    for (int64_t c = 0; c < C; ++c) {
+      const compute_t<T> d = widen(x[r * C + c]) - widen(sum);
+      wrong += !(y[r * C + c] == narrow<T>(d));
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 }  // namespace pto::correctness

@@ -49,4 +49,46 @@ TEST_CASE("pl::Float from half and bfloat16 host values, and next to pl::Int par
   }
 }
 
+TEST_CASE("pl::Float arithmetic: + - * /, max, min, negation and comparisons in binary32, one rounding each; a pl::if_ on a "
+          "float comparison; NaN and signed zeros; every value on one compiled kernel") {
+  const auto k = pl::jit({.name = "float_scalar_math"}, [](pl::Tensor<float> x, pl::Float a, pl::Float b, pl::Tensor<float> y,
+                                                          pl::Tensor<float> s) {
+    auto t = pl::make_tile<float>(pl::Vec, {2, 64});
+    pl::load(t, x, {0, 0});
+    const pl::Float scale = a * b + 1.5f;          // two roundings
+    const pl::Float shift = (a - b) / (2.0f * b);
+    t = t * scale - shift;
+    pl::store(y, t, {0, 0});
+    pl::setval(s, 0, pl::max(a, -b));
+    pl::setval(s, 1, pl::min(a, b) + 0.25f);
+    pl::setval(s, 2, -a);
+    pl::if_(a > b, [&] { pl::setval(s, 3, 1.0f); }, [&] { pl::setval(s, 3, 2.0f); });
+    pl::if_(a != a, [&] { pl::setval(s, 4, 5.0f); });  // true only for a NaN
+    pl::setval(s, 5, 1.0f / b);
+  });
+  auto x = pto::Tensor<float>::random({2, 64}, 13, -3, 3);
+  const uint64_t before = pto::runtime_stats().compiles;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const auto& [a, b] : {std::pair{0.7f, -1.3f}, std::pair{-2.5f, 4.0f}, std::pair{nan, 3.0f}, std::pair{0.0f, -0.0f}}) {
+    CAPTURE(a);
+    CAPTURE(b);
+    auto y = pto::Tensor<float>::zeros({2, 64});
+    auto s = pto::Tensor<float>::full({8}, 9.0f);
+    k[{.block_dim = 1}].run_sync(x, a, b, y, s);
+    const float p = a * b;
+    const float scale = p + 1.5f;
+    const float q = 2.0f * b;
+    const float shift = (a - b) / q;
+    check_all(y, [&](int64_t i) { const float m = x[i] * scale; return m - shift; });
+    auto same = [](float u, float v) { return (std::isnan(u) && std::isnan(v)) || std::bit_cast<uint32_t>(u) == std::bit_cast<uint32_t>(v); };
+    CHECK(same(s[0], ref_max(a, -b)));
+    CHECK(same(s[1], ref_min(a, b) + 0.25f));
+    CHECK(same(s[2], -a));
+    CHECK(s[3] == (a > b ? 1.0f : 2.0f));
+    CHECK(s[4] == (std::isnan(a) ? 5.0f : 9.0f));
+    CHECK(same(s[5], 1.0f / b));
+  }
+  CHECK(pto::runtime_stats().compiles == before + 1);
+}
+
 }  // namespace pto::correctness

@@ -110,6 +110,8 @@ class CodeGen : private ir::Visitor {
   /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger
   /// (smaller) one.
   Value* float_max_min(Value* a, Value* c, bool max);
+  /// pl::Float arithmetic and comparisons (f32 scalars held as their bits in an i64).
+  Value* float_scalar(const ir::Binary* op);
   /// pl::pow of two floats: pto_rt_powf (KernelABI.hpp).
   Value* call_powf(Value* a, Value* c);
   /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.

@@ -1,8 +1,14 @@
+#include <bit>
+
 #include "CodeGen.hpp"
 
 namespace pto::backend::codegen {
 
 Value* CodeGen::scalar(const ir::Expr& e) {
+  if (const auto* op = e.as<ir::FloatImm>()) {  // an f32 scalar: its bits in an i64, as a pl::Float's slot holds them
+    return b_.getInt64(std::bit_cast<uint32_t>(static_cast<float>(op->value)));
+  }
+  if (const auto* op = e.as<ir::Binary>(); op && op->a->type.dtype == DType::f32) return float_scalar(op);
   if (const auto* op = e.as<ir::IntImm>()) {
     return op->type.dtype == DType::boolean ? b_.getInt1(op->value != 0) : static_cast<Value*>(b_.getInt64(op->value));
   }
@@ -150,6 +156,13 @@ Value* CodeGen::libm_call(const char* name, Value* a) {
     fn->setOnlyAccessesInaccessibleMemory();  // errno at most: calls stay in place, loops stay loops
   }
   return b_.CreateCall(f, {a});
+}
+
+Value* CodeGen::float_scalar(const ir::Binary* op) {
+  auto as_float = [&](const ir::Expr& x) { return b_.CreateBitCast(b_.CreateTrunc(scalar(x), b_.getInt32Ty()), b_.getFloatTy()); };
+  Value* r = binary(op->op, as_float(op->a), as_float(op->b), /*fp=*/true);  // FloatSemantics.hpp: the same operations
+  if (ir::is_comparison(op->op)) return r;
+  return b_.CreateZExt(b_.CreateBitCast(r, b_.getInt32Ty()), b_.getInt64Ty());
 }
 
 Value* CodeGen::call_powf(Value* a, Value* c) {
