@@ -263,6 +263,8 @@ class InsertChecks : public ir::Mutator {
     const ir::TileRead* lead = nullptr;
     for (auto* r : reads) if (!r->row_broadcast && !one_row(r)) { lead = r; break; }
     if (!lead) for (auto* r : reads) if (!r->row_broadcast) { lead = r; break; }
+    // Only columns: the first of more than one row leads, and {1, 1} operands broadcast down it.
+    if (!lead) for (auto* r : reads) if (!one_row(r)) { lead = r; break; }
     std::unordered_set<const ir::TileRead*> down_columns;
     if (lead && !one_row(lead)) {
       for (auto* r : reads) if (r != lead && one_row(r)) down_columns.insert(r);

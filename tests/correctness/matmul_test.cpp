@@ -437,4 +437,26 @@ TEST_CASE("a {1, 1} tile broadcasts to every element of a {rows, cols} expressio
   check_all(z, [&](int64_t i) { return x[i] + mx; });
 }
 
+TEST_CASE("a {1, 1} tile broadcasts down a {rows, 1} column too, on either side: {8, 1} + {1, 1} and {1, 1} * {8, 1} run over "
+          "8 rows (now stored as a column)") {
+  const auto k = pl::jit({.name = "bcast_1x1_column"}, [](pl::Tensor<float> x, pl::Tensor<float> s, pl::Tensor<float> z,
+                                                         pl::Tensor<float> w) {
+    auto col = pl::make_tile<float>(pl::Vec, {8, 1});
+    auto one = pl::make_tile<float>(pl::Vec, {1, 1});
+    auto o = pl::make_tile<float>(pl::Vec, {8, 1});
+    auto p = pl::make_tile<float>(pl::Vec, {8, 1});
+    pl::load(col, x, {0, 0});
+    pl::load(one, s, {0, 0});
+    o = col + one;
+    p = one * col;
+    pl::store(z, o, {0, 0});
+    pl::store(w, p, {0, 0});
+  });
+  auto x = test_data<float>({8, 1}, 92, -4, 4, false), s = pto::Tensor<float>::full({1, 1}, 1.5f);
+  auto z = pto::Tensor<float>::zeros({8, 1}), w = pto::Tensor<float>::zeros({8, 1});
+  REQUIRE_NOTHROW(k[{.block_dim = 1}].run_sync(x, s, z, w));
+  check_all(z, [&](int64_t i) { return x[i] + 1.5f; });
+  check_all(w, [&](int64_t i) { return 1.5f * x[i]; });
+}
+
 }  // namespace pto::correctness
