@@ -94,6 +94,12 @@ int64_t eval_scalar(const ir::ExprNode* e, const Frame& f) {
         default: return f.vars[static_cast<size_t>(op->id)];
       }
     }
+    case ir::NodeKind::Cast: {  // i64 <-> f32 (CodeGen::scalar)
+      const auto* op = static_cast<const ir::Cast*>(e);
+      const int64_t v = eval_scalar(op->a.get(), f);
+      if (op->type.dtype == DType::f32) return std::bit_cast<uint32_t>(static_cast<float>(v));
+      return ir::f32_to_i64(std::bit_cast<float>(static_cast<uint32_t>(v)));
+    }
     case ir::NodeKind::FloatImm:  // an f32 scalar: its bits (CodeGen::scalar)
       return std::bit_cast<uint32_t>(static_cast<float>(static_cast<const ir::FloatImm*>(e)->value));
     case ir::NodeKind::Binary: {

@@ -146,7 +146,14 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
 }
 
 Expr Unary::make(UnaryOp op, Expr a) { return std::make_shared<const Unary>(op, std::move(a)); }
-Expr Cast::make(DType to, Expr a, RoundMode mode) { return std::make_shared<const Cast>(to, std::move(a), mode); }
+Expr Cast::make(DType to, Expr a, RoundMode mode) {
+  PTO_INTERNAL_CHECK(a->type.tile || (mode == RoundMode::Default && ((to == DType::f32 && a->type.dtype == DType::i64) ||
+                                                                      (to == DType::i64 && a->type.dtype == DType::f32))))
+      << "a scalar conversion other than i64 <-> f32";
+  if (const auto* i = a.as<IntImm>(); i && !a->type.tile) return FloatImm::make(static_cast<float>(i->value), DType::f32);
+  if (const auto* f = a.as<FloatImm>(); f && !a->type.tile) return IntImm::make(f32_to_i64(static_cast<float>(f->value)));
+  return std::make_shared<const Cast>(to, std::move(a), mode);
+}
 const char* round_mode_name(RoundMode m) {
   switch (m) {
     case RoundMode::Default: return "default";

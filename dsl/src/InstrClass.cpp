@@ -69,6 +69,7 @@ struct VecOpCounter : Visitor {
     Visitor::visit_node(op);
   }
   void visit_node(const Cast* op) override {
+    if (!op->type.tile) return;  // a scalar conversion: the scalar unit's
     add(VecOp::Cast);
     Visitor::visit_node(op);
   }

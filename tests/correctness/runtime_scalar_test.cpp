@@ -91,4 +91,40 @@ TEST_CASE("pl::Float arithmetic: + - * /, max, min, negation and comparisons in 
   CHECK(pto::runtime_stats().compiles == before + 1);
 }
 
+TEST_CASE("pl::to_float(pl::Int) rounds to nearest even, pl::to_int(pl::Float) truncates toward zero and saturates (NaN 0); "
+          "a mean over a runtime count; the converted values steer loops and tile expressions") {
+  const auto k = pl::jit({.name = "scalar_conversions"}, [](pl::Tensor<float> x, pl::Int n, pl::Float v, pl::Tensor<float> y,
+                                                           pl::Tensor<int32_t> ints, pl::Tensor<float> floats) {
+    auto t = pl::make_tile<float>(pl::Vec, {1, 64});
+    pl::load(t, x, {0, 0});
+    const pl::Float inv = 1.0f / pl::to_float(n);
+    t = t * inv;  // x / n as a multiplication by the rounded reciprocal
+    pl::store(y, t, {0, 0});
+    pl::setval(floats, 0, pl::to_float(n));
+    pl::setval(floats, 1, pl::to_float(n * n * n));  // past 2^24: rounded
+    pl::setval(ints, 0, pl::to_int(v));
+    pl::setval(ints, 1, pl::to_int(-v));
+    pl::setval(ints, 2, pl::to_int(v * 1e30f) - INT64_MAX);  // saturated: 0
+    pl::setval(ints, 3, pl::to_int(v - v / 0.0f * 0.0f));    // NaN (inf * 0) -> 0, any v
+    for (auto i : pl::range(0, pl::to_int(v))) pl::setval(ints, 4 + i, i);  // a loop bound from a float
+  });
+  auto x = pto::Tensor<float>::random({1, 64}, 3, -4, 4);
+  for (const auto& [n, v] : {std::pair<int64_t, float>{3, 2.75f}, std::pair<int64_t, float>{300001, 3.5f}}) {
+    CAPTURE(n);
+    auto y = pto::Tensor<float>::zeros({1, 64});
+    auto ints = pto::Tensor<int32_t>::full({1, 16}, -7);
+    auto floats = pto::Tensor<float>::zeros({2});
+    k[{.block_dim = 1}].run_sync(x, n, v, y, ints, floats);
+    const float inv = 1.0f / static_cast<float>(n);
+    check_all(y, [&](int64_t i) { return x[i] * inv; });
+    CHECK(floats[0] == static_cast<float>(n));
+    CHECK(floats[1] == static_cast<float>(n * n * n));
+    CHECK(ints[0] == static_cast<int32_t>(v));
+    CHECK(ints[1] == -static_cast<int32_t>(v));
+    CHECK(ints[2] == 0);
+    CHECK(ints[3] == 0);
+    for (int64_t i = 0; i < 12; ++i) CHECK(ints[4 + i] == (i < static_cast<int64_t>(v) ? i : -7));
+  }
+}
+
 }  // namespace pto::correctness

@@ -9,6 +9,12 @@ Value* CodeGen::scalar(const ir::Expr& e) {
     return b_.getInt64(std::bit_cast<uint32_t>(static_cast<float>(op->value)));
   }
   if (const auto* op = e.as<ir::Binary>(); op && op->a->type.dtype == DType::f32) return float_scalar(op);
+  if (const auto* op = e.as<ir::Cast>()) {  // i64 <-> f32 (FloatSemantics.hpp)
+    Value* v = scalar(op->a);
+    if (op->type.dtype == DType::f32) return b_.CreateZExt(b_.CreateBitCast(b_.CreateSIToFP(v, b_.getFloatTy()), b_.getInt32Ty()), b_.getInt64Ty());
+    Value* f = b_.CreateBitCast(b_.CreateTrunc(v, b_.getInt32Ty()), b_.getFloatTy());
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b_.getInt64Ty(), b_.getFloatTy()}, {f});
+  }
   if (const auto* op = e.as<ir::IntImm>()) {
     return op->type.dtype == DType::boolean ? b_.getInt1(op->value != 0) : static_cast<Value*>(b_.getInt64(op->value));
   }

@@ -28,6 +28,14 @@ inline float min_number(float a, float b) {
   return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b));  // equal: -0 under +0
 }
 
+/// A scalar f32 -> i64 conversion (pl::to_int): toward zero, saturating, NaN to 0.
+inline int64_t f32_to_i64(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 9.2233720368547758e18f) return INT64_MAX;
+  if (f <= -9.2233720368547758e18f) return INT64_MIN;
+  return static_cast<int64_t>(f);
+}
+
 /// The operators defined on f32 scalars: + - * /, min, max and the comparisons.
 inline bool float_scalar_op(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div || op == BinaryOp::Min ||

@@ -179,12 +179,13 @@ enum class RoundMode : uint8_t { Default, CAST_NONE, CAST_RINT, CAST_ROUND, CAST
 const char* round_mode_name(RoundMode m);
 
 /// Element-wise conversion of a tile expression to `type.dtype`, rounded by `mode`, saturating
-/// into integers.
+/// into integers. On scalars (pl::to_float / pl::to_int): i64 -> f32 to nearest even, f32 -> i64
+/// toward zero, saturating, NaN to 0 (mode Default).
 struct Cast : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Cast;
   Expr a;
   RoundMode mode;
-  Cast(DType to, Expr x, RoundMode m) : ExprNode(kKind, {to, true}), a(std::move(x)), mode(m) {}
+  Cast(DType to, Expr x, RoundMode m) : ExprNode(kKind, {to, x->type.tile}), a(std::move(x)), mode(m) {}
   static Expr make(DType to, Expr a, RoundMode mode = RoundMode::Default);
 };
 

@@ -105,6 +105,10 @@ PTO_FLOAT_BINARY(operator>=, GE, Bool)
 PTO_FLOAT_BINARY(operator==, EQ, Bool)
 PTO_FLOAT_BINARY(operator!=, NE, Bool)
 #undef PTO_FLOAT_BINARY
+/// i64 -> f32, to nearest even (pl::Float(n) in effect).
+inline Float to_float(const Int& n) { return Float(ir::Cast::make(DType::f32, n.expr())); }
+/// f32 -> i64 toward zero, saturating at the i64 range, NaN to 0.
+inline Int to_int(const Float& x) { return Int(ir::Cast::make(DType::i64, x.expr())); }
 /// -x flips the sign (of zeros and NaNs too): x * -1, exact.
 inline Float operator-(const Float& a) { return a * -1.0f; }
 inline Int& operator+=(Int& a, const Int& b) { return a = a + b; }
