@@ -143,8 +143,8 @@ class InstrTexts : public ir::Visitor {
     auto& info = set(*op, op);
     if (op->tensor < 0) return;
     const auto& t = k_.tensors[op->tensor];
-    info.tensor = op->tensor;  // the element is reported as the GM interval [offset, offset + 1) of a (1, n) view
-    info.gm_view_cols = 0;
+    info.tensor = op->tensor;  // the element is reported as [offset, offset + 1) of the tensor's row-major view,
+    info.gm_view_cols = t.shape[1];  // so the race checker compares it with loads and stores rectangle by rectangle
     info.gm_write = op->write;
     info.dtype = t.dtype;
   }

@@ -201,6 +201,26 @@ TEST_CASE("the race checker sees the scalar pipe: getval of a tile MTE2 loads, u
   }
 }
 
+TEST_CASE("getval of a GM element beside a stored block, inside the block's linear span but outside its rows' columns, is no race; "
+          "inside the block it is") {
+  for (const bool inside : {false, true}) {
+    CAPTURE(inside);
+    const auto k = pl::jit({.name = inside ? "getval_in_block" : "getval_beside_block", .auto_mutex = false, .on_race = pto::OnRace::report},
+                           [=](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) {
+                             auto t = pl::make_tile<float>(pl::Vec, {4, 8});
+                             pl::load(t, x, {0, 0});
+                             pl::pipe_barrier(pl::Pipe::ALL);
+                             pl::store(y.slice(0, 4, 0, 8), t);       // rows 0..3, columns 0..7 of a 4 x 64 tensor
+                             pl::setval(z, 0, pl::getval(y, inside ? 64 + 3 : 64 + 40));  // row 1: column 3 or 40
+                           });
+    auto x = Tensor<float>::random({4, 8}, 33);
+    auto y = Tensor<float>::full({4, 64}, 2.0f);
+    auto z = Tensor<float>::zeros({1});
+    const LaunchProfile p = k[{.block_dim = 1}].run_sync(x, y, z);
+    CHECK(p.races.empty() == !inside);
+  }
+}
+
 TEST_CASE("set_vec_mask / reset_mask / set_mask_count / set_mask_norm are accepted and, as PyPTO Pro documents for tile "
           "instructions, change nothing (reset_mask.md's example)") {
   const auto k = pl::jit({.name = "mask_noops"}, [](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<float> out) {
