@@ -37,6 +37,6 @@ void emit_setval(const ElemContainer& c, const Int& offset, const ir::Expr& valu
   TraceContext::get(loc).emit(ir::ElemAccess::make(true, c.tile, c.tensor, offset.expr(), {}, value, instr));
 }
 
-void note_mask_instruction(const char* /*name*/, const std::source_location& loc) { TraceContext::get(loc).note(loc); }
+void note_mask_instruction(const std::source_location& loc) { TraceContext::get(loc).note(loc); }
 
 }  // namespace pto::lang::detail

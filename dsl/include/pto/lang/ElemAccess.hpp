@@ -16,6 +16,7 @@
 // groups). docs/semantics.md, "getval and setval".
 #include <concepts>
 #include <source_location>
+#include <type_traits>
 
 #include "pto/lang/Tensor.hpp"
 #include "pto/lang/Tile.hpp"
@@ -37,57 +38,47 @@ struct ElemContainer {
 /// Emits a getval and returns the scalar Var it assigns.
 ir::Expr emit_getval(const ElemContainer& c, const Int& offset, const std::source_location& loc);
 void emit_setval(const ElemContainer& c, const Int& offset, const ir::Expr& value, const std::source_location& loc);
-void note_mask_instruction(const char* name, const std::source_location& loc);
+void note_mask_instruction(const std::source_location& loc);
 
-template <Element T>
-using ElemScalar = std::conditional_t<is_floating(dtype_of<T>), Float, Int>;
+template <class C> struct elem_target : std::false_type {};
+template <Element T> struct elem_target<Tile<T>> : std::true_type { using elem = T; };
+template <Element T> struct elem_target<Tensor<T>> : std::true_type { using elem = T; };
+/// A Tile<T> or a Tensor<T>.
+template <class C>
+concept ElemTarget = elem_target<C>::value;
+template <ElemTarget C>
+using ElemScalar = std::conditional_t<is_floating(dtype_of<typename elem_target<C>::elem>), Float, Int>;
+template <ElemTarget C>
+inline constexpr bool floating_target = is_floating(dtype_of<typename elem_target<C>::elem>);
 }  // namespace detail
 
-template <Element T>
-detail::ElemScalar<T> getval(const Tile<T>& tile, Int offset, std::source_location loc = std::source_location::current()) {
-  return detail::ElemScalar<T>(detail::emit_getval(tile, offset, loc));
-}
-template <Element T>
-detail::ElemScalar<T> getval(const Tensor<T>& tensor, Int offset, std::source_location loc = std::source_location::current()) {
-  return detail::ElemScalar<T>(detail::emit_getval(tensor, offset, loc));
+template <detail::ElemTarget C>
+detail::ElemScalar<C> getval(const C& container, Int offset, std::source_location loc = std::source_location::current()) {
+  return detail::ElemScalar<C>(detail::emit_getval(container, offset, loc));
 }
 
-template <Element T>
-void setval(const Tile<T>& tile, Int offset, Int value, std::source_location loc = std::source_location::current()) {
-  detail::emit_setval(tile, offset, value.expr(), loc);
+template <detail::ElemTarget C>
+void setval(const C& container, Int offset, Int value, std::source_location loc = std::source_location::current()) {
+  detail::emit_setval(container, offset, value.expr(), loc);
 }
-template <Element T>
-void setval(const Tensor<T>& tensor, Int offset, Int value, std::source_location loc = std::source_location::current()) {
-  detail::emit_setval(tensor, offset, value.expr(), loc);
+template <detail::ElemTarget C>
+void setval(const C& container, Int offset, Float value, std::source_location loc = std::source_location::current()) {
+  static_assert(detail::floating_target<C>, "setval: a pl::Float goes into a floating-point tile or tensor; convert it first for an integer one");
+  detail::emit_setval(container, offset, value.expr(), loc);
 }
-template <Element T>
-void setval(const Tile<T>& tile, Int offset, Float value, std::source_location loc = std::source_location::current()) {
-  static_assert(is_floating(dtype_of<T>), "setval: a pl::Float goes into a floating-point tile; convert it first for an integer one");
-  detail::emit_setval(tile, offset, value.expr(), loc);
-}
-template <Element T>
-void setval(const Tensor<T>& tensor, Int offset, Float value, std::source_location loc = std::source_location::current()) {
-  static_assert(is_floating(dtype_of<T>), "setval: a pl::Float goes into a floating-point tensor; convert it first for an integer one");
-  detail::emit_setval(tensor, offset, value.expr(), loc);
-}
-template <Element T, std::floating_point F>
-void setval(const Tile<T>& tile, Int offset, F value, std::source_location loc = std::source_location::current()) {
-  static_assert(is_floating(dtype_of<T>), "setval: a floating constant goes into a floating-point tile");
-  detail::emit_setval(tile, offset, ir::FloatImm::make(static_cast<double>(value), DType::f32), loc);
-}
-template <Element T, std::floating_point F>
-void setval(const Tensor<T>& tensor, Int offset, F value, std::source_location loc = std::source_location::current()) {
-  static_assert(is_floating(dtype_of<T>), "setval: a floating constant goes into a floating-point tensor");
-  detail::emit_setval(tensor, offset, ir::FloatImm::make(static_cast<double>(value), DType::f32), loc);
+template <detail::ElemTarget C, std::floating_point F>
+void setval(const C& container, Int offset, F value, std::source_location loc = std::source_location::current()) {
+  static_assert(detail::floating_target<C>, "setval: a floating constant goes into a floating-point tile or tensor");
+  detail::emit_setval(container, offset, ir::FloatImm::make(static_cast<double>(value), DType::f32), loc);
 }
 
 /// PyPTO Pro's set_vec_mask(mask_high, mask_low): accepted, no effect (see above).
 inline void set_vec_mask(int64_t /*mask_high*/, int64_t /*mask_low*/, std::source_location loc = std::source_location::current()) {
-  detail::note_mask_instruction("set_vec_mask", loc);
+  detail::note_mask_instruction(loc);
 }
 /// PyPTO Pro's reset_mask(): set_vec_mask(-1, -1); accepted, no effect.
-inline void reset_mask(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction("reset_mask", loc); }
-inline void set_mask_count(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction("set_mask_count", loc); }
-inline void set_mask_norm(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction("set_mask_norm", loc); }
+inline void reset_mask(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction(loc); }
+inline void set_mask_count(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction(loc); }
+inline void set_mask_norm(std::source_location loc = std::source_location::current()) { detail::note_mask_instruction(loc); }
 
 }  // namespace pto::lang
