@@ -234,8 +234,6 @@ class CodeGen : private ir::Visitor {
   llvm::Function* matmul_fn_ = nullptr;
   llvm::Function* bias_start_fn_ = nullptr;
   llvm::Function* routine_fn_ = nullptr;  // declared on first use
-  llvm::Function* getval_fn_ = nullptr;
-  llvm::Function* setval_fn_ = nullptr;
   Value* ctx_ = nullptr;
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;
