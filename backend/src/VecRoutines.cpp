@@ -53,9 +53,10 @@ class RoutineRun {
   static int64_t vrows(const RoutineTile& t) { return t.valid[0]; }
   static int64_t vcols(const RoutineTile& t) { return t.valid[1]; }
   static void set_valid(RoutineTile& t, int64_t rows, int64_t cols) { t.valid[0] = rows, t.valid[1] = cols; }
+  /// Element (r, c) of an int32 index tile (no dtype lookup: it is on the gathers' per-element path).
   static int32_t index(const RoutineTile& idx, int64_t r, int64_t c) {
     int32_t v;
-    std::memcpy(&v, at(idx, r * idx.cols + c), 4);
+    std::memcpy(&v, static_cast<const uint8_t*>(idx.data) + (r * idx.cols + c) * 4, 4);
     return v;
   }
 
@@ -118,12 +119,9 @@ class RoutineRun {
     const bool full_rows = vcols(src) == src.cols;  // then every element of the valid rows is valid (no division)
     indices_.resize(static_cast<size_t>(rows * cols));  // every index checked, and kept, before anything is written
     int64_t* kept = indices_.data();                   // (docs/semantics.md, Checks)
-    const auto* ip = static_cast<const uint8_t*>(idx.data);
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
-        int32_t v;
-        std::memcpy(&v, ip + (r * idx.cols + c) * 4, 4);
-        const int64_t k = v + offset;
+        const int64_t k = index(idx, r, c) + offset;
         const bool inside = k >= 0 && k < limit && (full_rows || k % src.cols < vcols(src));
         if (!inside) return failed(RuntimeCheck::index_out_of_range, 0, k, r * idx.cols + c, limit);
         kept[r * cols + c] = k;
