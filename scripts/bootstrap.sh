@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-context1.74-dev libtbb-dev doctest-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libxxhash-dev libbenchmark-dev libopenblas-dev
   chromium   # headless check of pto report's HTML
+  libopenmpi-dev openmpi-bin   # pto sweep / tune sharded over MPI ranks
 )
 
 missing=()

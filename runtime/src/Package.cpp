@@ -32,6 +32,7 @@ std::vector<OpenPackage>& open_packages() {
 std::string PackageSummary::str() const {
   std::string out = fmt::format("package {}: {} keys, {} bytes of objects, {:.1f} ms of first compilation\n", dir, keys, bytes, compile_ms);
   for (const auto& e : entries) out += fmt::format("  {:<12} {:>7} B {:>8.2f} ms  {}\n", e.kernel, e.bytes, e.compile_ms, e.specialization);
+  for (const auto& w : warnings) out += fmt::format("warning: {}\n", w);
   return out;
 }
 
@@ -48,14 +49,53 @@ void PackageBuilder::add_compiled(const CompiledKernel& ck) {
   entries_.push_back({ck.ir.name, ck.ir.specialization, "", ck.object.size(), ck.cold.total_ms()});
 }
 
-PackageSummary PackageBuilder::finish() {
+namespace {
+std::vector<std::string> delivery_warnings(const std::vector<PackageEntry>& entries, uint64_t total_bytes, const PackageLimits& limits) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) {
+    if (limits.max_object_bytes > 0 && e.bytes > limits.max_object_bytes) {
+      out.push_back(fmt::format("{} ({}): object is {} B, over the limit of {} B", e.kernel, e.specialization, e.bytes, limits.max_object_bytes));
+    }
+    if (limits.max_compile_ms > 0 && e.compile_ms > limits.max_compile_ms) {
+      out.push_back(fmt::format("{} ({}): first compile took {:.1f} ms, over the limit of {:.1f} ms", e.kernel, e.specialization,
+                                e.compile_ms, limits.max_compile_ms));
+    }
+  }
+  if (limits.max_total_bytes > 0 && total_bytes > limits.max_total_bytes) {
+    out.push_back(fmt::format("the package's objects are {} B, over the limit of {} B", total_bytes, limits.max_total_bytes));
+  }
+  if (limits.max_keys > 0 && entries.size() > limits.max_keys) {
+    out.push_back(fmt::format("the package holds {} specialisations (keys), over the limit of {}; the tuning guide: keep TilingKeys few, "
+                              "make a wide runtime range a dynamic value rather than keys",
+                              entries.size(), limits.max_keys));
+  }
+  return out;
+}
+}  // namespace
+
+PackageSummary PackageBuilder::finish(const PackageLimits& limits) {
   nlohmann::json entries = nlohmann::json::array();
+  uint64_t entry_bytes = 0;
+  double compile_ms = 0;
   for (const auto& e : entries_) {
     entries.push_back({{"kernel", e.kernel}, {"specialization", e.specialization}, {"bytes", e.bytes}, {"compile_ms", e.compile_ms}});
+    entry_bytes += e.bytes;
+    compile_ms += e.compile_ms;
   }
+  const uint64_t total_bytes = objects_.stats().bytes;
+  const auto warnings = delivery_warnings(entries_, total_bytes, limits);
   std::ofstream out(fs::path(dir_) / "manifest.json");
   PTO_USER_CHECK(out.good(), ErrorSite{}) << "cannot write " << (fs::path(dir_) / "manifest.json").string();
-  out << nlohmann::json{{"format", "pto-package-1"}, {"entries", entries}}.dump(2);
+  out << nlohmann::json{{"format", "pto-package-1"},
+                        {"entries", entries},
+                        {"totals", {{"keys", entries_.size()}, {"bytes", total_bytes}, {"object_bytes", entry_bytes}, {"compile_ms", compile_ms}}},
+                        {"limits",
+                         {{"max_object_bytes", limits.max_object_bytes},
+                          {"max_total_bytes", limits.max_total_bytes},
+                          {"max_keys", limits.max_keys},
+                          {"max_compile_ms", limits.max_compile_ms}}},
+                        {"warnings", warnings}}
+             .dump(2);
   out.close();
   return Package::summary(dir_);
 }
@@ -69,6 +109,7 @@ PackageSummary Package::summary(const std::string& dir) {
                      s.entries.push_back({e.at("kernel"), e.at("specialization"), "", e.at("bytes"), e.at("compile_ms")});
                      s.compile_ms += s.entries.back().compile_ms;
                    }
+                   s.warnings = j.value("warnings", std::vector<std::string>{});
                  });
   s.keys = s.entries.size();
   s.bytes = DiskCache((fs::path(dir) / "objects").string()).stats().bytes;

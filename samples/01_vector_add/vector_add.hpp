@@ -89,11 +89,20 @@ void reference(const Tensor<T>& x, const Tensor<T>& y, Tensor<T>& z) {
   }
 }
 
+/// What `pto tune vector_add` searches (block_dim up to a2's 48 AIV cores).
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 16, 24, 32, 40, 48>, block_dim),
+    (KeyField<int, 1, 4>, buffers),
+    (KeyValues<int, 1024, 2048, 4096, 8192, 16384>, tile));
+};
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "vector_add";
   info.about = "z = x + y, double-buffered tiles spread over cores, tails";
   info.default_shape = {1 << 20};
+  info.tunables = tune_space_of<Tunables>();
   info.prepare = [](const SampleArgs& a) {
     return dispatch_float_dtype(a.dtype, [&]<class T>() {
       PTO_USER_CHECK(a.shape.size() == 1, ErrorSite{}) << "vector_add takes a 1-D --shape N";

@@ -129,11 +129,20 @@ constexpr double tolerance() {
 template <class T>
 const pto::Op<pto::Tensor<T>, pto::Tensor<T>>& softmax_op();
 
+/// What `pto tune softmax` searches: rows_per_tile 0 lets the kernel fit as many rows as the UB holds.
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 16, 24, 32, 40, 48>, block_dim),
+    (KeyField<int, 1, 4>, buffers),
+    (KeyValues<int, 0, 1, 2, 4, 8, 16, 32>, rows_per_tile));
+};
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "softmax";
   info.about = "row softmax of [rows, cols]: row max, exp, row sum, divide; float, half, bfloat16";
   info.default_shape = {1024, 1024};
+  info.tunables = tune_space_of<Tunables>();
   info.prepare = [](const SampleArgs& a) {
     return dispatch_float_dtype(a.dtype, [&]<class T>() {
       PTO_USER_CHECK(a.shape.size() == 2, ErrorSite{}) << "softmax takes a 2-D --shape ROWSxCOLS";

@@ -154,11 +154,22 @@ double tolerance(const Tensor<out_t<T>>& want, int64_t K) {
   }
 }
 
+/// What `pto tune matmul` searches (block_dim up to a2's 24 AIC cores).
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 12, 16, 20, 24>, block_dim),
+    (KeyValues<int, 64, 128, 256>, tm),
+    (KeyValues<int, 64, 128, 256>, tn),
+    (KeyValues<int, 64, 128, 256>, tk),
+    (KeyField<int, 1, 2>, buffers));
+};
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "matmul";
   info.about = "C = A x B on the cube: L1 double buffering, K accumulation in L0C, tails in M, N and K";
   info.default_shape = {512, 512, 512};
+  info.tunables = tune_space_of<Tunables>();
   info.prepare = [](const SampleArgs& args) {
     return dispatch_float_dtype(args.dtype, [&]<class T>() {
       PTO_USER_CHECK(args.shape.size() == 3, ErrorSite{}) << "matmul takes --shape MxNxK";

@@ -199,11 +199,21 @@ Params default_params(const std::string& chip) {
   return Params{.tq = std::is_same_v<T, float> ? 64 : 128, .tkv = std::is_same_v<T, float> ? 64 : 128, .chip = chip};
 }
 
+/// What `pto tune flash_attention` searches (block_dim up to a2's 24 AIC cores).
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 12, 16, 20, 24>, block_dim),
+    (KeyValues<int, 64, 128, 256>, tq),
+    (KeyValues<int, 64, 128, 256, 512>, tkv),
+    (KeyField<int, 0, 2>, preload));
+};
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "flash_attention";
   info.about = "O = softmax(Q K^T / sqrt(D)) V, online softmax, cube and vector cores through cross-core flags";
   info.default_shape = {2048, 128};
+  info.tunables = tune_space_of<Tunables>();
   info.prepare = [](const SampleArgs& args) {
     return dispatch_float_dtype(args.dtype, [&]<class T>() {
       PTO_USER_CHECK(args.shape.size() == 2, ErrorSite{}) << "flash_attention takes --shape SxD";

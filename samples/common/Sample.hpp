@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <pto/pto.hpp>
+#include <pto/runtime/TuneSpace.hpp>
 
 namespace pto::samples {
 
@@ -80,6 +81,9 @@ struct SampleInfo {
   std::string about;
   std::vector<int64_t> default_shape;
   std::function<PreparedRun(const SampleArgs&)> prepare;
+  /// What `pto tune` searches: the sample's tunables (a Boost.Hana struct, pto::tune_space_of);
+  /// an axis named block_dim is the launch's block_dim, the others are --param keys. Empty: none.
+  TuneSpace tunables;
 };
 
 /// Largest |a - b| over two equally sized tensors, read as float.

@@ -18,47 +18,11 @@
 #include <vector>
 #include <iterator>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Output {
-  int status;
-  std::string text;
-};
-
-/// Runs the CLI; `stderr_to` is the shell redirection of its stderr (default: into the output).
-Output run(const std::string& args, const std::string& stderr_to = "2>&1", const std::string& env = "") {
-  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(PTO_CLI) + " " + args + " " + stderr_to;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-  const int status = pclose(pipe.release());
-  return {WEXITSTATUS(status), out};
-}
-
-/// Runs the CLI with stdout and stderr apart: {status, stdout, stderr}.
-struct SplitOutput {
-  int status;
-  std::string out, err;
-};
-SplitOutput run_split(const std::string& args) {
-  const std::string err_path = "/tmp/pto_cli_test_stderr_" + std::to_string(getpid());
-  const Output o = run(args, "2>" + err_path);
-  std::ifstream f(err_path);
-  std::string err((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::remove(err_path.c_str());
-  return {o.status, o.text, err};
-}
-
-/// The JSON a run prints on stdout (what it prints on stderr, warnings, stays apart).
-nlohmann::json run_json(const std::string& args, int want_status = 0) {
-  auto o = run_split(args + " --json");
-  INFO(o.out);
-  INFO(o.err);
-  REQUIRE(o.status == want_status);
-  return nlohmann::json::parse(o.out);
-}
+using namespace pto_cli_test;
 
 TEST_CASE("pto_run_json_reports_the_launch_and_its_simulated_time") {
   auto j = run_json("run vector_add --shape 100000 --block-dim 4");
@@ -209,12 +173,6 @@ TEST_CASE("pto_calibrate_json_gives_every_point_with_its_published_figure_source
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const std::string d = "/tmp/pto_cli_test_" + name;
-  std::system(("rm -rf " + d).c_str());
-  return d;
-}
-
 TEST_CASE("pto_profile_advise_report_walk_the_tuning_workflow") {
   const std::string dir = temp_dir("profile");
   auto p = run("profile softmax --shape 256x512 --block-dim 4 --out " + dir + " --steps 2");
@@ -237,13 +195,6 @@ TEST_CASE("pto_advise_on_a_directory_without_a_profile_explains") {
   auto a = run("advise /tmp/pto_cli_test_nowhere");
   CHECK(a.status == 2);
   CHECK(a.text.find("profile.json is missing") != std::string::npos);
-}
-
-/// Writes `text` to DIR/NAME (DIR created).
-std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
-  std::filesystem::create_directories(dir);
-  std::ofstream(std::filesystem::path(dir) / name) << text;
-  return dir;
 }
 
 TEST_CASE("pto_on_corrupt_or_foreign_files_prints_one_clear_line_and_exits_non_zero_never_aborts") {
@@ -280,30 +231,12 @@ TEST_CASE("the_report_renders_in_headless_chromium") {
   const std::string dir = temp_dir("browser");
   REQUIRE(run("profile vector_add --shape 200000 --block-dim 4 --out " + dir).status == 0);
   REQUIRE(run("report " + dir).status == 0);
-  const bool have_chromium = std::system("command -v chromium > /dev/null 2>&1") == 0;
-  REQUIRE_MESSAGE(have_chromium, "chromium is not installed: run scripts/bootstrap.sh");
-  const std::string flags =
-      "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync "
-      "--no-first-run --user-data-dir=" + dir + "/chromium-profile";
-  const std::string url = "file://" + dir + "/report.html";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(("timeout 120 chromium " + flags + " --dump-dom " + url + " 2>/dev/null").c_str(), "r"),
-                                             pclose);
-  REQUIRE(pipe != nullptr);
-  std::string dom;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) dom.append(buf, n);
-  const auto body = dom.substr(dom.find("<body"), dom.find('>', dom.find("<body")) - dom.find("<body"));
-  INFO(body);
-  CHECK(body.find("data-charts=\"3\"") != std::string::npos);
-  CHECK(body.find("data-charts-rendered=\"3\"") != std::string::npos);
-  CHECK(body.find("data-script-errors") == std::string::npos);
-  const std::string png = dir + "/report.png";
-  REQUIRE(std::system(("timeout 120 chromium " + flags + " --window-size=1200,1400 --screenshot=" + png + " " + url +
-                       " > /dev/null 2>&1").c_str()) == 0);
-  std::unique_ptr<FILE, int (*)(FILE*)> f(fopen(png.c_str(), "rb"), fclose);
-  REQUIRE(f != nullptr);
-  fseek(f.get(), 0, SEEK_END);
-  CHECK(ftell(f.get()) > 20000);  // a real page, not a blank one
+  const Rendered page = render_in_chromium(dir + "/report.html", dir);
+  INFO(page.body);
+  CHECK(page.body.find("data-charts=\"3\"") != std::string::npos);
+  CHECK(page.body.find("data-charts-rendered=\"3\"") != std::string::npos);
+  CHECK(page.body.find("data-script-errors") == std::string::npos);
+  CHECK(page.screenshot_bytes > 20000);  // a real page, not a blank one
 }
 
 }  // namespace

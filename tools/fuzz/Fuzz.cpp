@@ -586,12 +586,14 @@ Result run(const Options& o) {
         result.failures.push_back({what, "// " + description});
         if (o.log) o.log(fmt::format("MISMATCH: {}\n// {}", what, description));
       }
+      if (o.progress) o.progress(result.cases, result.mismatches);
       continue;
     }
     const int n = std::min(batch, o.cases - result.cases);
     const Batch b = gen.batch(n);
     result.cases += n;
     const std::string diff = safe_compare(b);
+    if (o.progress) o.progress(result.cases, result.mismatches);
     if (diff.empty()) continue;
     // Find the failing expressions of the batch, then shrink each.
     for (int e = 0; e < n; ++e) {
@@ -606,7 +608,6 @@ Result run(const Options& o) {
       result.failures.push_back({what, cpp(s)});
       if (o.log) o.log(fmt::format("MISMATCH: {}\n{}", what, cpp(s)));
     }
-    if (o.log && result.cases % 400 < n) o.log(fmt::format("{} cases, {} mismatches", result.cases, result.mismatches));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

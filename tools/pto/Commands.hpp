@@ -33,6 +33,30 @@ struct ProfileOptions : RunOptions {
   int profiler_warmup = 1;  // profiler warm-up steps
 };
 
+struct TuneOptionsCli : RunOptions {
+  int budget = 64;
+  uint64_t seed = 1;
+  bool block_dim_given = false;  // --block-dim fixes block_dim instead of searching it
+};
+
+struct SweepOptions {
+  std::vector<std::string> samples;
+  std::vector<std::string> shapes;  // empty and not given: each sample's default shape
+  bool shapes_given = false;
+  std::vector<std::string> dtypes = {"f32"};
+  std::vector<int> block_dims = {8};
+  std::vector<std::string> keys = {""};  // parameter sets "k=v,k=v"; "" is the sample's defaults
+  std::string chip = "a2";
+  std::string save, baseline;
+  double threshold = 0;  // percent growth of simulated time that counts as a regression
+  bool json = false;
+};
+
+struct AotLimits {
+  double max_object_kb = 0, max_total_kb = 0, max_compile_ms = 0;  // 0: no limit
+  int max_keys = 0;
+};
+
 /// The sample's arguments from the command line options.
 samples::SampleArgs sample_args(const RunOptions& o);
 
@@ -41,8 +65,12 @@ int bench_command(const BenchOptions& o);
 int profile_command(const ProfileOptions& o);
 int advise_command(const std::string& dir, bool json);
 int report_command(const std::string& dir);
+/// `pto report --compare A B --out FILE`.
+int compare_command(const std::string& baseline, const std::string& candidate, const std::string& out);
+int tune_command(const TuneOptionsCli& o);
+int sweep_command(const SweepOptions& o);
 int cache_command(const std::string& action, bool json);
-int aot_command(const std::string& out, std::vector<std::string> specs);
+int aot_command(const std::string& out, std::vector<std::string> specs, const AotLimits& limits);
 int demo_command();
 int fuzz_command(int cases, uint64_t seed, bool json);
 /// Runs the calibration points on `chip`; 1 when a point is outside its tolerance, the median

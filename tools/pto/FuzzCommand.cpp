@@ -3,13 +3,22 @@
 
 #include "Commands.hpp"
 #include "Fuzz.hpp"
+#include "Progress.hpp"
 
 namespace pto::cli {
 
 int fuzz_command(int cases, uint64_t seed, bool json) {
   fuzz::Options options{.cases = cases, .seed = seed};
-  if (!json) options.log = [](const std::string& line) { fmt::print("{}\n", line); };
+  Progress progress("fuzz", cases, json);
+  if (!json) {
+    options.log = [&](const std::string& line) {
+      progress.finish();
+      fmt::print("{}\n", line);
+    };
+  }
+  options.progress = [&](int done, int mismatches) { progress.update(done, mismatches); };
   const fuzz::Result r = fuzz::run(options);
+  progress.finish();
   if (json) {
     nlohmann::json failures = nlohmann::json::array();
     for (const auto& f : r.failures) failures.push_back({{"what", f.what}, {"cpp", f.cpp}});

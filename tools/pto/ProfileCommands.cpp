@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.hpp"
+#include "CompareReport.hpp"
 #include "Report.hpp"
 #include "Samples.hpp"
 #include "pto/runtime/Advisor.hpp"
@@ -58,6 +59,11 @@ int advise_command(const std::string& dir, bool json) {
 
 int report_command(const std::string& dir) {
   fmt::print("wrote {}\n", write_report(dir));
+  return 0;
+}
+
+int compare_command(const std::string& baseline, const std::string& candidate, const std::string& out) {
+  fmt::print("wrote {}\n", write_compare_report(baseline, candidate, out));
   return 0;
 }
 

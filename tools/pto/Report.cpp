@@ -8,47 +8,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "Html.hpp"
 #include "pto/runtime/Advisor.hpp"
 
 namespace pto::cli {
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 const char* pipe_color(int pipe) {
   static const char* colors[] = {"#8c8c8c", "#e4572e", "#6a4c93", "#17bebb", "#2e86ab", "#f3a712", "#76b041"};
   return colors[pipe % 7];
-}
-
-/// Horizontal bars: one per (label, value), scaled to the largest value.
-std::string bar_chart(const std::string& id, const std::vector<std::pair<std::string, double>>& bars, const std::string& unit,
-                      double max_value = 0) {
-  for (const auto& b : bars) max_value = std::max(max_value, b.second);
-  if (max_value <= 0) max_value = 1;
-  const int row = 18, label = 90, width = 640;
-  const int height = static_cast<int>(bars.size()) * row + 10;
-  std::string svg = fmt::format(R"(<svg id="{}" class="chart" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)", id,
-                                width + label + 90, height);
-  for (size_t i = 0; i < bars.size(); ++i) {
-    const int y = static_cast<int>(i) * row + 4;
-    const double w = width * bars[i].second / max_value;
-    svg += fmt::format(R"(<text x="0" y="{}" font-size="12">{}</text>)", y + 12, escape(bars[i].first));
-    svg += fmt::format(R"(<rect x="{}" y="{}" width="{:.1f}" height="{}" fill="#2e86ab"/>)", label, y, std::max(w, 1.0), row - 4);
-    svg += fmt::format(R"(<text x="{:.1f}" y="{}" font-size="11">{:.2f} {}</text>)", label + w + 4, y + 11, bars[i].second, unit);
-  }
-  return svg + "</svg>";
 }
 
 std::string timeline(const LaunchProfile& p, int core) {
@@ -77,7 +45,7 @@ std::string timeline(const LaunchProfile& p, int core) {
                                  ? p.instr_names[s.instr] + ": " + p.instr_texts[s.instr] + " (" + p.instr_sources[s.instr] + ")"
                                  : "instruction";
     svg += fmt::format(R"(<rect x="{:.2f}" y="{}" width="{:.2f}" height="{}" fill="{}"><title>{} [{:.0f}..{:.0f} cycles]</title></rect>)",
-                       x, r * row + 4, w, row - 8, pipe_color(s.pipe), escape(name), s.start, s.end);
+                       x, r * row + 4, w, row - 8, pipe_color(s.pipe), html_escape(name), s.start, s.end);
   }
   svg += fmt::format(R"(<text x="{}" y="{}" font-size="11">0</text><text x="{}" y="{}" font-size="11">{:.2f} us</text>)", label,
                      rows.size() * row + 18, label + width - 60, rows.size() * row + 18, p.us(end));
@@ -113,36 +81,18 @@ std::string write_report(const std::string& dir) {
       if (u > 0) pipes.emplace_back(ir::pipe_name(static_cast<ir::Pipe>(pipe)), 100 * u);
     }
     std::string evidence;
-    for (const auto& e : advice.evidence) evidence += "<li>" + escape(e) + "</li>";
+    for (const auto& e : advice.evidence) evidence += "<li>" + html_escape(e) + "</li>";
     body += fmt::format(R"(<section><h2>{}</h2><p class="spec">{} &middot; chip {} &middot; block_dim {} &middot; {} launches recorded</p>
 <div class="advice"><b>Bottleneck: {}</b><ul>{}</ul><p>Suggestion: {}</p>
 <p>Simulated device time {:.2f} us; roofline lower bound {:.2f} us; achieved / bound = {:.2f}</p></div>
 <h3>Per-core duration (us, simulated)</h3>{}
 <h3>Pipe utilisation (%)</h3>{}
 <h3>Timeline of the slowest core (core {})</h3>{}</section>)",
-                        escape(p.kernel), escape(p.specialization), escape(p.chip), p.block_dim, launches.size(), escape(advice.bottleneck),
-                        evidence, escape(advice.suggestion), advice.device_us, advice.bound_us, advice.achieved_over_bound,
-                        bar_chart("cores", cores, "us"), bar_chart("pipes", pipes, "%", 100), slowest, timeline(p, slowest));
+                        html_escape(p.kernel), html_escape(p.specialization), html_escape(p.chip), p.block_dim, launches.size(), html_escape(advice.bottleneck),
+                        evidence, html_escape(advice.suggestion), advice.device_us, advice.bound_us, advice.achieved_over_bound,
+                        html_bar_chart("cores", cores, "us"), html_bar_chart("pipes", pipes, "%", 100), slowest, timeline(p, slowest));
   }
-  const std::string html = fmt::format(R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>PTO-JIT profile report</title>
-<style>body{{font-family:sans-serif;margin:24px;max-width:1100px}} .advice{{background:#f4f7fb;border-left:4px solid #2e86ab;padding:8px 16px}}
-.spec{{color:#555}} svg.chart{{display:block;margin:8px 0}}</style></head>
-<body><h1>PTO-JIT profile report</h1><p>Profile directory: {}</p>{}
-<script>
-// Self-check for headless browsers: how many charts rendered with a size, and any script error.
-window.addEventListener('error', function () {{
-  document.body.setAttribute('data-script-errors', String(Number(document.body.getAttribute('data-script-errors') || 0) + 1));
-}});
-window.addEventListener('load', function () {{
-  var rendered = 0, charts = document.querySelectorAll('svg.chart');
-  charts.forEach(function (svg) {{ var r = svg.getBoundingClientRect(); if (r.width > 0 && r.height > 0) rendered++; }});
-  document.body.setAttribute('data-charts', String(charts.length));
-  document.body.setAttribute('data-charts-rendered', String(rendered));
-}});
-</script></body></html>
-)",
-                                       escape(dir), body);
+  const std::string html = html_page("PTO-JIT profile report", "<p>Profile directory: " + html_escape(dir) + "</p>" + body);
   const auto out_path = std::filesystem::path(dir) / "report.html";
   std::ofstream out(out_path);
   PTO_USER_CHECK(out.good(), ErrorSite{}) << "cannot write " << out_path.string();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "Commands.hpp"
+#include "Ranks.hpp"
 #include "Samples.hpp"
 
 namespace {
@@ -52,9 +53,39 @@ int main(int argc, char** argv) {
   advise_cmd->add_option("dir", advise_dir, "profile directory")->required();
   advise_cmd->add_flag("--json", advise_json, "print one JSON object");
 
-  std::string report_dir;
-  auto* report_cmd = app.add_subcommand("report", "write DIR/report.html: per-core bars, pipe utilisation, timeline, advice");
-  report_cmd->add_option("dir", report_dir, "profile directory")->required();
+  std::string report_dir, report_out = "compare.html";
+  std::vector<std::string> report_compare;
+  auto* report_cmd = app.add_subcommand("report", "write DIR/report.html: per-core bars, pipe utilisation, timeline, advice; "
+                                                  "or, with --compare A B, a sweep baseline against a candidate");
+  auto* report_dir_opt = report_cmd->add_option("dir", report_dir, "profile directory");
+  auto* compare_opt = report_cmd->add_option("--compare", report_compare, "two sweep results files (pto sweep --save): baseline, candidate")
+                          ->expected(2)
+                          ->excludes(report_dir_opt);
+  report_cmd->add_option("--out", report_out, "the comparison page to write (with --compare)")->capture_default_str();
+  (void)compare_opt;
+
+  pto::cli::TuneOptionsCli tune;
+  auto* tune_cmd = app.add_subcommand("tune", "search a sample's tunables by simulated device time, each candidate verified");
+  add_run_options(tune_cmd, tune);
+  tune_cmd->add_option("--budget", tune.budget, "most configurations tried (a space this small is searched exhaustively)")
+      ->capture_default_str();
+  tune_cmd->add_option("--seed", tune.seed, "seed of the random phase (the same seed gives the same answer)")->capture_default_str();
+
+  pto::cli::SweepOptions sweep;
+  auto* sweep_cmd = app.add_subcommand("sweep", "run a matrix of shapes x dtypes x block_dims x keys, verify every case, "
+                                                "compare with a saved baseline (exit 1 on a failure or regression)");
+  sweep_cmd->add_option("sample", sweep.samples, "one or more samples")->required();
+  auto* shapes_opt = sweep_cmd->add_option("--shapes", sweep.shapes, "shapes, comma-separated (default: each sample's)")->delimiter(',');
+  sweep_cmd->add_option("--dtypes", sweep.dtypes, "dtypes, comma-separated")->delimiter(',')->capture_default_str();
+  sweep_cmd->add_option("--block-dims", sweep.block_dims, "block_dims, comma-separated")->delimiter(',')->capture_default_str();
+  sweep_cmd->add_option("--keys", sweep.keys, "parameter sets (TilingKey fields and other --param keys), each k=v[,k=v...]; "
+                                              "several sets separated by spaces or repeated options");
+  sweep_cmd->add_option("--chip", sweep.chip, "chip profile: a built-in name (a2, a5) or a JSON file")->capture_default_str();
+  sweep_cmd->add_option("--save", sweep.save, "write the results (JSON) to this file, e.g. as the next baseline");
+  sweep_cmd->add_option("--baseline", sweep.baseline, "compare with this results file (pto sweep --save)");
+  sweep_cmd->add_option("--threshold", sweep.threshold, "percent growth of simulated time that counts as a regression")
+      ->capture_default_str();
+  sweep_cmd->add_flag("--json", sweep.json, "print the results, a summary and the regressions as one JSON object");
 
   std::string cache_action;
   bool cache_json = false;
@@ -66,7 +97,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> aot_specs;
   auto* aot_cmd = app.add_subcommand("aot", "precompile specialisations into a package directory (manifest + objects)");
   aot_cmd->add_option("--out", aot_out, "package directory")->required();
-  aot_cmd->add_option("--spec", aot_specs, "SAMPLE:SHAPE:DTYPE[:BLOCK_DIM] (repeatable; default: a set of samples)");
+  aot_cmd->add_option("--spec", aot_specs, "SAMPLE:SHAPE:DTYPE[:BLOCK_DIM[:k=v,...]] (repeatable; default: a set of samples)");
+  pto::cli::AotLimits aot_limits;
+  aot_cmd->add_option("--max-object-kb", aot_limits.max_object_kb, "warn about a specialisation whose object is larger");
+  aot_cmd->add_option("--max-total-kb", aot_limits.max_total_kb, "warn when the package's objects are larger in total");
+  aot_cmd->add_option("--max-keys", aot_limits.max_keys, "warn when the package holds more specialisations (keys)");
+  aot_cmd->add_option("--max-compile-ms", aot_limits.max_compile_ms, "warn about a specialisation that took longer to compile first");
 
   int fuzz_cases = 2000;
   uint64_t fuzz_seed = 1;
@@ -84,14 +120,25 @@ int main(int argc, char** argv) {
 
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
+  pto::cli::Ranks::init(&argc, &argv);
   CLI11_PARSE(app, argc, argv);
   try {
+    if (tune_cmd->parsed()) {
+      tune.block_dim_given = tune_cmd->count("--block-dim") > 0;
+      return pto::cli::tune_command(tune);
+    }
+    if (sweep_cmd->parsed()) {
+      sweep.shapes_given = shapes_opt->count() > 0;
+      return pto::cli::sweep_command(sweep);
+    }
+    if (report_cmd->parsed() && !report_compare.empty()) return pto::cli::compare_command(report_compare[0], report_compare[1], report_out);
+    if (report_cmd->parsed() && report_dir.empty()) throw pto::UserError("pto report: give a profile directory, or --compare A B", {});
     if (run_cmd->parsed()) return pto::cli::run_command(run);
     if (bench_cmd->parsed()) return pto::cli::bench_command(bench);
     if (profile_cmd->parsed()) return pto::cli::profile_command(profile);
     if (advise_cmd->parsed()) return pto::cli::advise_command(advise_dir, advise_json);
     if (report_cmd->parsed()) return pto::cli::report_command(report_dir);
-    if (aot_cmd->parsed()) return pto::cli::aot_command(aot_out, aot_specs);
+    if (aot_cmd->parsed()) return pto::cli::aot_command(aot_out, aot_specs, aot_limits);
     if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
     if (calibrate_cmd->parsed()) return pto::cli::calibrate_command(calibrate_chip, calibrate_json);

@@ -35,7 +35,17 @@ struct PackageSummary {
   uint64_t bytes = 0;          // objects on disk
   double compile_ms = 0;       // total first-compile time of its specialisations
   std::vector<PackageEntry> entries;
+  std::vector<std::string> warnings;  // delivery thresholds exceeded when it was built
   std::string str() const;
+};
+
+/// Delivery thresholds (0: none). Past one, PackageBuilder::finish adds a warning, naming the
+/// specialisation and the figure, to its summary and to the manifest; the package is still written.
+struct PackageLimits {
+  uint64_t max_object_bytes = 0;  // one specialisation's object
+  uint64_t max_total_bytes = 0;   // all objects together
+  size_t max_keys = 0;            // specialisations (shape x dtype x TilingKey x options)
+  double max_compile_ms = 0;      // one specialisation's first compile
 };
 
 enum class PackageFallback { jit, error };
@@ -53,8 +63,8 @@ class PackageBuilder {
     add_compiled(*launcher.compile(args...));
   }
   void add_compiled(const CompiledKernel& ck);
-  /// Writes the manifest; returns what the package holds.
-  PackageSummary finish();
+  /// Writes the manifest (entries, totals, limits, warnings); returns what the package holds.
+  PackageSummary finish(const PackageLimits& limits = {});
 
  private:
   std::string dir_;
