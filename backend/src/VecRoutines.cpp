@@ -13,6 +13,7 @@
 #include "pto/ir/IR.hpp"
 #include "pto/support/DType.hpp"
 #include "pto/support/Error.hpp"
+#include "pto/support/Float16.hpp"
 
 namespace pto {
 namespace {
@@ -42,6 +43,7 @@ class RoutineRun {
       case Routine::MrgSort: return mrgsort();
       case Routine::MrgSort2: return mrgsort2();
       case Routine::Transpose: return transpose();
+      case Routine::Iota: return iota();
     }
     return 0;
   }
@@ -108,6 +110,29 @@ class RoutineRun {
     });
     set_valid(out, cols, rows);
     return rows * cols;
+  }
+
+  /// out[r, c] = start + r * cols + c over the whole capacity, converted as a tile expression's
+  /// result is written: integers wrap, floats round to nearest even.
+  int64_t iota() {
+    RoutineTile& out = t_[0];
+    const int64_t n = out.rows * out.cols, start = p_[0];
+    const auto type = static_cast<DType>(out.dtype);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = start + i;
+      uint8_t* d = at(out, i);
+      switch (type) {
+        case DType::f32: { const float f = static_cast<float>(v); std::memcpy(d, &f, 4); break; }
+        case DType::f16: { const half h(static_cast<float>(v)); std::memcpy(d, &h, 2); break; }
+        case DType::bf16: { const bfloat16 h(static_cast<float>(v)); std::memcpy(d, &h, 2); break; }
+        case DType::i32: { const auto w = static_cast<int32_t>(static_cast<uint32_t>(v)); std::memcpy(d, &w, 4); break; }
+        case DType::i8: { const auto w = static_cast<int8_t>(static_cast<uint8_t>(v)); std::memcpy(d, &w, 1); break; }
+        case DType::i64: std::memcpy(d, &v, 8); break;
+        case DType::boolean: { const uint8_t b = v != 0; std::memcpy(d, &b, 1); break; }
+      }
+    }
+    set_valid(out, out.rows, out.cols);
+    return n;
   }
 
   // ------------------------------------------------------------------------------ gathers
@@ -409,7 +434,7 @@ int32_t writes_of(Routine r, int32_t n) {
 extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
                                       int64_t p1) {
   const auto r = static_cast<Routine>(routine);
-  PTO_INTERNAL_CHECK(n >= 2 && n <= kMaxRoutineOperands) << "a vector routine with " << n << " operands";
+  PTO_INTERNAL_CHECK(n >= 1 && n <= kMaxRoutineOperands) << "a vector routine with " << n << " operands";
   std::vector<std::vector<uint8_t>> copies;
   copies.reserve(static_cast<size_t>(n));
   copy_aliased_reads(r, tiles, n, writes_of(r, n), copies);

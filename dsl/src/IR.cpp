@@ -237,6 +237,7 @@ const char* routine_name(Routine r) {
     case Routine::MrgSort: return "mrgsort";
     case Routine::MrgSort2: return "mrgsort2";
     case Routine::Transpose: return "transpose";
+    case Routine::Iota: return "iota";
   }
   return "?";
 }

@@ -24,13 +24,6 @@ struct Params {
   std::string chip = "a2";
 };
 
-/// Columns of a tile row: `cols` rounded up to a whole 32-byte block.
-template <class T>
-constexpr int64_t padded_cols(int64_t cols) {
-  const int64_t per_block = 32 / static_cast<int64_t>(sizeof(T));
-  return (cols + per_block - 1) / per_block * per_block;
-}
-
 /// Rows per tile that fit `ub_bytes` with the given buffering.
 template <class T>
 int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) {

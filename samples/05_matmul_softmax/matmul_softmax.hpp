@@ -23,7 +23,7 @@ Params params_for(int64_t N, const std::string& chip_name, int64_t tk) {
   Params p;
   p.tn = (N + 15) / 16 * 16;
   const int64_t by_acc = chip.limits(ir::MemSpace::Acc).bytes / 2 / (p.tn * 4);
-  const int64_t ub_row = (2 * 4 + 4) * p.tn + 2 * static_cast<int64_t>(sizeof(T)) * softmax::padded_cols<T>(p.tn) + 2 * 32;
+  const int64_t ub_row = (2 * 4 + 4) * p.tn + 2 * static_cast<int64_t>(sizeof(T)) * padded_cols<T>(p.tn) + 2 * 32;
   const int64_t by_ub = 2 * (chip.limits(ir::MemSpace::Vec).bytes / ub_row);
   p.tm = std::max<int64_t>(16, std::min<int64_t>({128, by_acc, by_ub}) / 16 * 16);
   const int64_t right_rows = chip.limits(ir::MemSpace::Right).bytes / 2 / (p.tn * static_cast<int64_t>(sizeof(T)));
@@ -42,7 +42,7 @@ auto make_kernel(Params p) {
     matmul_bias_relu::cube_tiles_then_vector<T>(a, b, ws, p, [&] {
       const int64_t half = (p.tm + 1) / 2;
       auto e = pl::make_tile<float>(pl::Vec, {half, p.tn});
-      auto out = pl::make_tile_group<T>(pl::Vec, {half, softmax::padded_cols<T>(p.tn)}, {2, 3});
+      auto out = pl::make_tile_group<T>(pl::Vec, {half, padded_cols<T>(p.tn)}, {2, 3});
       auto mx = pl::make_tile<float>(pl::Vec, {half, 1});
       auto sum = pl::make_tile<float>(pl::Vec, {half, 1});
       return [=, &y](const pl::Tile<float>& c, const pl::Int& row, const pl::Int& rows, const pl::Int& n0, const pl::Int& nlen) mutable {

@@ -86,6 +86,13 @@ struct SampleInfo {
   TuneSpace tunables;
 };
 
+/// Columns of a Vec tile row holding `cols` elements of T: rounded up to a whole 32-byte UB block.
+template <class T>
+constexpr int64_t padded_cols(int64_t cols) {
+  const int64_t per_block = 32 / static_cast<int64_t>(sizeof(T));
+  return (cols + per_block - 1) / per_block * per_block;
+}
+
 /// Largest |a - b| over two equally sized tensors, read as float.
 template <class T>
 double max_abs_diff(const Tensor<T>& a, const Tensor<T>& b) {

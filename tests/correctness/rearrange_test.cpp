@@ -507,4 +507,69 @@ TEST_CASE("transpose in place of a square tile reads the source before writing i
   CHECK(bitwise_equal(z2, z20));
 }
 
+template <class T>
+T iota_value(int64_t v) {
+  if constexpr (std::is_same_v<T, int32_t>) return static_cast<int32_t>(static_cast<uint32_t>(v));
+  else if constexpr (std::is_same_v<T, int8_t>) return static_cast<int8_t>(static_cast<uint8_t>(v));
+  else return T(static_cast<float>(v));  // nearest even, through float (exact below 2^24)
+}
+
+template <class T>
+void check_iota(int64_t rows, int64_t cols, int64_t start, int block_dim) {
+  CAPTURE(type_name<T>());
+  CAPTURE(rows);
+  CAPTURE(cols);
+  CAPTURE(start);
+  // Each of 3 blocks writes iota(start) of its rows x cols tile into its rows of z; idle cores
+  // (block_dim > 3) write nothing, and the other elements of z keep their values.
+  const auto k = pl::jit({.name = "iota_" + type_name<T>()}, [=](pl::Tensor<T> z) {
+    auto t = pl::make_tile<T>(pl::Vec, {rows, cols});
+    for (auto b : pl::range(pl::get_block_idx(), z.dim(0) / rows, pl::get_block_num())) {
+      pl::iota(t, start);
+      pl::store(z.slice(b * rows, rows, 0, cols), t);
+    }
+  });
+  auto z = Tensor<T>::full({3 * rows, cols}, T(7));
+  const LaunchProfile p = k[{.block_dim = block_dim}].run_sync(z);
+  CHECK(p.races.empty());
+  int64_t wrong = 0;
+  for (int64_t b = 0; b < 3; ++b) {
+    for (int64_t i = 0; i < rows * cols; ++i) wrong += !bits_equal(z[b * rows * cols + i], iota_value<T>(start + i));
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("iota(dst, start): dst[r, c] = start + r * cols + c over the whole tile, converted as a result is written (integers "
+          "wrap, floats round to nearest even); every dtype, idle cores") {
+  check_iota<float>(8, 16, 0, 2);
+  check_iota<float>(4, 64, -100, 5);              // idle cores: 3 tiles on 5 cores
+  check_iota<half>(16, 256, 100, 3);              // up to 4195: past 2048 half rounds to even
+  check_iota<bfloat16>(2, 256, 0, 1);             // past 256 bf16 rounds to even
+  check_iota<int32_t>(8, 8, (int64_t{1} << 31) - 10, 2);  // wraps past INT32_MAX
+  check_iota<int8_t>(4, 96, -5, 2);               // wraps past 127
+}
+
+TEST_CASE("a {1, n} iota broadcasts down the rows of a tile expression: every row gets its column indices, with tails") {
+  const auto k = pl::jit({.name = "iota_broadcast"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto idx = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto t = pl::make_tile<float>(pl::Vec, {8, 64});
+    pl::iota(idx);
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    for (auto b : pl::range(pl::get_block_idx(), pl::ceil_div(rows, 8), pl::get_block_num())) {
+      auto nr = pl::min(8, rows - b * 8);
+      pl::load(t, x.slice(b * 8, nr, 0, cols));
+      t = t * 2.0f + idx;
+      pl::store(z.slice(b * 8, nr, 0, cols), t);
+    }
+  });
+  auto x = Tensor<float>::random({21, 50}, 12);
+  auto z = Tensor<float>::zeros({21, 50});
+  k[{.block_dim = 4}].run_sync(x, z);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 21; ++r) {
+    for (int64_t c = 0; c < 50; ++c) wrong += z[r * 50 + c] != x[r * 50 + c] * 2.0f + static_cast<float>(c);
+  }
+  CHECK(wrong == 0);
+}
+
 }  // namespace pto::correctness

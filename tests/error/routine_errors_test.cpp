@@ -36,6 +36,10 @@ TEST_CASE("vector routines misused at trace time: fillpad without a pad value, m
          auto i = pl::make_tile<int32_t>(pl::Vec, {1, 32});
          line = __LINE__; pl::sort32(b, a, i);
        }, "sort32: src is a Mat tile; sort32 works on Vec (UB) tiles"},
+      {"iota_on_mat", [&](pl::Tensor<float>) {
+         auto a = pl::make_tile<float>(pl::Mat, {16, 16});
+         line = __LINE__; pl::iota(a, 3);
+       }, "iota: the destination is a Mat tile; iota works on Vec (UB) tiles"},
       {"mrgsort_block_len", [&](pl::Tensor<float>) {
          auto a = pl::make_tile<float>(pl::Vec, {1, 64}), b = pl::make_tile<float>(pl::Vec, {1, 64});
          line = __LINE__; pl::mrgsort(b, a, {.block_len = 3});

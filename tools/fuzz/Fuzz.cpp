@@ -42,7 +42,8 @@ struct Expr {
   int part = -1;    // -1: none; else partadd/partmax/partmin/partmul of root with a partial copy of x
   bool part_first = false;  // the partial copy is src0 (else src1)
   int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad,
-                    // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back
+                    // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back,
+                    // 5 plus an iota starting at the batch's param
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -101,8 +102,8 @@ class Generator {
       e.part_first = pick(2) == 0;
     } else if (pick(6) == 0) {
       // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
-      // one element rewritten on the scalar pipe.
-      e.via = 1 + pick(4);
+      // one element rewritten on the scalar pipe, a transpose and back, an iota added.
+      e.via = 1 + pick(5);
     }
     return e;
   }
@@ -285,6 +286,9 @@ auto make_kernel(const Batch& b, bool interpret) {
           } else if (e.via == 4) {
             pl::transpose(transposed, zs.current());
             pl::transpose(zs.current(), transposed);
+          } else if (e.via == 5) {
+            pl::iota(part_out, b.param);
+            zs.current() = zs.current() + part_out;
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -519,12 +523,14 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array<std::string, 5>{
+                                                  std::array<std::string, 6>{
                                                       "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
                                                       "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
                                                       fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
                                                                   b.tile_cols),
-                                                      "    pl::transpose(transposed, zs.current());\n    pl::transpose(zs.current(), transposed);\n"}[static_cast<size_t>(e.via)])
+                                                      "    pl::transpose(transposed, zs.current());\n    pl::transpose(zs.current(), transposed);\n",
+                                                      fmt::format("    pl::iota(part_out, {});\n    zs.current() = zs.current() + part_out;\n", b.param)}
+                                                      [static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
                                                 e.reduce < 8 ? "arg_rows" : "arg_cols", cpp_expr(e, e.root, b.dtype),

@@ -11,6 +11,7 @@
 #include "05_matmul_softmax/matmul_softmax.hpp"
 #include "06_flash_attention/flash_attention.hpp"
 #include "07_tiling_key/tiling_key.hpp"
+#include "08_layernorm/layernorm.hpp"
 
 namespace pto::cli {
 
@@ -18,7 +19,7 @@ const std::vector<samples::SampleInfo>& all_samples() {
   static const std::vector<samples::SampleInfo> list = {samples::vector_add::sample(), samples::softmax::sample(),
                                                                samples::matmul::sample(), samples::matmul_bias_relu::sample(),
                                                                samples::matmul_softmax::sample(), samples::flash_attention::sample(),
-                                                               samples::tiling_key::sample()};
+                                                               samples::tiling_key::sample(), samples::layernorm::sample()};
   return list;
 }
 

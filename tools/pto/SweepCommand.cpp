@@ -10,6 +10,7 @@
 #include "Progress.hpp"
 #include "Ranks.hpp"
 #include "Samples.hpp"
+#include "SearchAndSweep.hpp"
 #include "SweepFile.hpp"
 
 namespace pto::cli {
@@ -77,17 +78,11 @@ std::vector<CaseSpec> build_matrix(const SweepOptions& o) {
   return matrix;
 }
 
-struct Regression {
-  size_t index;
-  std::string why;
-  double baseline_us = 0;
-};
-
-std::vector<Regression> compare(const std::vector<CaseResult>& cases, const std::vector<CaseResult>& baseline, double threshold_pct,
+std::vector<SweepRegression> compare(const std::vector<CaseResult>& cases, const std::vector<CaseResult>& baseline, double threshold_pct,
                                 size_t& matched) {
   std::map<std::string, const CaseResult*> by_id;
   for (const auto& b : baseline) by_id[case_id(b.spec)] = &b;
-  std::vector<Regression> out;
+  std::vector<SweepRegression> out;
   matched = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto it = by_id.find(case_id(cases[i].spec));
@@ -107,7 +102,7 @@ std::vector<Regression> compare(const std::vector<CaseResult>& cases, const std:
 
 }  // namespace
 
-int sweep_command(const SweepOptions& o) {
+SweepRun run_sweep(const SweepOptions& o) {
   PTO_USER_CHECK(o.threshold >= 0, ErrorSite{}) << "--threshold must be a percentage >= 0 (got " << o.threshold << ")";
   const auto matrix = build_matrix(o);
   std::vector<CaseResult> baseline;
@@ -124,26 +119,35 @@ int sweep_command(const SweepOptions& o) {
   }
   progress.finish();
   const auto parts = Ranks::gather(mine.dump());
-  if (!Ranks::root()) return 0;  // rank 0 reports for everyone
+  SweepRun run;
+  if (!Ranks::root()) return run;  // rank 0 reports for everyone
 
-  std::vector<CaseResult> cases(matrix.size());
+  run.cases.resize(matrix.size());
   for (const auto& part : parts) {
-    for (const auto& item : nlohmann::json::parse(part)) cases.at(item.at("index").get<size_t>()) = case_from_json(item.at("case"));
+    for (const auto& item : nlohmann::json::parse(part)) run.cases.at(item.at("index").get<size_t>()) = case_from_json(item.at("case"));
   }
-  size_t matched = 0;
-  const auto regressions = baseline.empty() ? std::vector<Regression>{} : compare(cases, baseline, o.threshold, matched);
-  int ok = 0, skipped = 0, failures = 0;
-  for (const auto& c : cases) {
-    ok += c.status == CaseStatus::ok ? 1 : 0;
-    skipped += c.status == CaseStatus::skipped ? 1 : 0;
-    failures += c.failed() ? 1 : 0;
+  if (!baseline.empty()) run.regressions = compare(run.cases, baseline, o.threshold, run.baseline_matched);
+  for (const auto& c : run.cases) {
+    run.ok += c.status == CaseStatus::ok ? 1 : 0;
+    run.skipped += c.status == CaseStatus::skipped ? 1 : 0;
+    run.failed += c.failed() ? 1 : 0;
   }
-  auto results = sweep_json(cases);
   if (!o.save.empty()) {
     std::ofstream out(o.save);
     PTO_USER_CHECK(out.good(), ErrorSite{}) << "cannot write the sweep results file '" << o.save << "'";
-    out << results.dump(1) << "\n";
+    out << sweep_json(run.cases).dump(1) << "\n";
   }
+  return run;
+}
+
+int sweep_command(const SweepOptions& o) {
+  const SweepRun run = run_sweep(o);
+  if (!Ranks::root()) return 0;  // rank 0 reports for everyone
+  const auto& cases = run.cases;
+  const auto& regressions = run.regressions;
+  const size_t matched = run.baseline_matched;
+  const int ok = run.ok, skipped = run.skipped, failures = run.failed;
+  auto results = sweep_json(cases);
   const int status = failures == 0 && regressions.empty() ? 0 : 1;
   if (o.json) {
     nlohmann::json regs = nlohmann::json::array();
@@ -157,7 +161,7 @@ int sweep_command(const SweepOptions& o) {
     fmt::print("{}\n", results.dump());
     return status;
   }
-  std::map<size_t, const Regression*> reg_of;
+  std::map<size_t, const SweepRegression*> reg_of;
   for (const auto& r : regressions) reg_of[r.index] = &r;
   fmt::print("{:>4} {:<44} {:>8} {:>12} {:>12} {:>10} {:>12}\n", "#", "case (sample shape dtype block_dim keys chip)", "status",
              "device_us", "host_us", "first_ms", "vs baseline");

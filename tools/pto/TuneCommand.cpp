@@ -10,6 +10,7 @@
 #include "Progress.hpp"
 #include "Ranks.hpp"
 #include "Samples.hpp"
+#include "SearchAndSweep.hpp"
 
 namespace pto::cli {
 
@@ -41,20 +42,22 @@ TuneOutcome outcome_of(const CaseResult& r) {
 
 }  // namespace
 
-int tune_command(const TuneOptionsCli& o) {
+SampleTune tune_sample(const TuneOptionsCli& o) {
   const auto& info = find_sample(o.sample);
-  const samples::SampleArgs base = sample_args(o);
+  SampleTune st;
+  st.base = sample_args(o);
+  const samples::SampleArgs& base = st.base;
   PTO_USER_CHECK(!info.tunables.axes.empty(), ErrorSite{}) << "sample '" << info.name << "' declares no tunables to search";
   PTO_USER_CHECK(o.budget >= 1, ErrorSite{}) << "--budget must be at least 1 (got " << o.budget << ")";
   // A --param or --block-dim the user gave fixes that tunable; the rest are searched.
-  TuneSpace space;
+  TuneSpace& space = st.space;
   for (const auto& axis : info.tunables.axes) {
     const bool fixed = axis.name == "block_dim" ? o.block_dim_given : base.params.count(axis.name) != 0;
     if (!fixed) space.axes.push_back(axis);
   }
   PTO_USER_CHECK(!space.axes.empty(), ErrorSite{}) << "every tunable of '" << info.name << "' is fixed on the command line: nothing to search";
 
-  std::map<std::string, CaseResult> results;  // by configuration, on every rank
+  std::map<std::string, CaseResult>& results = st.cases;  // by configuration, on every rank
   Progress progress("tune " + info.name, static_cast<int>(std::min<uint64_t>(space.size(), static_cast<uint64_t>(o.budget))), o.json);
   int done = 0, failed = 0;
   const TuneBatchEvaluator evaluate = [&](const std::vector<TuneConfig>& configs) {
@@ -77,8 +80,18 @@ int tune_command(const TuneOptionsCli& o) {
     done += static_cast<int>(configs.size());
     return out;
   };
-  const TuneResult r = tune_batched(space, evaluate, {.budget = o.budget, .seed = o.seed});
+  st.result = tune_batched(space, evaluate, {.budget = o.budget, .seed = o.seed});
   progress.finish();
+  return st;
+}
+
+int tune_command(const TuneOptionsCli& o) {
+  const SampleTune st = tune_sample(o);
+  const TuneResult& r = st.result;
+  const TuneSpace& space = st.space;
+  const samples::SampleArgs& base = st.base;
+  const auto& results = st.cases;
+  const auto& info = find_sample(o.sample);
   if (!Ranks::root()) return r.found ? 0 : 1;
 
   std::vector<const TuneTrial*> order;

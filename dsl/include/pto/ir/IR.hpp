@@ -361,7 +361,8 @@ struct RowReduce : StmtNode, Instr {
 ///   MrgSort     out | src                         params: {block_len}
 ///   MrgSort2    out, tmp | src0, src1[, src2[, src3]]   params: {exhausted}
 ///   Transpose   out | src
-enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2, Transpose };
+///   Iota        out                           params: {start}
+enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2, Transpose, Iota };
 const char* routine_name(Routine r);
 
 /// The pad value of a tile (PyPTO Pro's TilePad): what fillpad writes outside the valid extent.

@@ -146,4 +146,15 @@ void transpose(const Tile<T>& dst, const Tile<T>& src, std::source_location loc 
   detail::emit_vec_routine(ir::Routine::Transpose, {dst, src}, 1, {0, 0}, loc);
 }
 
+/// iota(dst, start): dst[r, c] = start + r * cols + c over dst's whole capacity, row-major, which
+/// becomes its valid extent: a {1, n} tile holds start, start + 1, ..., start + n - 1 (broadcast
+/// down a {rows, n} operand, column indices for every row). Any dtype, the values converted as a
+/// tile expression's result is written (integers wrap; floats round to nearest even, exact up to
+/// 2^24 in f32, 2048 in f16, 256 in bf16). `start` is a trace-time constant. Timed as one
+/// element-wise pass (assumption).
+template <Element T>
+void iota(const Tile<T>& dst, int64_t start = 0, std::source_location loc = std::source_location::current()) {
+  detail::emit_vec_routine(ir::Routine::Iota, {dst}, 1, {start, 0}, loc);
+}
+
 }  // namespace pto::lang

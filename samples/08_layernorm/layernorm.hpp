@@ -1,0 +1,175 @@
+#pragma once
+// Sample 08 — layer normalisation over the last dimension:
+//   y = (x - mean(x)) / sqrt(var(x) + eps) * gamma + beta        (per row of x [rows, cols])
+//
+// What it shows:
+//   * a runtime float parameter: `eps` is a pl::Float, passed per call, not part of the cache key
+//     (one compiled kernel serves every epsilon)
+//   * two row reductions (mean, then the variance of the centred row) into (R, 1) tiles
+//   * broadcasting both ways in one fused expression: (R, 1) statistics along the rows, the
+//     (1, C) gamma and beta down the columns
+//   * f32 / f16 / bf16 inputs, computed in float and rounded once on the way out
+//   * tails in rows and columns, and idle cores when there are fewer row blocks than blocks
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/Sample.hpp"
+
+namespace pto::samples::layernorm {
+
+namespace pl = pto::lang;
+
+struct Params {
+  int buffers = 2;            // slots of the input and output tile groups
+  int64_t rows_per_tile = 0;  // 0: as many rows as fit the UB
+  std::string chip = "a2";
+};
+
+/// Rows per tile that fit `ub_bytes`: x and y slots, the float copy and the centred row, and the
+/// per-core gamma and beta.
+template <class T>
+int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) {
+  const int64_t fixed = 2 * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 1024;
+  const int64_t per_row = 2 * buffers * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 3 * 4;
+  return std::max<int64_t>(1, std::min<int64_t>({rows, 64, (ub_bytes - fixed) / per_row}));
+}
+
+template <class T>
+auto make_kernel(Params p) {
+  return pl::jit(jit_options("layernorm", SyncMode::automatic, p.chip),
+                 [p](pl::Tensor<T> x, pl::Tensor<T> gamma, pl::Tensor<T> beta, pl::Tensor<T> y, pl::Float eps) {
+    pl::require(x.rank() == 2 && x.shape() == y.shape(), "layernorm takes x and y of the same 2-D shape");
+    const int64_t rows = x.dim(0), cols = x.dim(1);
+    pl::require(gamma.rank() == 2 && gamma.dim(0) == 1 && gamma.dim(1) == cols && gamma.shape() == beta.shape(),
+                "gamma and beta are [1, cols]");
+    const int64_t pc = padded_cols<T>(cols), pcf = padded_cols<float>(cols);
+    const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
+                                               : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
+    std::vector<int> slots(p.buffers);
+    std::iota(slots.begin(), slots.end(), 0);
+    auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
+    auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
+    auto xf = pl::make_tile<float>(pl::Vec, {r_tile, pcf});    // x in float
+    auto d = pl::make_tile<float>(pl::Vec, {r_tile, pcf});     // x - mean
+    auto mean = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+    auto var = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+    auto rstd = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+    auto g_in = pl::make_tile<T>(pl::Vec, {1, pc});
+    auto b_in = pl::make_tile<T>(pl::Vec, {1, pc});
+    auto g = pl::make_tile<float>(pl::Vec, {1, pcf});
+    auto b = pl::make_tile<float>(pl::Vec, {1, pcf});
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+
+    const auto row_blocks = pl::ceil_div(rows, r_tile);
+    // gamma and beta once per core that has rows to do (an idle core loads nothing).
+    pl::if_(pl::get_block_idx() < row_blocks, [&] {
+      pl::load(g_in, gamma.slice(0, 1, 0, cols));
+      pl::load(b_in, beta.slice(0, 1, 0, cols));
+      g = pl::cast<float>(g_in);
+      b = pl::cast<float>(b_in);
+    });
+    for (auto t : pl::range(pl::get_block_idx(), row_blocks, pl::get_block_num())) {
+      auto r0 = t * r_tile;
+      auto nr = pl::min(r_tile, rows - r0);  // tail block: fewer rows
+      auto xt = xs.next();
+      auto yt = ys.next();
+      pl::load(xt, x.slice(r0, nr, 0, cols));
+      xf = pl::cast<float>(xt);
+      pl::row_sum(mean, xf);
+      mean = mean * inv_cols;
+      d = xf - mean;                         // (R, 1) broadcasts along each row
+      pl::row_sum(var, d * d);
+      rstd = pl::rsqrt(var * inv_cols + eps);  // the runtime epsilon broadcasts
+      yt = pl::cast<T>(d * rstd * g + b);    // (1, C) gamma and beta broadcast down the columns
+      pl::store(y.slice(r0, nr, 0, cols), yt);
+    }
+  });
+}
+
+/// Plain C++: statistics in double, the result rounded once to T.
+template <class T>
+void reference(const Tensor<T>& x, const Tensor<T>& gamma, const Tensor<T>& beta, float eps, Tensor<T>& y) {
+  const int64_t rows = x.dim(0), cols = x.dim(1);
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, var = 0;
+    for (int64_t c = 0; c < cols; ++c) mean += static_cast<float>(x.at(r, c));
+    mean /= static_cast<double>(cols);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double dv = static_cast<float>(x.at(r, c)) - mean;
+      var += dv * dv;
+    }
+    var /= static_cast<double>(cols);
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double v = (static_cast<float>(x.at(r, c)) - mean) * rstd * static_cast<float>(gamma.at(0, c)) + static_cast<float>(beta.at(0, c));
+      y.at(r, c) = T(static_cast<float>(v));
+    }
+  }
+}
+
+/// Absolute tolerance for outputs of magnitude up to ~8: float rounding of the fused arithmetic,
+/// or one unit in the last place of a 16-bit result.
+template <class T>
+constexpr double tolerance() {
+  if constexpr (std::is_same_v<T, float>) return 1e-5;
+  if constexpr (std::is_same_v<T, half>) return 8e-3;
+  return 3.2e-2;
+}
+
+/// What `pto tune layernorm` searches.
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 16, 24, 32, 40, 48>, block_dim),
+    (KeyField<int, 1, 3>, buffers),
+    (KeyValues<int, 0, 1, 2, 4, 8, 16>, rows_per_tile));
+};
+
+inline SampleInfo sample() {
+  SampleInfo info;
+  info.name = "layernorm";
+  info.about = "layer normalisation of [rows, cols] with a runtime epsilon and [1, cols] gamma / beta; float, half, bfloat16";
+  info.default_shape = {1024, 1024};
+  info.tunables = tune_space_of<Tunables>();
+  info.prepare = [](const SampleArgs& a) {
+    return dispatch_float_dtype(a.dtype, [&]<class T>() {
+      PTO_USER_CHECK(a.shape.size() == 2, ErrorSite{}) << "layernorm takes a 2-D --shape ROWSxCOLS";
+      Params p{static_cast<int>(a.param("buffers", 2)), a.param("rows_per_tile", 0), a.chip};
+      PTO_USER_CHECK(p.buffers >= 1 && p.buffers <= 16, ErrorSite{}) << "--param buffers must be 1..16";
+      const std::string eps_text = a.text_param("eps", "1e-5");
+      float eps = 0;
+      try {
+        eps = std::stof(eps_text);
+      } catch (const std::exception&) {
+        throw UserError("--param eps=" + eps_text + " is not a number", {});
+      }
+      PTO_USER_CHECK(eps > 0, ErrorSite{}) << "--param eps must be positive";
+      auto kernel = std::make_shared<decltype(make_kernel<T>(p))>(make_kernel<T>(p));
+      const int64_t cols = a.shape[1];
+      auto x = Tensor<T>::random(a.shape, 5, -3.0, 5.0);
+      auto gamma = Tensor<T>::random({1, cols}, 6, 0.5, 1.5), beta = Tensor<T>::random({1, cols}, 7, -1.0, 1.0);
+      auto y = Tensor<T>::zeros(a.shape);
+      const int bd = a.block_dim;
+      PreparedRun run;
+      run.launch = [=] { (*kernel)[{.block_dim = bd}](x, gamma, beta, y, eps); };
+      run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, gamma, beta, y, eps); };
+      run.verify = [=] {
+        auto want = Tensor<T>::zeros(a.shape);
+        reference(x, gamma, beta, eps, want);
+        Verdict v;
+        v.tolerance = tolerance<T>();
+        v.max_abs_error = max_abs_diff(y, want);
+        v.ok = v.max_abs_error <= v.tolerance;
+        return v;
+      };
+      run.gm_bytes = 2 * static_cast<int64_t>(x.bytes()) + 2 * static_cast<int64_t>(gamma.bytes());
+      run.flops = 8.0 * static_cast<double>(x.numel());
+      return run;
+    });
+  };
+  return info;
+}
+
+}  // namespace pto::samples::layernorm
