@@ -64,9 +64,19 @@ void reference(const Tensor<T>& x, Tensor<T>& y) {
   for (int64_t i = 0; i < x.numel(); ++i) y[i] = T(static_cast<float>(x[i]) * 2.0f + 1.0f);
 }
 
+/// What `pto tune tiling_key` searches: block_dim and the TilingKey's fields (aligned=0 forces the
+/// generic path; 1 takes the fast path where the shape allows it).
+struct Tunables {
+  BOOST_HANA_DEFINE_STRUCT(Tunables,
+    (KeyValues<int, 1, 2, 4, 8, 16, 24, 32, 40, 48>, block_dim),
+    (KeyField<int, 1, 3>, buffers),
+    (bool, aligned));
+};
+
 inline SampleInfo sample() {
   SampleInfo info;
   info.name = "tiling_key";
+  info.tunables = tune_space_of<Tunables>();
   info.about = "y = x * 2 + 1 with a TilingKey: aligned fast path versus generic tail path";
   info.default_shape = {1 << 20};
   info.prepare = [](const SampleArgs& a) {

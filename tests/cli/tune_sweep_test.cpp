@@ -23,6 +23,7 @@ nlohmann::json without_host_times(nlohmann::json j) {
   for (auto& c : j.at("cases")) {
     c.erase("host_us");
     c.erase("first_call_ms");
+    c.erase("compile_ms");
   }
   return j;
 }
@@ -70,6 +71,11 @@ TEST_CASE("pto_tune_counts_configurations_that_cannot_run_and_a_given_param_fixe
   // 8 rows of 1024 floats (32 KiB) in two groups of `buffers` slots overflow the 192 KiB UB for buffers >= 3.
   REQUIRE(j["skipped"].contains("capacity"));
   CHECK(j["skipped"]["capacity"].get<int>() > 0);
+  // TilingKey fields are tunables too: on an aligned shape the search prefers the fast path.
+  const auto keyed = run_json("tune tiling_key --shape 1048576 --budget 54");
+  CHECK(keyed["exhaustive"] == true);
+  CHECK(keyed["tried"] == 54);
+  CHECK(keyed["best"]["config"]["aligned"] == 1);
   const auto text = run("tune vector_add --shape 100000 --budget 6");
   CHECK(text.status == 0);
   CHECK(text.text.find("best  block_dim=") != std::string::npos);
@@ -85,7 +91,7 @@ TEST_CASE("pto_sweep_verifies_every_case_and_gates_on_a_saved_baseline") {
   CHECK(j["summary"]["ok"] == 32);
   CHECK(j["summary"]["failed"] == 0);
   for (const char* key : {"sample", "shape", "dtype", "block_dim", "params", "chip", "status", "ok", "device_us", "pipes", "host_us",
-                          "first_call_ms"}) {
+                          "first_call_ms", "compile_ms"}) {
     CAPTURE(key);
     CHECK(j["cases"][0].contains(key));
   }
@@ -146,7 +152,7 @@ TEST_CASE("pto_sweep_and_tune_bad_input_is_one_clear_line_and_a_non_zero_exit") 
       {"sweep vector_add --threshold -1", "--threshold must be a percentage >= 0"},
       {"sweep nosuch", "unknown sample 'nosuch'"},
       {"tune softmax --budget 0", "--budget must be at least 1 (got 0)"},
-      {"tune tiling_key", "sample 'tiling_key' declares no tunables to search"},
+      {"tune matmul_bias_relu", "sample 'matmul_bias_relu' declares no tunables to search"},
       {"tune vector_add --block-dim 4 --param buffers=2 --param tile=4096", "every tunable of 'vector_add' is fixed on the command line"},
       {"report --compare " + dir + "/garbage.json " + dir + "/garbage.json", "is not a valid sweep results file"},
   };

@@ -50,6 +50,7 @@ CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing) {
     args.chip = spec.chip;
     const auto run = prepare_run(find_sample(spec.sample), args);
     r.first_call_ms = timed_call_ms(run);
+    if (run.compile) r.compile_ms = run.compile()->cold.total_ms();
     const auto verdict = run.verify();
     const auto profile = pto::last_launch();
     r.max_abs_error = verdict.max_abs_error;
@@ -85,6 +86,7 @@ nlohmann::json case_json(const CaseResult& r) {
           {"pipes", r.pipes},
           {"max_abs_error", r.max_abs_error},
           {"first_call_ms", r.first_call_ms},
+          {"compile_ms", r.compile_ms},
           {"host_us", r.host_us}};
 }
 
@@ -103,6 +105,7 @@ CaseResult case_from_json(const nlohmann::json& j) {
   r.pipes = j.value("pipes", std::map<std::string, double>{});
   r.max_abs_error = j.value("max_abs_error", 0.0);
   r.first_call_ms = j.value("first_call_ms", 0.0);
+  r.compile_ms = j.value("compile_ms", 0.0);
   r.host_us = j.value("host_us", 0.0);
   return r;
 }

@@ -36,9 +36,10 @@ struct CaseResult {
   double device_us = 0;  // simulated device time (deterministic)
   std::map<std::string, double> pipes;  // per-pipe utilisation, 0..1 (deterministic)
   double max_abs_error = 0;
-  // Host wall times (vary run to run): the first call (trace + JIT or cache hit) and the
-  // steady-state median of a few warm calls.
-  double first_call_ms = 0, host_us = 0;
+  // Host wall times (vary run to run): the first call (trace + JIT or cache hit), the
+  // specialisation's compile time (trace to link; the load time when the disk cache served it),
+  // and the steady-state median of a few warm calls.
+  double first_call_ms = 0, compile_ms = 0, host_us = 0;
 
   bool failed() const { return status == CaseStatus::wrong || status == CaseStatus::race || status == CaseStatus::error; }
 };
@@ -50,7 +51,7 @@ struct CaseTiming {
 /// Runs and verifies one case.
 CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing = {});
 
-/// The case's deterministic fields plus host_us and first_call_ms.
+/// The case's deterministic fields plus the host times host_us, first_call_ms and compile_ms.
 nlohmann::json case_json(const CaseResult& r);
 /// The inverse of case_json; a UserError naming the missing or mistyped field.
 CaseResult case_from_json(const nlohmann::json& j);

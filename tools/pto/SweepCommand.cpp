@@ -163,13 +163,13 @@ int sweep_command(const SweepOptions& o) {
   }
   std::map<size_t, const SweepRegression*> reg_of;
   for (const auto& r : regressions) reg_of[r.index] = &r;
-  fmt::print("{:>4} {:<44} {:>8} {:>12} {:>12} {:>10} {:>12}\n", "#", "case (sample shape dtype block_dim keys chip)", "status",
-             "device_us", "host_us", "first_ms", "vs baseline");
+  fmt::print("{:>4} {:<44} {:>8} {:>12} {:>12} {:>10} {:>10} {:>12}\n", "#", "case (sample shape dtype block_dim keys chip)", "status",
+             "device_us", "host_us", "first_ms", "compile_ms", "vs baseline");
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
     const auto r = reg_of.find(i);
-    fmt::print("{:>4} {:<44} {:>8} {:>12.2f} {:>12.1f} {:>10.1f} {:>12}\n", i + 1, case_id(c.spec), case_status_name(c.status), c.device_us,
-               c.host_us, c.first_call_ms, r == reg_of.end() ? "" : "REGRESSED");
+    fmt::print("{:>4} {:<44} {:>8} {:>12.2f} {:>12.1f} {:>10.1f} {:>10.1f} {:>12}\n", i + 1, case_id(c.spec), case_status_name(c.status),
+               c.device_us, c.host_us, c.first_call_ms, c.compile_ms, r == reg_of.end() ? "" : "REGRESSED");
     if (!c.message.empty() && c.status != CaseStatus::ok) fmt::print("       {}\n", c.message);
   }
   fmt::print("\n{} cases on {} rank{}: {} ok, {} skipped, {} failed\n", cases.size(), Ranks::size(), Ranks::size() == 1 ? "" : "s", ok,
