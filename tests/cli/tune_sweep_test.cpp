@@ -150,6 +150,7 @@ TEST_CASE("pto_sweep_and_tune_bad_input_is_one_clear_line_and_a_non_zero_exit") 
       {"sweep vector_add --shapes 64x64", "sample 'vector_add' cannot run shape 64x64: vector_add takes a 1-D --shape N"},
       {"sweep vector_add --keys buffers", "--keys 'buffers': 'buffers' is not of the form key=value"},
       {"sweep vector_add --threshold -1", "--threshold must be a percentage >= 0"},
+      {"sweep vector_add --save /proc/pto_forbidden.json", "cannot write the sweep results file '/proc/pto_forbidden.json'"},
       {"sweep nosuch", "unknown sample 'nosuch'"},
       {"tune softmax --budget 0", "--budget must be at least 1 (got 0)"},
       {"tune matmul_bias_relu", "sample 'matmul_bias_relu' declares no tunables to search"},
