@@ -213,6 +213,12 @@ TEST_CASE("pto_sweep_and_tune_over_mpi_ranks_give_the_single_process_results") {
     CHECK(without_host_times(read_json(dir + "/r" + std::to_string(ranks) + ".json")).dump() ==
           without_host_times(read_json(dir + "/r1.json")).dump());
   }
+  // A bad input ends every rank (MPI_Abort) with a non-zero exit: no rank is left waiting.
+  write_file(dir, "bad.json", "{bad");
+  const int bad = std::system((env + " timeout 120 mpirun --oversubscribe -n 2 " + PTO_CLI + " sweep vector_add --baseline " + dir +
+                               "/bad.json > /dev/null 2>&1").c_str());
+  CHECK(WEXITSTATUS(bad) != 0);
+  CHECK(WEXITSTATUS(bad) != 124);  // not the timeout
   const std::string tune_args = " tune softmax --shape 256x512 --budget 20 --json";
   const auto tune_one = run_json(tune_args.substr(1, tune_args.size() - 8));
   REQUIRE(std::system((env + " timeout 300 mpirun --oversubscribe -n 3 " + PTO_CLI + tune_args + " > " + dir + "/tune.json 2>/dev/null").c_str()) == 0);

@@ -67,6 +67,9 @@ CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing) {
     r.reason = chip_limit_category(e.reason());
     r.status = r.reason.empty() ? CaseStatus::error : CaseStatus::skipped;
     r.message = first_line(e.what());
+  } catch (const std::exception& e) {  // an internal error fails this case, not the whole run
+    r.status = CaseStatus::error;
+    r.message = first_line(std::string("pto: internal error: ") + e.what());
   }
   return r;
 }

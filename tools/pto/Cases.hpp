@@ -48,7 +48,7 @@ struct CaseTiming {
   int host_repeats = 3;  // warm calls timed for host_us (0: none, host_us stays 0)
 };
 
-/// Runs and verifies one case.
+/// Runs and verifies one case; any exception becomes its status (error) and message.
 CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing = {});
 
 /// The case's deterministic fields plus the host times host_us, first_call_ms and compile_ms.

@@ -51,6 +51,12 @@ void Ranks::finalize() {
 #endif
 }
 
+void Ranks::abort_all([[maybe_unused]] int code) {
+#ifdef PTO_HAVE_MPI
+  if (g_mpi && g_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+}
+
 int Ranks::rank() { return g_rank; }
 int Ranks::size() { return g_size; }
 

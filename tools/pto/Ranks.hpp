@@ -16,6 +16,9 @@ class Ranks {
   static void init(int* argc, char*** argv);
   /// Finalises MPI if it was initialised (safe to call more than once).
   static void finalize();
+  /// Ends every rank of an MPI run with `code` (MPI_Abort), so one rank's error can't leave the
+  /// others waiting in a collective; without MPI, returns.
+  static void abort_all(int code);
 
   static int rank();
   static int size();

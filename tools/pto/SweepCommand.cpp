@@ -107,7 +107,7 @@ SweepRun run_sweep(const SweepOptions& o) {
   const auto matrix = build_matrix(o);
   std::vector<CaseResult> baseline;
   if (!o.baseline.empty()) baseline = load_sweep_file(o.baseline);  // a bad baseline fails before the run
-  if (!o.save.empty() && Ranks::root()) {  // so does a results file that cannot be written (append: a baseline stays intact)
+  if (!o.save.empty()) {  // so does a results file that cannot be written (append: a baseline stays intact)
     PTO_USER_CHECK(std::ofstream(o.save, std::ios::app).good(), ErrorSite{}) << "cannot write the sweep results file '" << o.save << "'";
   }
 

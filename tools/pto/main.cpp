@@ -145,9 +145,11 @@ int main(int argc, char** argv) {
     if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz_cases, fuzz_seed, fuzz_json);
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
+    pto::cli::Ranks::abort_all(2);  // under mpirun: the other ranks must not wait for this one
     return 2;
   } catch (const std::exception& e) {  // never an abort: anything else is reported in one line too
     fmt::print(stderr, "pto: internal error: {}\n", e.what());
+    pto::cli::Ranks::abort_all(1);
     return 1;
   }
   return 0;
