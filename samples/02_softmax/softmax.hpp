@@ -147,6 +147,7 @@ inline SampleInfo sample() {
       const int bd = a.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](x, y); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(x, y); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, y); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros(a.shape);

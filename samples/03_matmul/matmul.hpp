@@ -194,6 +194,7 @@ inline SampleInfo sample() {
       const int bd = args.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](a, b, c); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(a, b, c); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(a, b, c); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros({M, N});

@@ -142,6 +142,7 @@ inline SampleInfo sample() {
       const int bd = args.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](a, b, bias, y, ws); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(a, b, bias, y, ws); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(a, b, bias, y, ws); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros({M, N});

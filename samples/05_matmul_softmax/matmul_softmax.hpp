@@ -99,6 +99,7 @@ inline SampleInfo sample() {
       const int bd = args.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](a, b, y, ws); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(a, b, y, ws); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(a, b, y, ws); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros({M, N});

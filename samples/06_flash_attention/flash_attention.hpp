@@ -230,6 +230,7 @@ inline SampleInfo sample() {
       auto ws = std::make_shared<Workspace<T>>(bd, p, D);
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](q, k, v, o, ws->scores, ws->probs, ws->values); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(q, k, v, o, ws->scores, ws->probs, ws->values); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(q, k, v, o, ws->scores, ws->probs, ws->values); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros({S, D});

@@ -91,6 +91,7 @@ inline SampleInfo sample() {
       const int bd = a.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd, .tiling_key = key}](x, y); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd, .tiling_key = key}].run_sync(x, y); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd, .tiling_key = key}].compile(x, y); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros(a.shape);

@@ -154,6 +154,7 @@ inline SampleInfo sample() {
       const int bd = a.block_dim;
       PreparedRun run;
       run.launch = [=] { (*kernel)[{.block_dim = bd}](x, gamma, beta, y, eps); };
+      run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(x, gamma, beta, y, eps); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, gamma, beta, y, eps); };
       run.verify = [=] {
         auto want = Tensor<T>::zeros(a.shape);

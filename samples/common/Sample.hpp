@@ -67,6 +67,7 @@ struct Verdict {
 
 struct PreparedRun {
   std::function<void()> launch;                                    // queue one launch
+  std::function<LaunchProfile()> run_sync;                         // one launch on the calling thread (no stream): its profile
   std::function<std::shared_ptr<const CompiledKernel>()> compile;  // the specialisation (cold the first time)
   std::function<Verdict()> verify;                                 // compare the outputs with plain C++
   std::function<void()> native;                                    // the same arithmetic, plain C++ on TBB (empty: none yet)

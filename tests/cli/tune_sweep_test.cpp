@@ -100,6 +100,10 @@ TEST_CASE("pto_sweep_verifies_every_case_and_gates_on_a_saved_baseline") {
   CHECK(j["cases"][31]["params"]["buffers"] == "2");
   CHECK(without_host_times(read_json(base)) == without_host_times(nlohmann::json{{"version", 1}, {"cases", j["cases"]}}));
 
+  // Cases side by side (the default) or one at a time: the same results, host times aside.
+  const auto one_at_a_time = run_json("sweep " + kMatrix + " --jobs 1");
+  CHECK(without_host_times(one_at_a_time).at("cases") == without_host_times(j).at("cases"));
+
   // Simulated time is deterministic: the same matrix against its own baseline at 0% passes.
   const auto same = run_json("sweep " + kMatrix + " --baseline " + base);
   CHECK(same["summary"]["regressions"] == 0);

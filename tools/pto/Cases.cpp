@@ -1,6 +1,11 @@
 #include "Cases.hpp"
 
+#include <chrono>
+#include <mutex>
+
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "Samples.hpp"
 #include "pto/runtime/Timing.hpp"
@@ -49,20 +54,23 @@ CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing) {
     args.params = spec.params;
     args.chip = spec.chip;
     const auto run = prepare_run(find_sample(spec.sample), args);
-    r.first_call_ms = timed_call_ms(run);
+    PTO_INTERNAL_CHECK(run.run_sync) << "sample " << spec.sample << " has no run_sync";
+    // On the calling thread, no stream: cases may run side by side.
+    const auto start = std::chrono::steady_clock::now();
+    const LaunchProfile profile = run.run_sync();
+    r.first_call_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (run.compile) r.compile_ms = run.compile()->cold.total_ms();
     const auto verdict = run.verify();
-    const auto profile = pto::last_launch();
     r.max_abs_error = verdict.max_abs_error;
-    r.device_us = profile->device_us;
+    r.device_us = profile.device_us;
     for (int p = 0; p < kPipeCount; ++p) {
       uint64_t n = 0;
-      for (const auto& c : profile->cores) n += c.pipes[p].instructions;
-      if (n > 0) r.pipes[ir::pipe_name(static_cast<ir::Pipe>(p))] = profile->pipe_utilization(static_cast<ir::Pipe>(p));
+      for (const auto& c : profile.cores) n += c.pipes[p].instructions;
+      if (n > 0) r.pipes[ir::pipe_name(static_cast<ir::Pipe>(p))] = profile.pipe_utilization(static_cast<ir::Pipe>(p));
     }
-    r.status = !verdict.ok ? CaseStatus::wrong : !profile->races.empty() ? CaseStatus::race : CaseStatus::ok;
-    if (r.status == CaseStatus::race) r.message = profile->races.front().message();
-    if (timing.host_repeats > 0) r.host_us = time_calls(launch_and_sync(run), 1, timing.host_repeats).median_us;
+    r.status = !verdict.ok ? CaseStatus::wrong : !profile.races.empty() ? CaseStatus::race : CaseStatus::ok;
+    if (r.status == CaseStatus::race) r.message = profile.races.front().message();
+    if (timing.host_repeats > 0) r.host_us = time_calls([&] { run.run_sync(); }, 1, timing.host_repeats).median_us;
   } catch (const UserError& e) {
     r.reason = chip_limit_category(e.reason());
     r.status = r.reason.empty() ? CaseStatus::error : CaseStatus::skipped;
@@ -72,6 +80,24 @@ CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing) {
     r.message = first_line(std::string("pto: internal error: ") + e.what());
   }
   return r;
+}
+
+std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& specs, int jobs, const CaseTiming& timing,
+                                  const std::function<void(const CaseResult&)>& on_done) {
+  std::vector<CaseResult> out(specs.size());
+  std::mutex mu;
+  const auto one = [&](size_t i) {
+    out[i] = run_case(specs[i], timing);
+    std::lock_guard lock(mu);
+    if (on_done) on_done(out[i]);
+  };
+  if (jobs == 1) {
+    for (size_t i = 0; i < specs.size(); ++i) one(i);
+    return out;
+  }
+  tbb::task_arena arena(jobs > 0 ? jobs : tbb::task_arena::automatic);
+  arena.execute([&] { tbb::parallel_for(size_t{0}, specs.size(), one); });
+  return out;
 }
 
 nlohmann::json case_json(const CaseResult& r) {

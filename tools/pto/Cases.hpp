@@ -2,6 +2,7 @@
 // One case of a sweep or a search: a sample run for a shape, dtype, block_dim and parameters,
 // verified against plain C++ and measured. A case never throws: a UserError becomes its status.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,8 +49,16 @@ struct CaseTiming {
   int host_repeats = 3;  // warm calls timed for host_us (0: none, host_us stays 0)
 };
 
-/// Runs and verifies one case; any exception becomes its status (error) and message.
+/// Runs and verifies one case on the calling thread (no stream); any exception becomes its status
+/// (error) and message.
 CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing = {});
+
+/// Runs the cases side by side on `jobs` host threads (0: TBB's choice, 1: one after another);
+/// results in the order of `specs`, whatever the interleaving. `on_done` is called once per
+/// case, never concurrently. Simulated figures do not depend on `jobs`; host times measured
+/// side by side share the machine.
+std::vector<CaseResult> run_cases(const std::vector<CaseSpec>& specs, int jobs, const CaseTiming& timing,
+                                  const std::function<void(const CaseResult&)>& on_done);
 
 /// The case's deterministic fields plus the host times host_us, first_call_ms and compile_ms.
 nlohmann::json case_json(const CaseResult& r);

@@ -36,6 +36,7 @@ struct ProfileOptions : RunOptions {
 struct TuneOptionsCli : RunOptions {
   int budget = 64;
   uint64_t seed = 1;
+  int jobs = 0;  // cases side by side in this process: 0 TBB's choice, 1 one after another
   bool block_dim_given = false;  // --block-dim fixes block_dim instead of searching it
 };
 
@@ -49,6 +50,7 @@ struct SweepOptions {
   std::string chip = "a2";
   std::string save, baseline;
   double threshold = 0;  // percent growth of simulated time that counts as a regression
+  int jobs = 0;          // cases side by side in this process: 0 TBB's choice, 1 one after another
   bool json = false;
 };
 

@@ -112,15 +112,17 @@ SweepRun run_sweep(const SweepOptions& o) {
   }
 
   Progress progress("sweep", static_cast<int>(matrix.size()), o.json);
-  nlohmann::json mine = nlohmann::json::array();
+  const auto share = my_share(matrix.size());
+  std::vector<CaseSpec> specs;
+  for (size_t i : share) specs.push_back(matrix[i]);
   int done = 0, failed = 0;
-  for (size_t i : my_share(matrix.size())) {
-    const CaseResult r = run_case(matrix[i]);
+  const auto results = run_cases(specs, o.jobs, {}, [&](const CaseResult& r) {
     failed += r.failed() ? 1 : 0;
-    mine.push_back({{"index", i}, {"case", case_json(r)}});
     progress.update(++done * Ranks::size(), failed);
-  }
+  });
   progress.finish();
+  nlohmann::json mine = nlohmann::json::array();
+  for (size_t k = 0; k < share.size(); ++k) mine.push_back({{"index", share[k]}, {"case", case_json(results[k])}});
   const auto parts = Ranks::gather(mine.dump());
   SweepRun run;
   if (!Ranks::root()) return run;  // rank 0 reports for everyone

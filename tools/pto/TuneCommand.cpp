@@ -61,13 +61,16 @@ SampleTune tune_sample(const TuneOptionsCli& o) {
   Progress progress("tune " + info.name, static_cast<int>(std::min<uint64_t>(space.size(), static_cast<uint64_t>(o.budget))), o.json);
   int done = 0, failed = 0;
   const TuneBatchEvaluator evaluate = [&](const std::vector<TuneConfig>& configs) {
-    nlohmann::json mine = nlohmann::json::array();
-    for (size_t i : my_share(configs.size())) {
-      const CaseResult r = run_case(spec_for(o, base, configs[i]), {.host_repeats = 0});
-      mine.push_back({{"index", i}, {"case", case_json(r)}});
+    const auto share = my_share(configs.size());
+    std::vector<CaseSpec> specs;
+    for (size_t i : share) specs.push_back(spec_for(o, base, configs[i]));
+    int round_done = 0;
+    const auto ran = run_cases(specs, o.jobs, {.host_repeats = 0}, [&](const CaseResult& r) {
       failed += r.failed() ? 1 : 0;
-      progress.update(done + static_cast<int>(mine.size()) * Ranks::size(), failed);
-    }
+      progress.update(done + ++round_done * Ranks::size(), failed);
+    });
+    nlohmann::json mine = nlohmann::json::array();
+    for (size_t k = 0; k < share.size(); ++k) mine.push_back({{"index", share[k]}, {"case", case_json(ran[k])}});
     std::vector<TuneOutcome> out(configs.size());
     for (const auto& part : Ranks::allgather(mine.dump())) {
       for (const auto& item : nlohmann::json::parse(part)) {

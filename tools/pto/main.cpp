@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--budget", tune.budget, "most configurations tried (a space this small is searched exhaustively)")
       ->capture_default_str();
   tune_cmd->add_option("--seed", tune.seed, "seed of the random phase (the same seed gives the same answer)")->capture_default_str();
+  tune_cmd->add_option("--jobs", tune.jobs, "candidates of a round run side by side (0: one per host thread, 1: one at a time)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 
   pto::cli::SweepOptions sweep;
   auto* sweep_cmd = app.add_subcommand("sweep", "run a matrix of shapes x dtypes x block_dims x keys, verify every case, "
@@ -85,6 +88,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--baseline", sweep.baseline, "compare with this results file (pto sweep --save)");
   sweep_cmd->add_option("--threshold", sweep.threshold, "percent growth of simulated time that counts as a regression")
       ->capture_default_str();
+  sweep_cmd->add_option("--jobs", sweep.jobs, "cases run side by side (0: one per host thread, 1: one at a time, for quiet host times)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sweep_cmd->add_flag("--json", sweep.json, "print the results, a summary and the regressions as one JSON object");
 
   std::string cache_action;
