@@ -58,11 +58,10 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "write DIR/report.html: per-core bars, pipe utilisation, timeline, advice; "
                                                   "or, with --compare A B, a sweep baseline against a candidate");
   auto* report_dir_opt = report_cmd->add_option("dir", report_dir, "profile directory");
-  auto* compare_opt = report_cmd->add_option("--compare", report_compare, "two sweep results files (pto sweep --save): baseline, candidate")
-                          ->expected(2)
-                          ->excludes(report_dir_opt);
+  report_cmd->add_option("--compare", report_compare, "two sweep results files (pto sweep --save): baseline, candidate")
+      ->expected(2)
+      ->excludes(report_dir_opt);
   report_cmd->add_option("--out", report_out, "the comparison page to write (with --compare)")->capture_default_str();
-  (void)compare_opt;
 
   pto::cli::TuneOptionsCli tune;
   auto* tune_cmd = app.add_subcommand("tune", "search a sample's tunables by simulated device time, each candidate verified");
@@ -138,7 +137,7 @@ int main(int argc, char** argv) {
       return pto::cli::sweep_command(sweep);
     }
     if (report_cmd->parsed() && !report_compare.empty()) return pto::cli::compare_command(report_compare[0], report_compare[1], report_out);
-    if (report_cmd->parsed() && report_dir.empty()) throw pto::UserError("pto report: give a profile directory, or --compare A B", {});
+    if (report_cmd->parsed() && report_dir.empty()) throw pto::UserError("report: give a profile directory, or --compare A B", {});
     if (run_cmd->parsed()) return pto::cli::run_command(run);
     if (bench_cmd->parsed()) return pto::cli::bench_command(bench);
     if (profile_cmd->parsed()) return pto::cli::profile_command(profile);
