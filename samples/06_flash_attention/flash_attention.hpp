@@ -205,7 +205,7 @@ struct Tunables {
     (KeyValues<int, 1, 2, 4, 8, 12, 16, 20, 24>, block_dim),
     (KeyValues<int, 64, 128, 256>, tq),
     (KeyValues<int, 64, 128, 256, 512>, tkv),
-    (KeyField<int, 0, 2>, preload));
+    (KeyField<int, 1, 3>, preload));  // S blocks QK runs ahead of PV (the kernel takes 1..4)
 };
 
 inline SampleInfo sample() {
