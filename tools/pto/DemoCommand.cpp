@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -87,9 +88,9 @@ void tune_and_sweep(bool& all_ok, double hand_tuned_us) {
   const SampleTune st = tune_sample(t);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TuneResult& r = st.result;
-  const int verified = static_cast<int>(r.trials.size()) - r.wrong - [&] { int n = 0; for (const auto& [k, v] : r.skipped) n += v; return n; }();
+  const auto verified = std::count_if(r.trials.begin(), r.trials.end(), [](const TuneTrial& t) { return t.outcome.status == TuneStatus::ok; });
   fmt::print("  pto tune softmax --shape 4096x1024 --budget 32: {} configurations of {} in {:.1f} s ({} verified, {} could not run)\n",
-             r.trials.size(), r.space_size, seconds, verified, static_cast<int>(r.trials.size()) - verified - r.wrong);
+             r.trials.size(), r.space_size, seconds, verified, static_cast<int>(r.trials.size() - static_cast<size_t>(verified)) - r.wrong);
   if (r.found) {
     fmt::print("  best {}: {:.1f} us simulated, against {:.1f} us for the hand-tuned variant ({:.2f}x)\n", TuneSpace::str(r.best.config),
                r.best.outcome.device_us, hand_tuned_us, hand_tuned_us / r.best.outcome.device_us);
