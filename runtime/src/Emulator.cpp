@@ -23,6 +23,7 @@
 #include "emulator/DebugLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
+#include "emulator/RaceAudit.hpp"
 #include "emulator/RacePolicy.hpp"
 #include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
@@ -39,6 +40,7 @@ using namespace emulator;
 std::atomic<uint64_t> launches{0};
 std::atomic<uint64_t> compiles{0};
 std::atomic<uint64_t> disk_loads{0};
+std::atomic<bool> race_audit{false};
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -145,6 +147,12 @@ class Launch {
     debug_log_.deliver();
     add_core_timings(prof, replayed);
     prof.races.insert(prof.races.end(), between.begin(), between.end());
+    if (audit_) {
+      std::vector<const CoreModel*> all(static_cast<size_t>(cores_));
+      for (int c = 0; c < cores_; ++c) all[static_cast<size_t>(c)] = &*models_[static_cast<size_t>(c)];
+      prof.audit_races = audit_races(k_, all, layout_.per_block);
+      prof.audited = true;
+    }
     prof.mac_util = mac_utilization(k_, prof, block_dim_);
     if (record) add_recording(prof, replayed);
     return prof;
@@ -190,6 +198,7 @@ class Launch {
       models_[c]->reuse(trace_pool().take());
       models_[c]->keep_gm_spans(k_.race_check && block_dim_ > 1);  // for the check between blocks
       models_[c]->check_gm_by_memory(memory_of_);
+      models_[c]->keep_accesses(audit_);
     }
     return static_cast<CoreModel*>(ctx.model);
   }
@@ -311,6 +320,7 @@ class Launch {
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
+  const bool audit_ = k_.instrumented && k_.race_check && race_audit.load(std::memory_order_relaxed);
 };
 
 }  // namespace
@@ -336,6 +346,8 @@ void set_host_threads(int n) {
   thread_limit.reset();
   if (n > 0) thread_limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, n);
 }
+
+void set_race_audit(bool on) { race_audit.store(on, std::memory_order_relaxed); }
 
 void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 

@@ -23,6 +23,13 @@ const char* on_race_name(OnRace r) {
   return "?";
 }
 
+namespace {
+thread_local OptionOverrides overrides;
+}  // namespace
+
+ScopedOptionOverrides::ScopedOptionOverrides(const OptionOverrides& o) : saved_(overrides) { overrides = o; }
+ScopedOptionOverrides::~ScopedOptionOverrides() { overrides = saved_; }
+
 JitOptions apply_environment(JitOptions options) {
   const Environment& env = Environment::get();
   if (env.interpret) options.interpret = *env.interpret;
@@ -35,6 +42,9 @@ JitOptions apply_environment(JitOptions options) {
     }
     PTO_USER_CHECK(known, (ErrorSite{.kernel = options.name})) << "PTO_ON_RACE=" << v << " is not one of report, warn, fail";
   }
+  if (overrides.interpret) options.interpret = *overrides.interpret;
+  if (overrides.remove_sync) options.remove_sync = *overrides.remove_sync;
+  if (overrides.on_race) options.on_race = *overrides.on_race;
   return options;
 }
 

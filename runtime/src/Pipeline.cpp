@@ -7,6 +7,7 @@
 
 #include "pto/backend/Interpreter.hpp"
 #include "pto/backend/Passes.hpp"
+#include "pto/backend/SyncRemoval.hpp"
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 #include "pto/runtime/DiskCache.hpp"
@@ -107,6 +108,7 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
   ck->ir = std::move(traced);
   const auto t = Clock::now();
   backend::lower(ck->ir, chip, {.auto_mutex = options.auto_mutex, .mode = options.mode});
+  if (options.remove_sync >= 0) backend::remove_sync(ck->ir, options.remove_sync);
   ck->syncs = sync_table(ck->ir);
   ck->instrumented = options.timing;
   ck->race_check = options.race_check;

@@ -138,7 +138,13 @@ void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
   issued_ += 1;
   pipes_[q].clock[at(q)] += 1;
   if (race_check_) {
-    for (const auto& a : tiles) access(a.resource, q, a.write, a.lo, a.hi, instr, a.width);
+    for (const auto& a : tiles) {
+      access(a.resource, q, a.write, a.lo, a.hi, instr, a.width);
+      if (keep_accesses_) {
+        const uint8_t scope = a.resource >= 0 ? 0 : is_gm_key(a.resource) ? 2 : 1;
+        audit_.push_back({pipes_[q].last_op, instr, static_cast<uint8_t>(q), scope, a.write, false, 1, a.resource, a.lo, a.hi, a.width});
+      }
+    }
   }
 }
 
@@ -380,6 +386,11 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     const int memory = static_cast<size_t>(info.tensor) < memory_of_.size() ? memory_of_[static_cast<size_t>(info.tensor)] : info.tensor;
     access(-(memory + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
     if (keep_gm_spans_) append(gm_spans_, GmSpan{memory, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
+    if (keep_accesses_) {
+      const int unit = static_cast<int>(dtype_size(kernel_->ir.tensors[info.tensor].dtype));
+      audit_.push_back({pipes_[static_cast<int>(info.pipe)].last_op, instr, static_cast<uint8_t>(info.pipe), 2, info.gm_write, info.atomic,
+                        unit, -(memory + 1), gm_lo, gm_hi, info.gm_view_cols});
+    }
   }
 }
 

@@ -54,6 +54,16 @@ struct SweepOptions {
   bool json = false;
 };
 
+struct CampaignOptions {
+  bool samples = true;  // every sample at small shapes, in each sync mode it offers
+  int generated = 200;  // generated multi-buffered pipelines
+  uint64_t seed = 1;
+  int jobs = 0;         // mutants side by side: 0 TBB's choice
+  bool verbose = false; // list every mutant, not only the misses, false alarms and errors
+  bool json = false;
+};
+int campaign_command(const CampaignOptions& options);
+
 struct AotLimits {
   double max_object_kb = 0, max_total_kb = 0, max_compile_ms = 0;  // 0: no limit
   int max_keys = 0;

@@ -117,6 +117,16 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--seed", fuzz_seed, "random seed (the same seed gives the same cases)");
   fuzz_cmd->add_flag("--json", fuzz_json, "print {cases, mismatches, seconds, failures} as JSON");
 
+  pto::cli::CampaignOptions campaign;
+  bool campaign_no_samples = false;
+  auto* campaign_cmd = app.add_subcommand("campaign", "remove each sync of the samples and of generated kernels in turn: is every race caught?");
+  campaign_cmd->add_option("--generated", campaign.generated, "generated multi-buffered kernels")->check(CLI::NonNegativeNumber)->capture_default_str();
+  campaign_cmd->add_option("--seed", campaign.seed, "seed of the generated kernels")->capture_default_str();
+  campaign_cmd->add_flag("--no-samples", campaign_no_samples, "only the generated kernels");
+  campaign_cmd->add_option("--jobs", campaign.jobs, "mutants side by side (0: TBB's choice, 1: one after another)")->check(CLI::NonNegativeNumber);
+  campaign_cmd->add_flag("--verbose", campaign.verbose, "list every mutant, not only misses, false alarms and errors");
+  campaign_cmd->add_flag("--json", campaign.json, "print the counts and the notable mutants as JSON");
+
   std::string calibrate_chip = "a2";
   bool calibrate_json = false;
   auto* calibrate_cmd = app.add_subcommand("calibrate", "hold the timing model against published Ascend figures (docs/calibration.md)");
@@ -148,6 +158,10 @@ int main(int argc, char** argv) {
     if (demo_cmd->parsed()) return pto::cli::demo_command();
     if (calibrate_cmd->parsed()) return pto::cli::calibrate_command(calibrate_chip, calibrate_json);
     if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz_cases, fuzz_seed, fuzz_json);
+    if (campaign_cmd->parsed()) {
+      campaign.samples = !campaign_no_samples;
+      return pto::cli::campaign_command(campaign);
+    }
   } catch (const pto::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
     pto::cli::Ranks::abort_all(2);  // under mpirun: the other ranks must not wait for this one

@@ -20,6 +20,12 @@ void set_host_threads(int n);
 /// its input). Off: every timed launch is replayed, and the kept replays are dropped.
 void set_replay_cache(bool on);
 
+/// Audits every timed, race-checked launch with a second, exhaustive race checker
+/// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
+/// recorded orderings. Quadratic in the launch's size, for small launches: the sync-removal
+/// campaign holds the race checker against it. Off by default.
+void set_race_audit(bool on);
+
 /// Process-wide counters, for tests and the CLI.
 struct RuntimeStats {
   uint64_t launches = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // How a kernel is built and run: the engine, the optimisation level, the chip, the timing model.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "pto/ir/Kernel.hpp"
@@ -28,6 +29,8 @@ struct JitOptions {
   bool fatal_assert = false;                   // a failed pl::pto_assert stops the launch (else it only logs)
   int64_t instruction_budget = 100'000'000;    // per core; a kernel running longer stops with an error
   bool interpret = false;    // run the reference interpreter instead of LLVM code (the oracle of differential tests)
+  int remove_sync = -1;      // the sync-removal campaign: the lowered kernel loses its sync site N
+                             // (backend::removable_syncs; -1: none). Races are then expected.
 };
 
 /// `options` after the environment's overrides (pto::Environment): PTO_INTERPRET=1 forces the
@@ -35,5 +38,26 @@ struct JitOptions {
 /// them), PTO_ON_RACE=report|warn|fail what a race does (another value: a UserError naming the
 /// variable); unset, `options` is returned as given.
 JitOptions apply_environment(JitOptions options);
+
+/// Overrides that apply_environment applies after the environment's, for tools that run
+/// kernels they do not define under other options: the sync-removal campaign runs each sample's
+/// kernels with one sync removed, on the interpreter, reporting races only. They hold on the
+/// calling thread while the guard lives (nested guards restore the outer ones); a kernel object
+/// takes those in force on the thread that creates it (pl::jit, with_options).
+struct OptionOverrides {
+  std::optional<bool> interpret;
+  std::optional<int> remove_sync;
+  std::optional<OnRace> on_race;
+};
+class ScopedOptionOverrides {
+ public:
+  explicit ScopedOptionOverrides(const OptionOverrides& overrides);
+  ~ScopedOptionOverrides();
+  ScopedOptionOverrides(const ScopedOptionOverrides&) = delete;
+  ScopedOptionOverrides& operator=(const ScopedOptionOverrides&) = delete;
+
+ private:
+  OptionOverrides saved_;
+};
 
 }  // namespace pto

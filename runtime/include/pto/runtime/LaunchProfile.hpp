@@ -21,6 +21,10 @@ struct LaunchProfile {
   std::vector<double> core_us;    // per core, without the launch overhead
   std::vector<CoreTiming> cores;  // mix: per block its AIC, AIV 0, AIV 1
   std::vector<RaceReport> races;
+  // With pto::set_race_audit(true): the exhaustive audit's races, to hold `races` against (not
+  // in the JSON round trip).
+  bool audited = false;
+  std::vector<RaceReport> audit_races;
   std::vector<std::string> warnings;  // from compilation (e.g. manual sync under auto_mutex)
   double gm_bytes = 0;            // read + written, all cores
   double flops = 0;

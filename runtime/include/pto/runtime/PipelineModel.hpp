@@ -167,6 +167,23 @@ struct ResourceState {
 /// stored at -(k + 1): tensor t at t.
 using GmRaceState = DenseMap<ResourceState>;
 
+/// One access of an instruction, kept for the exhaustive race audit (emulator/RaceAudit.hpp):
+/// the op that made it in the core's trace, and the memory touched. `scope` says whose memory
+/// `key` names: 0 a tile slot of this core, 1 a tile slot of this block that cross-core moves
+/// write, 2 a GM buffer of the launch (key -(memory + 1), CoreModel::check_gm_by_memory). The
+/// region is [lo, hi) with `width` as in Touch, in units of `unit_bytes`.
+struct AuditAccess {
+  int32_t op = -1;
+  int32_t instr = -1;
+  uint8_t pipe = 0;
+  uint8_t scope = 0;
+  bool write = false;
+  bool atomic = false;
+  int32_t unit_bytes = 1;
+  int64_t key = 0;
+  int64_t lo = 0, hi = 1, width = 0;
+};
+
 /// A core's recording storage, handed from launch to launch (see CoreModel::reuse): the timing
 /// trace, and the GM accesses kept for the check between blocks.
 struct CoreRecording {
@@ -248,6 +265,10 @@ class CoreModel {
   void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
   /// Every GM access of the core, in program order (with keep_gm_spans).
   const std::vector<GmSpan>& gm_spans() const { return gm_spans_; }
+  /// Keeps every tile and GM access of a race-checked core with the op that made it, for the
+  /// exhaustive race audit (pto::set_race_audit); off by default.
+  void keep_accesses(bool on) { keep_accesses_ = on; }
+  const std::vector<AuditAccess>& accesses() const { return audit_; }
   /// A deadlock or a sync misuse: the reason and the instruction, if any.
   const std::optional<std::pair<std::string, int>>& failure() const { return failure_; }
 
@@ -332,6 +353,8 @@ class CoreModel {
   std::vector<RaceReport> races_;
   std::vector<GmSpan> gm_spans_;
   bool keep_gm_spans_ = false;
+  std::vector<AuditAccess> audit_;
+  bool keep_accesses_ = false;
   std::span<const int> memory_of_;  // check_gm_by_memory
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
