@@ -1,7 +1,6 @@
 #include "pto/backend/Compiler.hpp"
 
 #include <chrono>
-#include <mutex>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -85,21 +84,16 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
   llvm::Module module(out.symbol, context);
   module.setDataLayout(jit.data_layout());
   module.setTargetTriple(jit.triple().str());
-  emit_kernel_llvm(k, chip, module, out.symbol, jit.target_machine(), options.instrument);
+  emit_kernel_llvm(k, chip, module, out.symbol, jit.thread_target_machine(), options.instrument);
   std::string verify_errors;
   llvm::raw_string_ostream verify_os(verify_errors);
   PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
   out.timings.emit_ms = ms_since(t);
 
-  // The optimiser shares the JIT's TargetMachine, which LLVM does not make safe for concurrent
-  // pass pipelines (a stress test crashed in IndVarSimplify): one specialisation optimises at a
-  // time. Tracing, lowering and IR emission of others still run in parallel.
-  static std::mutex optimise_mu;
-  std::unique_lock optimise_lock(optimise_mu);
+  // Each thread optimises on its own TargetMachine: specialisations compile side by side.
   t = Clock::now();
-  optimise(module, const_cast<llvm::TargetMachine&>(jit.target_machine()), options.opt_level);
+  optimise(module, jit.thread_target_machine(), options.opt_level);
   out.timings.optimise_ms = ms_since(t);
-  optimise_lock.unlock();
   if (options.keep_llvm_ir || debug_level() >= 3) {
     llvm::raw_string_ostream os(out.llvm_ir);
     module.print(os, nullptr);

@@ -29,6 +29,7 @@ JitEngine::JitEngine() {
   auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
   jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   tm_ = take(jtmb.createTargetMachine(), "create target machine");
+  jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
   jit_ = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "create LLJIT");
   auto& dylib = jit_->getMainJITDylib();
   // Kernels call libc (memcpy, expf, ...) and the runtime's failure hook.
@@ -52,9 +53,14 @@ JitEngine::JitEngine() {
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
 }
 
+llvm::TargetMachine& JitEngine::thread_target_machine() {
+  thread_local std::unique_ptr<llvm::TargetMachine> tm;
+  if (!tm) tm = take(jtmb_->createTargetMachine(), "create target machine");
+  return *tm;
+}
+
 std::unique_ptr<llvm::MemoryBuffer> JitEngine::compile(llvm::Module& m) {
-  std::lock_guard lock(compile_mu_);
-  llvm::orc::SimpleCompiler compiler(*tm_);
+  llvm::orc::SimpleCompiler compiler(thread_target_machine());
   return take(compiler(m), "compile module");
 }
 

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "JsonFile.hpp"
+#include "pto/runtime/JsonFile.hpp"
 
 namespace pto {
 namespace {

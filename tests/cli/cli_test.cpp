@@ -227,6 +227,59 @@ TEST_CASE("pto_on_corrupt_or_foreign_files_prints_one_clear_line_and_exits_non_z
   std::filesystem::remove_all(base);
 }
 
+TEST_CASE("every_pto_subcommand_given_bad_input_prints_one_clear_line_and_exits_2_never_aborts") {
+  const std::string dir = temp_dir("every_bad") + "_" + std::to_string(getpid());
+  write_file(dir, "file.json", "{}");
+  const std::string file = dir + "/file.json";
+  struct Case {
+    std::string args, want;
+  };
+  const std::string no_sample = "unknown sample 'nosuch'; the samples are: vector_add, softmax";
+  const std::string no_param = "--param bogus=1: sample 'vector_add' has no parameter 'bogus' (its parameters: buffers, sync, tile)";
+  const std::vector<Case> cases = {
+      {"nosuch", "pto: unknown command 'nosuch'; the commands are: run, bench, profile"},
+      {"", "pto: A subcommand is required (pto --help lists the commands and their options)"},
+      {"run nosuch", no_sample},
+      {"run vector_add --param bogus=1", no_param},
+      {"run vector_add --package " + file, "is not a PTO package: manifest.json is missing"},
+      {"run vector_add --dtype f64", "--dtype 'f64' is not one of f32, f16, bf16"},
+      {"bench nosuch", no_sample},
+      {"bench vector_add --param bogus=1", no_param},
+      {"bench vector_add --repeat 0", "--repeat: must be at least 1, got 0"},
+      {"profile nosuch --out " + dir + "/p", no_sample},
+      {"profile vector_add --param bogus=1 --out " + dir + "/p", no_param},
+      {"profile vector_add --steps x --out " + dir + "/p", "--steps: 'x' is not an integer"},
+      {"advise " + dir + "/missing", "profile.json is missing"},
+      {"report " + file, "profile.json is missing"},
+      {"cache bogus", "action: bogus not in {ls,stats,clear}"},
+      {"aot --out " + dir + "/pkg --spec nosuch:1024:f32", no_sample},
+      {"aot --out " + dir + "/pkg --spec vector_add:1024:f32:4:bogus=1", no_param},
+      {"aot --out /proc/pto_forbidden --spec vector_add:1024:f32", "cannot create the package directory '/proc/pto_forbidden'"},
+      {"fuzz --cases 0", "--cases: must be at least 1, got 0"},
+      {"fuzz --seed 3 --fresh-seed", "--seed excludes --fresh-seed"},
+      {"calibrate --chip " + file, "missing field 'name'"},
+      {"tune nosuch", no_sample},
+      {"tune vector_add --param bogus=1", no_param},
+      {"tune vector_add --shape 4x4", "vector_add takes a 1-D --shape N"},
+      {"sweep vector_add --baseline " + dir, "is a directory, not a sweep results file"},
+      {"sweep vector_add --keys bogus=1", "has no parameter 'bogus'"},
+      {"campaign --generated -1", "--generated: must be at least 0, got -1"},
+      {"campaign --no-samples --generated 0", "campaign: nothing to run (--no-samples with --generated 0)"},
+      {"demo extra", "The following argument was not expected: extra"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const auto o = run_split(c.args);
+    CHECK(o.status == 2);
+    CHECK(o.err.find(c.want) != std::string::npos);
+    CHECK(o.err.rfind("pto: ", 0) == 0);
+    CHECK(o.err.find("terminate called") == std::string::npos);
+    CHECK(o.err.find("internal error") == std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);  // one line
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the_report_renders_in_headless_chromium") {
   const std::string dir = temp_dir("browser");
   REQUIRE(run("profile vector_add --shape 200000 --block-dim 4 --out " + dir).status == 0);

@@ -11,6 +11,8 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <pto/pto.hpp>
 
@@ -573,46 +575,84 @@ std::string cpp(const Batch& b) {
 
 }  // namespace
 
+namespace {
+
+/// One round of the run: a batch of vector expressions, or one cube or mix kernel.
+struct Round {
+  enum Kind { vector, cube, mix } kind = vector;
+  Batch batch;    // vector
+  int cases = 1;  // vector: the batch's expressions
+  uint64_t seed = 0;  // cube, mix
+  std::string outcome, description;  // filled when it ran: "" (agreed) or the first difference
+};
+
+/// Runs a round (on any thread: every round builds its own kernels and tensors).
+void evaluate(Round& r) {
+  switch (r.kind) {
+    case Round::vector: r.outcome = safe_compare(r.batch); break;
+    case Round::cube: r.outcome = detail::run_cube_case(r.seed, &r.description); break;
+    case Round::mix: r.outcome = detail::run_mix_case(r.seed, &r.description); break;
+  }
+}
+
+}  // namespace
+
 Result run(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   Result result;
   Generator gen(o.seed);
   const int batch = std::max(1, o.batch);
+  const int workers = o.jobs == 1 ? 1 : std::max(1, o.jobs > 1 ? o.jobs : tbb::this_task_arena::max_concurrency());
   uint64_t round = 0;
+  int planned = 0;
   while (result.cases < o.cases) {
-    // Every fourth round is one random cube kernel (matmul with tails, K steps, transposed B),
+    // Plan a chunk of rounds in order (the generator's sequence does not depend on `jobs`):
+    // every fourth round is one random cube kernel (matmul with tails, K steps, transposed B),
     // every other one of those a mix kernel (samples 04 and 06 on a2 and a5).
-    if (++round % 4 == 0) {
-      std::string description;
-      const uint64_t seed = o.seed * 1000003 + round;
-      const std::string what = round % 8 == 0 ? detail::run_mix_case(seed, &description) : detail::run_cube_case(seed, &description);
-      result.cases += 1;
-      if (!what.empty()) {
-        ++result.mismatches;
-        result.failures.push_back({what, "// " + description});
-        if (o.log) o.log(fmt::format("MISMATCH: {}\n// {}", what, description));
+    std::vector<Round> chunk;
+    while (static_cast<int>(chunk.size()) < 16 * workers && planned < o.cases) {
+      Round r;
+      if (++round % 4 == 0) {
+        r.kind = round % 8 == 0 ? Round::mix : Round::cube;
+        r.seed = o.seed * 1000003 + round;
+      } else {
+        r.cases = std::min(batch, o.cases - planned);
+        r.batch = gen.batch(r.cases);
+      }
+      planned += r.cases;
+      chunk.push_back(std::move(r));
+    }
+    // Run them side by side, then take the outcomes in order.
+    if (workers == 1) {
+      for (auto& r : chunk) evaluate(r);
+    } else {
+      tbb::task_arena arena(workers);
+      arena.execute([&] { tbb::parallel_for(size_t{0}, chunk.size(), [&](size_t i) { evaluate(chunk[i]); }); });
+    }
+    for (const Round& r : chunk) {
+      result.cases += r.cases;
+      if (r.kind != Round::vector) {
+        if (!r.outcome.empty()) {
+          ++result.mismatches;
+          result.failures.push_back({r.outcome, "// " + r.description});
+          if (o.log) o.log(fmt::format("MISMATCH: {}\n// {}", r.outcome, r.description));
+        }
+      } else if (!r.outcome.empty()) {
+        // Find the failing expressions of the batch, then shrink each.
+        for (int e = 0; e < r.cases; ++e) {
+          Batch b = single(r.batch, e);
+          std::string what = safe_compare(b);
+          if (what.empty()) continue;
+          ++result.mismatches;
+          if (o.shrink) {
+            b = shrink(b);
+            what = safe_compare(b);
+          }
+          result.failures.push_back({what, cpp(b)});
+          if (o.log) o.log(fmt::format("MISMATCH: {}\n{}", what, cpp(b)));
+        }
       }
       if (o.progress) o.progress(result.cases, result.mismatches);
-      continue;
-    }
-    const int n = std::min(batch, o.cases - result.cases);
-    const Batch b = gen.batch(n);
-    result.cases += n;
-    const std::string diff = safe_compare(b);
-    if (o.progress) o.progress(result.cases, result.mismatches);
-    if (diff.empty()) continue;
-    // Find the failing expressions of the batch, then shrink each.
-    for (int e = 0; e < n; ++e) {
-      Batch s = single(b, e);
-      std::string what = safe_compare(s);
-      if (what.empty()) continue;
-      ++result.mismatches;
-      if (o.shrink) {
-        s = shrink(s);
-        what = safe_compare(s);
-      }
-      result.failures.push_back({what, cpp(s)});
-      if (o.log) o.log(fmt::format("MISMATCH: {}\n{}", what, cpp(s)));
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

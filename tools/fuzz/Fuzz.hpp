@@ -21,6 +21,8 @@ struct Options {
   uint64_t seed = 1;
   int batch = 16;       // cases traced into one kernel (one compile) — each has its own output rows
   bool shrink = true;   // shrink each failing case to a minimal one
+  int jobs = 0;         // rounds run side by side: 0 every host thread, 1 one after another. The cases and
+                        // the result do not depend on it (rounds are planned in order, reported in order)
   std::function<void(const std::string&)> log;  // failures, as they are found (may be empty)
   std::function<void(int cases, int mismatches)> progress;  // after each round (may be empty)
 };

@@ -84,7 +84,14 @@ int sweep_command(const SweepOptions& o);
 int cache_command(const std::string& action, bool json);
 int aot_command(const std::string& out, std::vector<std::string> specs, const AotLimits& limits);
 int demo_command();
-int fuzz_command(int cases, uint64_t seed, bool json);
+struct FuzzOptions {
+  int cases = 2000;
+  uint64_t seed = 1;
+  bool fresh_seed = false;  // draw the seed from std::random_device (printed, to reproduce a failure)
+  int jobs = 0;             // rounds side by side: 0 every host thread, 1 one after another
+  bool json = false;
+};
+int fuzz_command(FuzzOptions options);
 /// Runs the calibration points on `chip`; 1 when a point is outside its tolerance, the median
 /// error is over 10% or the add variants are ranked wrong.
 int calibrate_command(const std::string& chip, bool json);

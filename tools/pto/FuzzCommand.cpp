@@ -1,3 +1,5 @@
+#include <random>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -7,8 +9,13 @@
 
 namespace pto::cli {
 
-int fuzz_command(int cases, uint64_t seed, bool json) {
-  fuzz::Options options{.cases = cases, .seed = seed};
+int fuzz_command(FuzzOptions o) {
+  if (o.fresh_seed) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  const int cases = o.cases;
+  const uint64_t seed = o.seed;
+  const bool json = o.json;
+  fuzz::Options options{.cases = cases, .seed = seed, .jobs = o.jobs};
+  if (!json) fmt::print("seed        {}\n", seed);
   Progress progress("fuzz", cases, json);
   if (!json) {
     options.log = [&](const std::string& line) {

@@ -1,7 +1,7 @@
 #include "SweepFile.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "pto/runtime/JsonFile.hpp"
+
 
 namespace pto::cli {
 
@@ -12,22 +12,12 @@ nlohmann::json sweep_json(const std::vector<CaseResult>& cases) {
 }
 
 std::vector<CaseResult> load_sweep_file(const std::string& path) {
-  std::ifstream in(path);
-  PTO_USER_CHECK(in.good(), ErrorSite{}) << "cannot read the sweep results file '" << path << "'";
-  std::stringstream text;
-  text << in.rdbuf();
   std::vector<CaseResult> out;
-  try {
-    const auto j = nlohmann::json::parse(text.str());
+  read_json_file(path, "sweep results file", "cannot read the sweep results file '" + path + "'", [&](const nlohmann::json& j) {
     PTO_USER_CHECK(j.is_object() && j.value("version", 0) == kSweepFileVersion, ErrorSite{})
         << "'" << path << "' is not a pto sweep results file (version " << kSweepFileVersion << "): write one with pto sweep --save";
     for (const auto& c : j.at("cases")) out.push_back(case_from_json(c));
-  } catch (const nlohmann::json::exception& e) {
-    throw UserError("'" + path + "' is not a valid sweep results file: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2), {});
-  } catch (const UserError& e) {
-    if (e.reason().rfind("'" + path + "'", 0) == 0) throw;
-    throw UserError("'" + path + "' is not a valid sweep results file: " + e.reason(), {});
-  }
+  });
   return out;
 }
 

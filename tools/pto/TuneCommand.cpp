@@ -56,6 +56,10 @@ SampleTune tune_sample(const TuneOptionsCli& o) {
     if (!fixed) space.axes.push_back(axis);
   }
   PTO_USER_CHECK(!space.axes.empty(), ErrorSite{}) << "every tunable of '" << info.name << "' is fixed on the command line: nothing to search";
+  // The fixed --param keys, shape and dtype must suit the sample before anything is searched: one
+  // preparation at the sample's defaults (a misspelt key or a shape it cannot take is one clear
+  // line, not a table of skipped trials).
+  (void)prepare_run(info, base);
 
   std::map<std::string, CaseResult>& results = st.cases;  // by configuration, on every rank
   Progress progress("tune " + info.name, static_cast<int>(std::min<uint64_t>(space.size(), static_cast<uint64_t>(o.budget))), o.json);

@@ -1,4 +1,6 @@
 // The `pto` command line: run, bench and demo the samples.
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -21,6 +23,23 @@ void add_run_options(CLI::App* cmd, pto::cli::RunOptions& o) {
   cmd->add_flag("--json", o.json, "print one JSON object");
 }
 
+/// An integer option's lower bound, said plainly: "--cases: must be at least 1, got 0".
+CLI::Validator at_least(long long n) {
+  return CLI::Validator(
+      [n](std::string& text) -> std::string {
+        size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size()) return fmt::format("'{}' is not an integer", text);
+        return v >= n ? std::string() : fmt::format("must be at least {}, got {}", n, v);
+      },
+      fmt::format("INT>={}", n));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -36,16 +55,16 @@ int main(int argc, char** argv) {
   add_run_options(bench_cmd, bench);
   bench_cmd->add_flag("--vs-native", bench.vs_native, "also time the native baseline in the same run: a plain C++ TBB loop (OpenBLAS sgemm for the matmul samples)");
   bench_cmd->add_flag("--op", bench.op, "also time the sample's operator (validation + tiling + dispatch) against the direct launch");
-  bench_cmd->add_option("--warmup", bench.warmup, "untimed calls before timing")->capture_default_str();
-  bench_cmd->add_option("--repeat", bench.repeat, "minimum timed calls")->capture_default_str();
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed calls before timing")->check(at_least(0))->capture_default_str();
+  bench_cmd->add_option("--repeat", bench.repeat, "minimum timed calls")->check(at_least(1))->capture_default_str();
   bench_cmd->add_option("--min-seconds", bench.min_seconds, "minimum timed duration")->capture_default_str();
 
   pto::cli::ProfileOptions profile;
   auto* profile_cmd = app.add_subcommand("profile", "profile a sample: kernel_details.csv, trace_view.json, profile.json in --out");
   add_run_options(profile_cmd, profile);
   profile_cmd->add_option("--out", profile.out, "output directory")->required();
-  profile_cmd->add_option("--steps", profile.steps, "active profiler steps")->capture_default_str();
-  profile_cmd->add_option("--profiler-warmup", profile.profiler_warmup, "profiler warm-up steps")->capture_default_str();
+  profile_cmd->add_option("--steps", profile.steps, "active profiler steps")->check(at_least(1))->capture_default_str();
+  profile_cmd->add_option("--profiler-warmup", profile.profiler_warmup, "profiler warm-up steps")->check(at_least(0))->capture_default_str();
 
   std::string advise_dir;
   bool advise_json = false;
@@ -71,7 +90,7 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--seed", tune.seed, "seed of the random phase (the same seed gives the same answer)")->capture_default_str();
   tune_cmd->add_option("--jobs", tune.jobs, "candidates of a round run side by side (0: one per host thread, 1: one at a time)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
 
   pto::cli::SweepOptions sweep;
   auto* sweep_cmd = app.add_subcommand("sweep", "run a matrix of shapes x dtypes x block_dims x keys, verify every case, "
@@ -89,7 +108,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sweep_cmd->add_option("--jobs", sweep.jobs, "cases run side by side (0: one per host thread, 1: one at a time, for quiet host times)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   sweep_cmd->add_flag("--json", sweep.json, "print the results, a summary and the regressions as one JSON object");
 
   std::string cache_action;
@@ -109,21 +128,22 @@ int main(int argc, char** argv) {
   aot_cmd->add_option("--max-keys", aot_limits.max_keys, "warn when the package holds more specialisations (keys)");
   aot_cmd->add_option("--max-compile-ms", aot_limits.max_compile_ms, "warn about a specialisation that took longer to compile first");
 
-  int fuzz_cases = 2000;
-  uint64_t fuzz_seed = 1;
-  bool fuzz_json = false;
+  pto::cli::FuzzOptions fuzz;
   auto* fuzz_cmd = app.add_subcommand("fuzz", "differential fuzzing: random kernels on the JIT and the reference interpreter");
-  fuzz_cmd->add_option("--cases", fuzz_cases, "number of random kernels (expression cases)")->check(CLI::PositiveNumber);
-  fuzz_cmd->add_option("--seed", fuzz_seed, "random seed (the same seed gives the same cases)");
-  fuzz_cmd->add_flag("--json", fuzz_json, "print {cases, mismatches, seconds, failures} as JSON");
+  fuzz_cmd->add_option("--cases", fuzz.cases, "number of random kernels (expression cases)")->check(at_least(1));
+  auto* fuzz_seed_opt = fuzz_cmd->add_option("--seed", fuzz.seed, "random seed (the same seed gives the same cases)");
+  fuzz_cmd->add_flag("--fresh-seed", fuzz.fresh_seed, "draw a new seed (printed, to reproduce a failure)")->excludes(fuzz_seed_opt);
+  fuzz_cmd->add_option("--jobs", fuzz.jobs, "rounds side by side (0: every host thread, 1: one after another; same cases either way)")
+      ->check(at_least(0));
+  fuzz_cmd->add_flag("--json", fuzz.json, "print {cases, mismatches, seconds, seed, failures} as JSON");
 
   pto::cli::CampaignOptions campaign;
   bool campaign_no_samples = false;
   auto* campaign_cmd = app.add_subcommand("campaign", "remove each sync of the samples and of generated kernels in turn: is every race caught?");
-  campaign_cmd->add_option("--generated", campaign.generated, "generated multi-buffered kernels")->check(CLI::NonNegativeNumber)->capture_default_str();
+  campaign_cmd->add_option("--generated", campaign.generated, "generated multi-buffered kernels")->check(at_least(0))->capture_default_str();
   campaign_cmd->add_option("--seed", campaign.seed, "seed of the generated kernels")->capture_default_str();
   campaign_cmd->add_flag("--no-samples", campaign_no_samples, "only the generated kernels");
-  campaign_cmd->add_option("--jobs", campaign.jobs, "mutants side by side (0: TBB's choice, 1: one after another)")->check(CLI::NonNegativeNumber);
+  campaign_cmd->add_option("--jobs", campaign.jobs, "mutants side by side (0: TBB's choice, 1: one after another)")->check(at_least(0));
   campaign_cmd->add_flag("--verbose", campaign.verbose, "list every mutant, not only misses, false alarms and errors");
   campaign_cmd->add_flag("--json", campaign.json, "print the counts and the notable mutants as JSON");
 
@@ -136,7 +156,24 @@ int main(int argc, char** argv) {
   auto* demo_cmd = app.add_subcommand("demo", "both samples on a few shapes, then the tuning workflow on softmax");
 
   pto::cli::Ranks::init(&argc, &argv);
-  CLI11_PARSE(app, argc, argv);
+  const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(subcommands.begin(), subcommands.end(), [&](const CLI::App* sub) { return sub->get_name() == argv[1]; })) {
+    std::string names;
+    for (const CLI::App* sub : subcommands) names += (names.empty() ? "" : ", ") + sub->get_name();
+    fmt::print(stderr, "pto: unknown command '{}'; the commands are: {}\n", argv[1], names);
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version print and exit 0; anything else is one line and exit 2, as every
+    // other bad input.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "pto: {} (pto --help lists the commands and their options)\n", e.what());
+    pto::cli::Ranks::abort_all(2);
+    return 2;
+  }
   try {
     if (tune_cmd->parsed()) {
       tune.block_dim_given = tune_cmd->count("--block-dim") > 0;
@@ -157,7 +194,7 @@ int main(int argc, char** argv) {
     if (cache_cmd->parsed()) return pto::cli::cache_command(cache_action, cache_json);
     if (demo_cmd->parsed()) return pto::cli::demo_command();
     if (calibrate_cmd->parsed()) return pto::cli::calibrate_command(calibrate_chip, calibrate_json);
-    if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz_cases, fuzz_seed, fuzz_json);
+    if (fuzz_cmd->parsed()) return pto::cli::fuzz_command(fuzz);
     if (campaign_cmd->parsed()) {
       campaign.samples = !campaign_no_samples;
       return pto::cli::campaign_command(campaign);

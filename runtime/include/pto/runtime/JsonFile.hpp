@@ -10,9 +10,11 @@
 
 namespace pto {
 
-/// Parses `path` and hands it to `read`, which may use .at() and get<>() freely: a parse error or
-/// a missing or mistyped field becomes "'PATH' is not a valid KIND: ..." (KIND e.g. "profile").
-/// `missing` is the message when the file cannot be opened.
+/// Parses `path` and hands it to `read`, which may use .at() and get<>() freely: a parse error, a
+/// missing or mistyped field, or a UserError `read` raises becomes "'PATH' is not a valid KIND:
+/// ..." (KIND e.g. "profile"; a UserError that already starts with 'PATH' passes as it is). A
+/// directory is "'PATH' is a directory, not a KIND"; `missing` is the message when the file
+/// cannot be opened.
 void read_json_file(const std::filesystem::path& path, const std::string& kind, const std::string& missing,
                     const std::function<void(const nlohmann::json&)>& read);
 
