@@ -150,8 +150,10 @@ class Launch {
     if (audit_) {
       std::vector<const CoreModel*> all(static_cast<size_t>(cores_));
       for (int c = 0; c < cores_; ++c) all[static_cast<size_t>(c)] = &*models_[static_cast<size_t>(c)];
-      prof.audit_races = audit_races(k_, all, layout_.per_block);
-      prof.audited = true;
+      AuditResult audit = audit_races(k_, all, layout_.per_block);
+      prof.audited = audit.audited;
+      prof.audit_races = std::move(audit.races);
+      if (!audit.audited) prof.warnings.push_back(std::move(audit.skipped));
     }
     prof.mac_util = mac_utilization(k_, prof, block_dim_);
     if (record) add_recording(prof, replayed);

@@ -25,6 +25,7 @@ Mutant run_mutant(const Subject& s, int site, const std::string& sync) {
   try {
     ScopedOptionOverrides scope(overrides(site));
     const LaunchProfile p = s.run();
+    if (!p.audited) throw UserError("not audited: " + (p.warnings.empty() ? std::string("race checking is off") : p.warnings.back()), {});
     m.checker_races = p.races.size();
     m.audit_races = p.audit_races.size();
     const bool real = !p.audit_races.empty(), reported = !p.races.empty();
@@ -66,6 +67,7 @@ Summary run(const std::vector<Subject>& subjects, const Options& options) {
     try {
       ScopedOptionOverrides scope(overrides(-1));
       const LaunchProfile p = s.run();
+      if (!p.audited) throw UserError("not audited: " + (p.warnings.empty() ? std::string("race checking is off") : p.warnings.back()), {});
       if (!p.races.empty() || !p.audit_races.empty()) {
         ++sum.baseline_failures;
         sum.baseline.push_back(fmt::format("{}: unmutated, the checker reports {} and the audit {} race(s): {}", s.name, p.races.size(),

@@ -51,8 +51,7 @@ struct Node {
 
 }  // namespace
 
-std::vector<RaceReport> audit_races(const CompiledKernel& k, std::span<const CoreModel* const> cores, int per_block) {
-  const ErrorSite site{.kernel = k.ir.name, .specialization = k.ir.specialization};
+AuditResult audit_races(const CompiledKernel& k, std::span<const CoreModel* const> cores, int per_block) {
   // Ops of every core, numbered launch-wide.
   std::vector<int64_t> base(cores.size() + 1, 0);
   for (size_t c = 0; c < cores.size(); ++c) base[c + 1] = base[c] + static_cast<int64_t>(cores[c]->trace().ops.size());
@@ -88,9 +87,11 @@ std::vector<RaceReport> audit_races(const CompiledKernel& k, std::span<const Cor
   }
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-  PTO_USER_CHECK(static_cast<int64_t>(sources.size()) * n <= kMaxReachBits, site)
-      << "the race audit is for small launches: " << sources.size() << " accessing ops x " << n << " ops is past its limit of " << kMaxReachBits
-      << " reachability bits; use a smaller shape or block_dim";
+  if (static_cast<int64_t>(sources.size()) * n > kMaxReachBits) {
+    return {.skipped = fmt::format("the race audit is for small launches: {} accessing ops x {} ops is past its limit of {} reachability bits; "
+                                   "use a smaller shape or block_dim",
+                                   sources.size(), n, kMaxReachBits)};
+  }
   // What each accessing op reaches, breadth first.
   const size_t words = static_cast<size_t>((n + 63) / 64);
   std::vector<uint64_t> reach(sources.size() * words, 0);
@@ -151,8 +152,8 @@ std::vector<RaceReport> audit_races(const CompiledKernel& k, std::span<const Cor
       }
     }
   }
-  std::vector<RaceReport> out;
-  for (auto& [key, r] : found) out.push_back(std::move(r));
+  AuditResult out{.audited = true};
+  for (auto& [key, r] : found) out.races.push_back(std::move(r));
   return out;
 }
 

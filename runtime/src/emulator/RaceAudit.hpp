@@ -8,8 +8,9 @@
 // breadth-first search from every op that touched memory, and every pair of accesses to the same
 // memory — of different pipes or cores, at least one a write, not both atomic, overlapping byte
 // for byte — that neither reaches is a race. Quadratic: for small launches (the sync-removal
-// campaign), a UserError past its limits.
+// campaign); past its limits it does not run, and says why.
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pto/runtime/CompiledKernel.hpp"
@@ -19,7 +20,13 @@ namespace pto::emulator {
 
 /// The races among the recorded accesses of `cores` (a launch's models in core order,
 /// `per_block` cores a block), one report per distinct (kind, memory, instruction pair), with
-/// `count` the pairs of accesses behind it.
-std::vector<RaceReport> audit_races(const CompiledKernel& k, std::span<const CoreModel* const> cores, int per_block);
+/// `count` the pairs of accesses behind it; or, for a launch past the audit's limits, why it was
+/// not audited.
+struct AuditResult {
+  bool audited = false;
+  std::vector<RaceReport> races;
+  std::string skipped;  // why not audited
+};
+AuditResult audit_races(const CompiledKernel& k, std::span<const CoreModel* const> cores, int per_block);
 
 }  // namespace pto::emulator

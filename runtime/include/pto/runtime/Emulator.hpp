@@ -22,8 +22,9 @@ void set_replay_cache(bool on);
 
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
-/// recorded orderings. Quadratic in the launch's size, for small launches: the sync-removal
-/// campaign holds the race checker against it. Off by default.
+/// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
+/// launch is not audited: LaunchProfile::audited is false and a warning says why): the
+/// sync-removal campaign holds the race checker against it. Off by default.
 void set_race_audit(bool on);
 
 /// Process-wide counters, for tests and the CLI.

@@ -22,7 +22,7 @@ struct LaunchProfile {
   std::vector<CoreTiming> cores;  // mix: per block its AIC, AIV 0, AIV 1
   std::vector<RaceReport> races;
   // With pto::set_race_audit(true): the exhaustive audit's races, to hold `races` against (not
-  // in the JSON round trip).
+  // in the JSON round trip). A launch past the audit's limits is not audited (a warning says why).
   bool audited = false;
   std::vector<RaceReport> audit_races;
   std::vector<std::string> warnings;  // from compilation (e.g. manual sync under auto_mutex)
