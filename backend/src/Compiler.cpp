@@ -68,6 +68,8 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
 
 std::string host_cpu_name() { return JitEngine::instance().target_machine().getTargetCPU().str(); }
 
+double take_engine_init_ms() { return JitEngine::instance().take_init_ms(); }
+
 CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
   auto& jit = JitEngine::instance();
   CompiledCode out;

@@ -1,5 +1,7 @@
 #include "JitEngine.hpp"
 
+#include <chrono>
+
 #include "pto/backend/KernelABI.hpp"
 #include "pto/support/Error.hpp"
 
@@ -24,6 +26,7 @@ JitEngine& JitEngine::instance() {
 }
 
 JitEngine::JitEngine() {
+  const auto start = std::chrono::steady_clock::now();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
@@ -51,6 +54,7 @@ JitEngine::JitEngine() {
   add("pto_rt_powf", &pto_rt_powf);
   add("pto_rt_setval", &pto_rt_setval);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
+  init_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 llvm::TargetMachine& JitEngine::thread_target_machine() {

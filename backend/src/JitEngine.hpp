@@ -3,6 +3,7 @@
 // look a symbol up. Object files (not IR modules) go in, so that compile and link are timed
 // separately and objects can later be cached on disk.
 #include <memory>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,6 +16,8 @@ class JitEngine {
  public:
   /// The engine of this process, created on first use.
   static JitEngine& instance();
+  /// How long creating the engine took (ms), to the first caller; 0 after.
+  double take_init_ms() { return init_ms_.exchange(0); }
 
   /// Compiles `m` to an object for the host CPU, on the calling thread's TargetMachine.
   std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m);
@@ -40,6 +43,7 @@ class JitEngine {
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::mutex symbols_mu_;
   std::map<std::string, void*> symbols_;  // kernel symbols already linked
+  std::atomic<double> init_ms_{0};
 };
 
 }  // namespace pto::backend

@@ -57,12 +57,14 @@ std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const 
 
 /// Machine code from a package or the disk cache; false when neither has it.
 bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_site) {
+  const auto t = Clock::now();
   DiskCache& disk = DiskCache::global();
   std::string symbol;
   std::optional<std::string> found =
       Package::lookup(ck.object_key, &symbol, ErrorSite{.kernel = o.name, .specialization = ck.ir.specialization, .loc = call_site});
   if (!found && disk.enabled()) found = disk.load(ck.object_key, &symbol);
   if (!found) return false;
+  ck.cold.cache_load_ms = ms_since(t);
   ck.fn = backend::load_kernel_object({symbol, *found}, &ck.cold.link_ms);
   ck.object_bytes = found->size();
   ck.symbol = symbol;
@@ -126,6 +128,7 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
     detail::count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
     return ck;
   }
+  ck->cold.engine_init_ms = backend::take_engine_init_ms();  // before anything that needs the engine
   ck->object_key = object_key(*ck, chip, options);
   if (!load_cached(*ck, options, call_site)) compile_with_llvm(*ck, chip, options);
   return ck;

@@ -117,6 +117,43 @@ TEST_CASE("pto_bench_json_has_the_timing_fields") {
   CHECK(j["native_baseline"].get<std::string>().find("TBB loop") != std::string::npos);
 }
 
+TEST_CASE("pto_bench_cold_breakdown_names_engine_init_cache_load_and_first_run_apart") {
+  const std::string cache = temp_dir("cold_breakdown") + "_" + std::to_string(getpid());
+  auto bench = [&] {
+    const auto o = run("bench vector_add --shape 4096 --block-dim 2 --min-seconds 0.01 --repeat 3 --json", "2>/dev/null", "PTO_CACHE_DIR=" + cache);
+    REQUIRE(o.status == 0);
+    return nlohmann::json::parse(o.text);
+  };
+  const auto parts = [](const nlohmann::json& j) {
+    double sum = 0;
+    for (const auto& [key, ms] : j["cold_breakdown_ms"].items()) {
+      CAPTURE(key);
+      CHECK(ms.get<double>() >= 0);
+      sum += ms.get<double>();
+    }
+    return sum;
+  };
+  const auto cold = bench();  // compiled by LLVM, stored in the disk cache
+  const auto& c = cold["cold_breakdown_ms"];
+  for (const char* key : {"engine_init", "trace", "lower", "cache_load", "emit", "optimise", "codegen", "link", "first_run"}) {
+    CAPTURE(key);
+    CHECK(c.contains(key));
+  }
+  CHECK(c["engine_init"].get<double>() > 0);  // this process's first specialisation created the engine
+  CHECK(c["optimise"].get<double>() > 0);
+  CHECK(c["cache_load"].get<double>() == 0);
+  CHECK(c["first_run"].get<double>() > 0);
+  CHECK(parts(cold) <= cold["cold_ms"].get<double>() * 1.05 + 0.5);  // the parts are inside the first call
+  const auto hit = bench();  // a new process: the object comes from the disk cache
+  const auto& h = hit["cold_breakdown_ms"];
+  CHECK(h["optimise"].get<double>() == 0);
+  CHECK(h["codegen"].get<double>() == 0);
+  CHECK(h["cache_load"].get<double>() > 0);
+  CHECK(h["engine_init"].get<double>() > 0);  // linking the cached object still needs the engine
+  CHECK(parts(hit) <= hit["cold_ms"].get<double>() * 1.05 + 0.5);
+  std::filesystem::remove_all(cache);
+}
+
 TEST_CASE("pto_bench_vs_native_on_a_sample_without_a_baseline_says_so_and_does_not_abort") {
   auto j = run_json("bench matmul_softmax --vs-native --min-seconds 0.05 --repeat 3 --warmup 1");
   CHECK(j["ok"] == true);

@@ -53,4 +53,9 @@ std::string jit_target_description();
 /// The host CPU the JIT targets, e.g. "skylake-avx512".
 std::string host_cpu_name();
 
+/// Creates the process's JIT engine if it does not exist yet (LLVM's native target, the host
+/// TargetMachine, the LLJIT) and returns how long that took, in ms — to the first caller only:
+/// later calls return 0, so exactly one specialisation's cold time carries it.
+double take_engine_init_ms();
+
 }  // namespace pto::backend
