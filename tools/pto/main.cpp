@@ -162,6 +162,7 @@ int main(int argc, char** argv) {
     std::string names;
     for (const CLI::App* sub : subcommands) names += (names.empty() ? "" : ", ") + sub->get_name();
     fmt::print(stderr, "pto: unknown command '{}'; the commands are: {}\n", argv[1], names);
+    pto::cli::Ranks::abort_all(2);
     return 2;
   }
   try {
