@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 
@@ -62,9 +60,7 @@ class Drop : public ir::Mutator {
 }  // namespace
 
 std::string SyncSite::describe(const ir::Kernel& k) const {
-  const ir::InstrInfo& info = k.instrs.at(static_cast<size_t>(instr));
-  std::string text = info.text.empty() ? info.op : info.text;
-  return fmt::format("#{} {} [{}] at {}", instr, text, ir::pipe_name(info.pipe), info.loc.str());
+  return ir::describe_instr(k, instr, ir::pipe_name(k.instrs.at(static_cast<size_t>(instr)).pipe));
 }
 
 std::vector<SyncSite> removable_syncs(const ir::Kernel& k) {

@@ -1,4 +1,7 @@
 #include "pto/ir/IR.hpp"
+
+#include <fmt/format.h>
+
 #include "pto/ir/FloatSemantics.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/ir/Kernel.hpp"
@@ -271,6 +274,11 @@ Stmt Debug::make(DebugOp op, std::string format, std::vector<Expr> args, Expr co
                  std::array<Expr, 2> extent, Instr instr, GMRegion region) {
   return std::make_shared<const Debug>(op, std::move(format), std::move(args), std::move(cond), std::move(tile), std::move(offset),
                                        std::move(extent), std::move(region), std::move(instr));
+}
+
+std::string describe_instr(const Kernel& k, int id, const std::string& where) {
+  const InstrInfo& info = k.instrs.at(static_cast<size_t>(id));
+  return fmt::format("#{} {} [{}] at {}", id, info.text.empty() ? info.op : info.text, where, info.loc.str());
 }
 
 const char* kernel_mode_name(KernelMode m) {

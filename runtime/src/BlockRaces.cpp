@@ -24,9 +24,7 @@ struct Entry {
 bool apart(const Entry& a, const Entry& b) { return a.epoch >= 0 && b.epoch >= 0 && a.epoch != b.epoch; }
 
 std::string describe(const CompiledKernel& k, const Entry& e, const std::function<std::string(int)>& core_name) {
-  const auto& info = k.ir.instrs[e.touch.instr];
-  return fmt::format("#{} {} [{} on {}] at {}", e.touch.instr, info.text, ir::pipe_name(static_cast<ir::Pipe>(e.pipe)),
-                     core_name(e.core), info.loc.str());
+  return ir::describe_instr(k.ir, e.touch.instr, fmt::format("{} on {}", ir::pipe_name(static_cast<ir::Pipe>(e.pipe)), core_name(e.core)));
 }
 
 }  // namespace

@@ -141,7 +141,8 @@ void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
     for (const auto& a : tiles) {
       access(a.resource, q, a.write, a.lo, a.hi, instr, a.width);
       if (keep_accesses_) {
-        const uint8_t scope = a.resource >= 0 ? 0 : is_gm_key(a.resource) ? 2 : 1;
+        // A tile of this core, or one of its block that cross-core moves write (GM is recorded in exec).
+        const uint8_t scope = a.resource >= 0 ? 0 : 1;
         audit_.push_back({pipes_[q].last_op, instr, static_cast<uint8_t>(q), scope, a.write, false, 1, a.resource, a.lo, a.hi, a.width});
       }
     }
@@ -474,8 +475,7 @@ std::string CoreModel::describe(int instr, int at) const {
   const std::string where = gm_ != &own_gm_ ? kSlotNames[at / kPipeCount] : "";
   const std::string pname = std::string(ir::pipe_name(static_cast<ir::Pipe>(at % kPipeCount))) + where;
   if (!kernel_ || instr < 0) return fmt::format("instruction #{} [{}]", instr, pname);
-  const auto& info = kernel_->ir.instrs[instr];
-  return fmt::format("#{} {} [{}] at {}", instr, info.text, pname, info.loc.str());
+  return ir::describe_instr(kernel_->ir, instr, pname);
 }
 
 void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, int first_at, int second_at, int second_instr) {

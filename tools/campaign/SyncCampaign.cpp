@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
@@ -53,7 +54,10 @@ const char* verdict_name(Verdict v) {
 
 Summary run(const std::vector<Subject>& subjects, const Options& options) {
   const auto start = std::chrono::steady_clock::now();
-  set_race_audit(true);
+  struct Audit {  // on for the campaign, off again however it ends
+    Audit() { set_race_audit(true); }
+    ~Audit() { set_race_audit(false); }
+  } audit;
   Summary sum;
   sum.subjects = static_cast<int>(subjects.size());
   // Baselines and the sites of every subject (sequential: each compiles its kernel once).
@@ -107,7 +111,6 @@ Summary run(const std::vector<Subject>& subjects, const Options& options) {
       case Verdict::error: ++sum.errors; break;
     }
   }
-  set_race_audit(false);
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;
 }

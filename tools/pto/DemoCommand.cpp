@@ -9,6 +9,7 @@
 #include "pto/runtime/Profiler.hpp"
 #include "Samples.hpp"
 #include "SearchAndSweep.hpp"
+#include "SyncCampaign.hpp"
 #include "pto/runtime/Timing.hpp"
 
 namespace pto::cli {
@@ -112,11 +113,23 @@ void tune_and_sweep(bool& all_ok, double hand_tuned_us) {
   all_ok &= first.failed == 0 && again.failed == 0 && again.regressions.empty();
 }
 
+// Can a missing sync go unnoticed? Each sync of every sample removed in turn, the race checker
+// held against the exhaustive audit (pto campaign).
+void sync_campaign(bool& all_ok) {
+  fmt::print("\nIs every missing sync caught? (pto campaign)\n");
+  const campaign::Summary s = campaign::run(campaign::sample_subjects());
+  fmt::print("  every sync of the {} sample cases removed in turn: {} mutants, {} races caught, {} missed, {} false alarms, "
+             "{} syncs that were not needed, in {:.1f} s\n",
+             s.subjects, s.mutants, s.caught, s.missed, s.false_alarms, s.redundant, s.seconds);
+  all_ok &= s.baseline_failures == 0 && s.missed == 0 && s.false_alarms == 0 && s.errors == 0;
+}
+
 }  // namespace
 
 // The main job of `make demo`: the vector, cube and mix samples on a few shapes, first call (trace + JIT compile)
 // versus steady state (cache hit), every result verified against plain C++; then the tuning
-// workflow on softmax: baseline, profile, advice, a better variant, re-verification.
+// workflow on softmax: baseline, profile, advice, a better variant, re-verification; tuning at
+// scale; and the sync-removal campaign.
 int demo_command() {
   struct Case {
     const char* sample;
@@ -155,6 +168,7 @@ int demo_command() {
   fmt::print("\nHow far to trust the simulated numbers: ");
   calibrate_command("a2", false);  // its verdict is the model's, not the demo's: the demo's exit code is the results'
   tune_and_sweep(all_ok, hand_tuned_us);
+  sync_campaign(all_ok);
   const auto stats = CompileCache::global().stats();
   fmt::print("\ncompile cache: {} specialisations, {} hits, {:.1f} ms compiling in total\n", stats.entries, stats.hits, stats.compile_ms);
   fmt::print("{}\n", all_ok ? "all results match the plain C++ references" : "SOME RESULTS DID NOT MATCH");

@@ -11,7 +11,7 @@ namespace pto::cli {
 
 int fuzz_command(FuzzOptions o) {
   if (o.fresh_seed) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
-  const int cases = o.cases;
+  const int cases = o.cases;  // the names the output below uses
   const uint64_t seed = o.seed;
   const bool json = o.json;
   fuzz::Options options{.cases = cases, .seed = seed, .jobs = o.jobs};

@@ -56,6 +56,24 @@ AuditResult audit_races(const CompiledKernel& k, std::span<const CoreModel* cons
   std::vector<int64_t> base(cores.size() + 1, 0);
   for (size_t c = 0; c < cores.size(); ++c) base[c + 1] = base[c] + static_cast<int64_t>(cores[c]->trace().ops.size());
   const int64_t n = base.back();
+  // The accesses, by memory: (scope, owner, key) with owner the core (tiles), block (shared
+  // tiles) or nobody (GM). First, so that a launch past the limit builds nothing more.
+  std::map<std::tuple<int, int, int64_t>, std::vector<Node>> by_memory;
+  std::vector<int64_t> sources;  // ops that touched memory
+  for (size_t c = 0; c < cores.size(); ++c) {
+    for (const AuditAccess& a : cores[c]->accesses()) {
+      const int owner = a.scope == 0 ? static_cast<int>(c) : a.scope == 1 ? static_cast<int>(c) / per_block : -1;
+      by_memory[{a.scope, owner, a.key}].push_back({static_cast<int>(c), &a});
+      sources.push_back(base[c] + a.op);
+    }
+  }
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  if (static_cast<int64_t>(sources.size()) * n > kMaxReachBits) {
+    return {.skipped = fmt::format("the race audit is for small launches: {} accessing ops x {} ops is past its limit of {} reachability bits; "
+                                   "use a smaller shape or block_dim",
+                                   sources.size(), n, kMaxReachBits)};
+  }
   // Successors: each op's recorded deps, and the next op of its pipe.
   std::vector<std::vector<int64_t>> next(static_cast<size_t>(n));
   for (size_t c = 0; c < cores.size(); ++c) {
@@ -73,24 +91,6 @@ AuditResult audit_races(const CompiledKernel& k, std::span<const CoreModel* cons
       if (last[op.pipe] >= 0) next[static_cast<size_t>(last[op.pipe])].push_back(self);
       last[op.pipe] = self;
     }
-  }
-  // The accesses, by memory: (scope, owner, key) with owner the core (tiles), block (shared
-  // tiles) or nobody (GM).
-  std::map<std::tuple<int, int, int64_t>, std::vector<Node>> by_memory;
-  std::vector<int64_t> sources;  // ops that touched memory
-  for (size_t c = 0; c < cores.size(); ++c) {
-    for (const AuditAccess& a : cores[c]->accesses()) {
-      const int owner = a.scope == 0 ? static_cast<int>(c) : a.scope == 1 ? static_cast<int>(c) / per_block : -1;
-      by_memory[{a.scope, owner, a.key}].push_back({static_cast<int>(c), &a});
-      sources.push_back(base[c] + a.op);
-    }
-  }
-  std::sort(sources.begin(), sources.end());
-  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-  if (static_cast<int64_t>(sources.size()) * n > kMaxReachBits) {
-    return {.skipped = fmt::format("the race audit is for small launches: {} accessing ops x {} ops is past its limit of {} reachability bits; "
-                                   "use a smaller shape or block_dim",
-                                   sources.size(), n, kMaxReachBits)};
   }
   // What each accessing op reaches, breadth first.
   const size_t words = static_cast<size_t>((n + 63) / 64);
@@ -141,12 +141,8 @@ AuditResult audit_races(const CompiledKernel& k, std::span<const CoreModel* cons
           r.first_instr = a.instr;
           r.second_instr = b.instr;
           r.between_blocks = x.core / per_block != y.core / per_block;
-          auto name = [&](int instr, int pipe) {
-            const auto& info = k.ir.instrs.at(static_cast<size_t>(instr));
-            return fmt::format("#{} {} [{}] at {}", instr, info.op, ir::pipe_name(static_cast<ir::Pipe>(pipe)), info.loc.str());
-          };
-          r.first = name(a.instr, a.pipe);
-          r.second = name(b.instr, b.pipe);
+          r.first = ir::describe_instr(k.ir, a.instr, ir::pipe_name(static_cast<ir::Pipe>(a.pipe)));
+          r.second = ir::describe_instr(k.ir, b.instr, ir::pipe_name(static_cast<ir::Pipe>(b.pipe)));
         }
         ++r.count;
       }

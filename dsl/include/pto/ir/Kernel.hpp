@@ -89,4 +89,9 @@ struct Kernel {
   std::vector<std::string> warnings;  // found by passes; shown by the CLI and in profiles
 };
 
+/// Instruction `id` of `k` as every report names it: "#12 load t0[0] <- arg0[...] [MTE2] at
+/// file.cpp:40", with `where` its pipe (and core, e.g. "MTE2 on block 1, AIV 2"); an instruction
+/// without text goes by its op name.
+std::string describe_instr(const Kernel& k, int id, const std::string& where);
+
 }  // namespace pto::ir
