@@ -12,6 +12,10 @@
 
 #include <xxhash.h>
 
+namespace pto::generated {
+extern const std::string_view codegen_fingerprint;  // codegen_fingerprint.cpp (cmake/HashFiles.cmake)
+}
+
 namespace pto::backend {
 namespace {
 
@@ -50,8 +54,8 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
 
 std::string jit_target_description() {
   const auto& tm = JitEngine::instance().target_machine();
-  return fmt::format("LLVM {} {} {} {}", LLVM_VERSION_STRING, tm.getTargetTriple().str(), tm.getTargetCPU().str(),
-                     tm.getTargetFeatureString().str());
+  return fmt::format("LLVM {} {} {} {} codegen {}", LLVM_VERSION_STRING, tm.getTargetTriple().str(), tm.getTargetCPU().str(),
+                     tm.getTargetFeatureString().str(), generated::codegen_fingerprint.substr(0, 16));
 }
 
 KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {

@@ -15,6 +15,7 @@
 #include "CastRounding.hpp"
 #include "InterpreterImpl.hpp"
 #include "pto/backend/KernelABI.hpp"
+#include "pto/backend/Math.hpp"
 #include "pto/ir/FloatSemantics.hpp"
 #include "pto/ir/IntSemantics.hpp"
 #include "pto/support/Error.hpp"
@@ -251,15 +252,15 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::UnaryOp::Neg: for (int64_t c = 0; c < n; ++c) o[c].f = flip_sign(a[c].f); break;
             case ir::UnaryOp::Abs: for (int64_t c = 0; c < n; ++c) o[c].f = clear_sign(a[c].f); break;
             case ir::UnaryOp::Relu: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f > 0.0f ? a[c].f : 0.0f; break;  // NaN, -0 -> +0
-            case ir::UnaryOp::Exp: for (int64_t c = 0; c < n; ++c) o[c].f = std::exp(a[c].f); break;
-            case ir::UnaryOp::Log: for (int64_t c = 0; c < n; ++c) o[c].f = std::log(a[c].f); break;
+            case ir::UnaryOp::Exp: for (int64_t c = 0; c < n; ++c) o[c].f = math::exp(a[c].f); break;
+            case ir::UnaryOp::Log: for (int64_t c = 0; c < n; ++c) o[c].f = math::log(a[c].f); break;
             case ir::UnaryOp::Sqrt: for (int64_t c = 0; c < n; ++c) o[c].f = std::sqrt(a[c].f); break;
             case ir::UnaryOp::Rsqrt: for (int64_t c = 0; c < n; ++c) o[c].f = 1.0f / std::sqrt(a[c].f); break;
-            case ir::UnaryOp::Tanh: for (int64_t c = 0; c < n; ++c) o[c].f = std::tanh(a[c].f); break;
-            case ir::UnaryOp::Sigmoid: for (int64_t c = 0; c < n; ++c) o[c].f = 1.0f / (1.0f + std::exp(flip_sign(a[c].f))); break;
-            case ir::UnaryOp::Erf: for (int64_t c = 0; c < n; ++c) o[c].f = std::erf(a[c].f); break;
-            case ir::UnaryOp::Sin: for (int64_t c = 0; c < n; ++c) o[c].f = std::sin(a[c].f); break;
-            case ir::UnaryOp::Cos: for (int64_t c = 0; c < n; ++c) o[c].f = std::cos(a[c].f); break;
+            case ir::UnaryOp::Tanh: for (int64_t c = 0; c < n; ++c) o[c].f = math::tanh(a[c].f); break;
+            case ir::UnaryOp::Sigmoid: for (int64_t c = 0; c < n; ++c) o[c].f = math::sigmoid(a[c].f); break;
+            case ir::UnaryOp::Erf: for (int64_t c = 0; c < n; ++c) o[c].f = math::erf(a[c].f); break;
+            case ir::UnaryOp::Sin: for (int64_t c = 0; c < n; ++c) o[c].f = math::sin(a[c].f); break;
+            case ir::UnaryOp::Cos: for (int64_t c = 0; c < n; ++c) o[c].f = math::cos(a[c].f); break;
             case ir::UnaryOp::Not: PTO_INTERNAL_CHECK(false) << "bitwise not of a floating-point tile"; break;
           }
         } else {

@@ -208,14 +208,7 @@ inline SampleInfo sample() {
       // OpenBLAS sgemm; half and bfloat16 inputs are widened to float first (counted in its time).
       auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
       run.native_about = "OpenBLAS sgemm (half and bfloat16 widened to float first, counted in its time)";
-      run.native = [=] {
-        if constexpr (std::is_same_v<T, float>) {
-          blas_sgemm(a.data(), b.data(), out->data(), M, N, K);
-        } else {
-          auto af = to_float(a.data(), a.numel()), bf = to_float(b.data(), b.numel());
-          blas_sgemm(af.data(), bf.data(), out->data(), M, N, K);
-        }
-      };
+      run.native = [=] { native_matmul(a.data(), b.data(), out->data(), M, N, K); };
       run.op_launch = [=] { matmul_op<T>()(a, b, c); };
       run.gm_bytes = static_cast<int64_t>(a.bytes() + b.bytes() + c.bytes());
       run.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);

@@ -14,6 +14,8 @@
 // rows split between the two AIVs), and the AIVs hand each Vec slot back with a cross-core flag
 // once they have read it (see cube_tiles_then_vector).
 #include "../03_matmul/matmul.hpp"
+#include "../common/native/NativeKernels.hpp"
+#include "../common/native/NativeRows.hpp"
 
 namespace pto::samples::matmul_bias_relu {
 
@@ -152,6 +154,18 @@ inline SampleInfo sample() {
         v.tolerance = matmul::tolerance<T>(want, K);
         v.ok = v.max_abs_error <= v.tolerance;
         return v;
+      };
+      run.native_about = "OpenBLAS sgemm, then native::bias_relu_row over rows on TBB (half and bfloat16 widened to float and "
+                         "rounded back, counted in its time)";
+      auto c = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
+      run.native = [=]() mutable {
+        native_matmul(a.data(), b.data(), c->data(), M, N, K);
+        std::vector<float> bias_storage;
+        const float* bias_f = as_float(bias.data(), N, bias_storage);
+        native::for_each_row(c->data(), y.data(), M, N, [&](const float* in, float* out, int64_t) {
+          std::copy(in, in + N, out);
+          native::bias_relu_row(out, bias_f, N);
+        });
       };
       run.gm_bytes = static_cast<int64_t>(a.bytes() + b.bytes() + bias.bytes() + y.bytes() + 2 * ws.bytes());
       run.flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);

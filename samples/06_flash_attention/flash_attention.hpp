@@ -19,7 +19,10 @@
 
 #include <tbb/parallel_for.h>
 
+#include "../common/Blas.hpp"
 #include "../common/Sample.hpp"
+#include "../common/native/NativeKernels.hpp"
+#include "../common/native/NativeRows.hpp"
 #include "flash_attention_fused.hpp"
 
 namespace pto::samples::flash_attention {
@@ -240,6 +243,27 @@ inline SampleInfo sample() {
         verdict.tolerance = tolerance<T>();
         verdict.ok = verdict.max_abs_error <= verdict.tolerance;
         return verdict;
+      };
+      // A native attention: per block of 256 query rows, S = Q K^T / sqrt(D) (OpenBLAS sgemm), a
+      // vectorised softmax per row, O = P V (sgemm) — the whole S row at once, not online.
+      run.native_about = "per 256 query rows: OpenBLAS sgemm Q K^T, native::softmax_row (libmvec expf) on TBB, sgemm P V "
+                         "(half and bfloat16 widened to float and rounded back, counted in its time)";
+      auto scores = std::make_shared<std::vector<float>>(static_cast<size_t>(std::min<int64_t>(S, 256) * S));
+      auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(S * D));
+      run.native = [=]() mutable {
+        std::vector<float> qs, ks, vs;
+        const float* qf = as_float(q.data(), S * D, qs);
+        const float* kf = as_float(k.data(), S * D, ks);
+        const float* vf = as_float(v.data(), S * D, vs);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+        for (int64_t r0 = 0; r0 < S; r0 += 256) {
+          const int64_t rows = std::min<int64_t>(256, S - r0);
+          blas_sgemm_nt(qf + r0 * D, kf, scores->data(), rows, S, D, scale);
+          native::for_each_row(scores->data(), scores->data(), rows, S,
+                               [&](const float* in, float* row, int64_t) { native::softmax_row(in, row, S); });
+          blas_sgemm(scores->data(), vf, out->data() + r0 * D, rows, D, S);
+        }
+        native::narrow_row(out->data(), o.data(), S * D);
       };
       run.gm_bytes = static_cast<int64_t>(4 * q.bytes());
       run.flops = 4.0 * static_cast<double>(S) * static_cast<double>(S) * static_cast<double>(D);

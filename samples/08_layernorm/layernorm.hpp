@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/Blas.hpp"
 #include "common/Sample.hpp"
+#include "common/native/NativeKernels.hpp"
+#include "common/native/NativeRows.hpp"
 
 namespace pto::samples::layernorm {
 
@@ -156,6 +159,15 @@ inline SampleInfo sample() {
       run.launch = [=] { (*kernel)[{.block_dim = bd}](x, gamma, beta, y, eps); };
       run.run_sync = [=] { return (*kernel)[{.block_dim = bd}].run_sync(x, gamma, beta, y, eps); };
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, gamma, beta, y, eps); };
+      run.native_about = "a TBB loop over rows of native::layernorm_row (GCC -O3 -ffast-math, AVX-512/AVX2 clones; half and "
+                         "bfloat16 widened and rounded back, counted in its time)";
+      run.native = [=]() mutable {
+        std::vector<float> gs, bs;
+        const float* g = as_float(gamma.data(), cols, gs);
+        const float* b = as_float(beta.data(), cols, bs);
+        native::for_each_row(x.data(), y.data(), x.dim(0), cols,
+                             [&](const float* in, float* out, int64_t) { native::layernorm_row(in, g, b, out, cols, eps); });
+      };
       run.verify = [=] {
         auto want = Tensor<T>::zeros(a.shape);
         reference(x, gamma, beta, eps, want);

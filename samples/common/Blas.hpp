@@ -2,11 +2,14 @@
 // The native baseline of the matmul samples: OpenBLAS sgemm on row-major float matrices, run
 // with as many threads as the emulator's host pool (so the ratio compares like with like).
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <cblas.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+
+#include "native/NativeRows.hpp"
 
 namespace pto::samples {
 
@@ -15,6 +18,13 @@ inline void blas_sgemm(const float* a, const float* b, float* c, int64_t m, int6
   openblas_set_num_threads(tbb::this_task_arena::max_concurrency());
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
               static_cast<int>(k), b, static_cast<int>(n), accumulate ? 1.0f : 0.0f, c, static_cast<int>(n));
+}
+
+/// c[m x n] = a[m x k] * b[n x k]^T, row-major, OpenBLAS (attention's Q K^T).
+inline void blas_sgemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, float alpha = 1.0f) {
+  openblas_set_num_threads(tbb::this_task_arena::max_concurrency());
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+              static_cast<int>(k), b, static_cast<int>(k), 0.0f, c, static_cast<int>(n));
 }
 
 /// c[m x n] = a[m x k] * b[k x n] in double, row-major, OpenBLAS (the matmul samples' reference).
@@ -32,12 +42,33 @@ std::vector<double> to_double(const T* p, int64_t n) {
   return out;
 }
 
-/// Widens any element type to float (the native path for half and bfloat16 inputs).
+/// Widens any element type to float (the native path for half and bfloat16 inputs), in parallel.
 template <class T>
 std::vector<float> to_float(const T* p, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(p[i]);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1 << 16), [&](const tbb::blocked_range<int64_t>& r) {
+    native::widen_row(p + r.begin(), out.data() + r.begin(), r.end() - r.begin());
+  });
   return out;
+}
+
+/// Widens any element type to float, or returns the data itself when it already is float.
+template <class T>
+const float* as_float(const T* p, int64_t n, std::vector<float>& storage) {
+  if constexpr (std::is_same_v<T, float>) {
+    return p;
+  } else {
+    storage = to_float(p, n);
+    return storage.data();
+  }
+}
+
+/// The matmul samples' native baseline: c = a b with OpenBLAS sgemm, half and bfloat16 inputs
+/// widened to float first (counted in the caller's time).
+template <class T>
+void native_matmul(const T* a, const T* b, float* c, int64_t m, int64_t n, int64_t k) {
+  std::vector<float> af, bf;
+  blas_sgemm(as_float(a, m * k, af), as_float(b, k * n, bf), c, m, n, k);
 }
 
 }  // namespace pto::samples

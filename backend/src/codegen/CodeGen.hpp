@@ -8,6 +8,7 @@
 //   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
 //   CodeGenDebug.cpp    printf, assert, dump, trap
 //   CodeGenRounding.cpp pl::cast's rounding modes
+//   CodeGenMath.cpp     exp, log, tanh, sigmoid, erf, sin, cos as inline IR (math/MathKernels.hpp)
 //   CodeGenRoutine.cpp  gather, scatter, fillpad, sorting (ir::VecRoutine, one runtime function)
 //   CodeGenElem.cpp     getval / setval (ir::ElemAccess, two runtime functions)
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
@@ -40,7 +41,8 @@ class CodeGen : private ir::Visitor {
   void run();
 
  private:
-  using LeafRows = std::unordered_map<const ir::TileRead*, Value*>;  // a tile read -> its current row
+  // A tile read -> its current row; a row-broadcast ({rows, 1}) read -> its value in that row.
+  using LeafRows = std::unordered_map<const ir::TileRead*, Value*>;
   struct Extent {
     Value* rows;
     Value* cols;
@@ -102,9 +104,9 @@ class CodeGen : private ir::Visitor {
   /// read's current row pointer comes from `rows`.
   Value* element(const ir::Expr& e, Value* col, const LeafRows& rows, llvm::Type* ctx_type);
   Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr);
-  /// A call of the C library's float function `name` (tanhf, erff): the same function the
-  /// interpreter calls (docs/semantics.md).
-  Value* libm_call(const char* name, Value* a);
+  /// exp, log, tanh, sigmoid, erf, sin or cos of a float, inline (CodeGenMath.cpp): the same
+  /// operations as the interpreter's pto::math (pto/backend/Math.hpp), so the same bits.
+  Value* math(ir::UnaryOp op, Value* a);
   /// max/min of docs/semantics.md, spelled out rather than left to llvm.maxnum's target lowering
   /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
   /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger

@@ -123,8 +123,8 @@ Value* CodeGen::element(const ir::Expr& e, Value* col, const LeafRows& rows, llv
   if (!e->type.tile) return broadcast_scalar(e, ctx_type);
   if (const auto* op = e.as<ir::TileRead>()) {
     llvm::Type* st = storage_type(op->type.dtype);
-    Value* p = op->row_broadcast ? rows.at(op) : b_.CreateInBoundsGEP(st, rows.at(op), col);
-    return widen(b_.CreateLoad(st, p), op->type.dtype);
+    if (op->row_broadcast) return rows.at(op);  // loaded once per row (leaf_rows)
+    return widen(b_.CreateLoad(st, b_.CreateInBoundsGEP(st, rows.at(op), col)), op->type.dtype);
   }
   if (const auto* op = e.as<ir::Binary>()) {
     const ir::Expr& tile_side = op->a->type.tile ? op->a : op->b;
@@ -153,15 +153,6 @@ Value* CodeGen::element(const ir::Expr& e, Value* col, const LeafRows& rows, llv
 Value* CodeGen::intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c) {
   if (c) return b_.CreateBinaryIntrinsic(id, a, c);
   return b_.CreateUnaryIntrinsic(id, a);
-}
-
-Value* CodeGen::libm_call(const char* name, Value* a) {
-  llvm::FunctionCallee f = m_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getFloatTy(), {b_.getFloatTy()}, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-    fn->setDoesNotThrow();
-    fn->setOnlyAccessesInaccessibleMemory();  // errno at most: calls stay in place, loops stay loops
-  }
-  return b_.CreateCall(f, {a});
 }
 
 Value* CodeGen::float_scalar(const ir::Binary* op) {
@@ -275,18 +266,11 @@ Value* CodeGen::unary(ir::UnaryOp op, Value* a, bool fp) {
       Value* zero = fp ? llvm::ConstantFP::get(a->getType(), 0.0) : static_cast<Value*>(b_.getInt32(0));
       return b_.CreateSelect(fp ? b_.CreateFCmpOGT(a, zero) : b_.CreateICmpSGT(a, zero), a, zero);
     }
-    case UnaryOp::Exp: return intrinsic(llvm::Intrinsic::exp, a);
-    case UnaryOp::Log: return intrinsic(llvm::Intrinsic::log, a);
     case UnaryOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
     case UnaryOp::Rsqrt: return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0), intrinsic(llvm::Intrinsic::sqrt, a));
-    case UnaryOp::Tanh: return libm_call("tanhf", a);
-    case UnaryOp::Sigmoid: {  // 1 / (1 + exp(-x)), three roundings
-      Value* one = llvm::ConstantFP::get(a->getType(), 1.0);
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a))));
-    }
-    case UnaryOp::Erf: return libm_call("erff", a);
-    case UnaryOp::Sin: return intrinsic(llvm::Intrinsic::sin, a);
-    case UnaryOp::Cos: return intrinsic(llvm::Intrinsic::cos, a);
+    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Erf:
+    case UnaryOp::Sin: case UnaryOp::Cos:
+      return math(op, a);
   }
   return nullptr;
 }
@@ -322,11 +306,12 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
   LeafRows rows;
   for (auto& [l, base] : bases) {
     const auto& g = group(l->tile);
-    if (l->col_broadcast) {  // a {1, cols} operand: the same row for every row
-      rows[l] = base;
-      continue;
-    }
-    rows[l] = b_.CreateInBoundsGEP(storage_type(l->type.dtype), base, b_.CreateMul(r, b_.getInt64(g.cols)));
+    llvm::Type* st = storage_type(l->type.dtype);
+    // A {1, cols} operand: the same row for every row.
+    Value* row = l->col_broadcast ? base : b_.CreateInBoundsGEP(st, base, b_.CreateMul(r, b_.getInt64(g.cols)));
+    // A {rows, 1} operand: one value per row, read before the row is computed — as the
+    // interpreter does, and so the column loop has no load the vectoriser must prove unaliased.
+    rows[l] = l->row_broadcast ? widen(b_.CreateLoad(st, row), l->type.dtype) : row;
   }
   return rows;
 }

@@ -47,7 +47,9 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
 /// kernel function. Loading the same symbol twice in one process returns the first copy.
 KernelFn load_kernel_object(const ObjectCode& object, double* link_ms = nullptr);
 
-/// "LLVM 16.0.6 <cpu> <features>": what an object file depends on besides the kernel.
+/// "LLVM 16.0.6 <triple> <cpu> <features> codegen <fingerprint>": what an object file depends on
+/// besides the kernel — the fingerprint hashes the backend's sources, so a changed code generator
+/// never reuses an older one's objects.
 std::string jit_target_description();
 
 /// The host CPU the JIT targets, e.g. "skylake-avx512".

@@ -17,7 +17,8 @@
 //    constants, and other LLVM versions or targets; these can differ only in the sign of a zero.
 //  * NaN payloads follow x86 (quiet bit set, payload kept through f16 conversions); the tests
 //    find them bit-identical, but LLVM may commute the operands of a commutative float operation.
-//  * exp and log call the host libm's expf/logf, as the generated code does.
+//  * exp, log, tanh, sigmoid, erf, sin and cos are pto::math (Math.hpp): the generated code inlines
+//    the same operations.
 // Prefetches and streaming (non-temporal) copies are plain copies here: they move the same bytes.
 #include <memory>
 

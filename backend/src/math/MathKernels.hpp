@@ -1,0 +1,192 @@
+// The transcendental functions of tile expressions (exp, log, tanh, sigmoid, erf, sin, cos), written
+// once over an arithmetic `Ops` and instantiated twice: on plain C++ floats for the interpreter
+// (ScalarMath.cpp) and on LLVM IR values for the JIT (codegen/CodeGenMath.cpp), where the loop
+// vectoriser turns them into SIMD code at whatever width the host has.
+//
+// Contract:
+//  * Every step is an IEEE-754 basic operation (add, sub, mul, div), an exact conversion, a bit
+//    operation or a select, each rounded on its own (no fused multiply-add: the JIT emits no
+//    `contract` flags and the backend is built with -ffp-contract=off). So both engines, and any
+//    SIMD width, give the same bits for the same input: the engines agree exactly.
+//  * Accuracy against the exact function (tests/unit/math_accuracy_test.cpp measures it on a sweep
+//    of every 97th float plus specials, docs/semantics.md states it):
+//    exp ≤ 1 ulp, log ≤ 1 ulp, tanh ≤ 2 ulp, sigmoid ≤ 3 ulp, erf ≤ 2 ulp,
+//    sin/cos ≤ 1 ulp for |x| ≤ 2^20 (beyond, a value in [-1, 1] without an accuracy claim — like
+//    the vector unit's, whose documented Sin/Cos range is smaller still).
+//  * Specials follow C99 Annex F: exp(-inf) = +0, exp(+inf) = +inf, log(±0) = -inf, log(x<0) = NaN,
+//    log(+inf) = +inf, tanh(±inf) = ±1, erf(±inf) = ±1, sin/cos(±inf) = NaN; a NaN input is
+//    returned as it is; tanh, erf and sin keep the sign of zero.
+//
+// Why not a vector libm: libmvec or SLEEF would be fast, but their results depend on the host's
+// ISA variant (FMA or not, SSE/AVX2/AVX-512 code paths) and they can't be inlined into the fused
+// element loop; these polynomials are inlined, vectorised by LLVM, and give one answer everywhere.
+//
+// The coefficients are weighted least-squares fits on Chebyshev nodes in long double (near
+// minimax), rounded to float; sin and cos use Taylor coefficients in double.
+//
+// Ops: F (f32 value), D (f64 value), I (i32 value), B (boolean); constants f(double), d(double),
+// i(int32_t); add/sub/mul/div on F or D; i2f, f2i (F integral, in range), f2d, d2f, d2i (D integral,
+// in range); bits (F -> I), from_bits (I -> F); iadd, isub, iand, ior, shl, sra (wrapping); flt,
+// fle, feq on F or D, ilt/ieq on I; isnan (F); sel(B, x, y) for any kind; band/bor on B.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace pto::math {
+
+/// `v` rounded toward zero to `bits` significant bits: the high part of a constant split into a
+/// part whose products with small integers are exact and the rest.
+constexpr float leading_bits(double v, int bits) {
+  const uint32_t mask = ~((uint32_t{1} << (24 - bits)) - 1);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(static_cast<float>(v)) & mask);
+}
+constexpr double leading_bits_d(double v, int bits) {
+  const uint64_t mask = ~((uint64_t{1} << (53 - bits)) - 1);
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) & mask);
+}
+
+inline constexpr double kLn2 = 0.693147180559945309417232121458176568;
+inline constexpr double kLog2e = 1.442695040888963407359924681001892137;
+inline constexpr double kPiOver2 = 1.570796326794896619231321691639751442;
+inline constexpr double kPiOver2Lo = 6.123233995736766035868820147291818e-17;  // π/2 − double(π/2)
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kTwoOverPi = 0.636619772367581343075535053490057448;
+
+template <class Ops>
+struct MathKernels {
+  using F = typename Ops::F;
+  using D = typename Ops::D;
+  using I = typename Ops::I;
+  using B = typename Ops::B;
+  Ops& o;
+
+  // ln 2 as 16 leading bits plus the rest: k · hi is exact for |k| < 2^8.
+  static constexpr float kLn2Hi = leading_bits(kLn2, 16);
+  static constexpr float kLn2Lo = static_cast<float>(kLn2 - static_cast<double>(kLn2Hi));
+
+  template <std::size_t N>
+  auto horner(auto x, const float (&c)[N]) {  // c[0] + x c[1] + ... + x^(N-1) c[N-1], in F
+    F p = o.f(c[N - 1]);
+    for (std::size_t k = N - 1; k-- > 0;) p = o.add(o.mul(p, x), o.f(c[k]));
+    return p;
+  }
+  template <std::size_t N>
+  D horner_d(D x, const double (&c)[N]) {
+    D p = o.d(c[N - 1]);
+    for (std::size_t k = N - 1; k-- > 0;) p = o.add(o.mul(p, x), o.d(c[k]));
+    return p;
+  }
+  /// Nearest integer (ties to even) of |t| < 2^22, by adding and removing 1.5 · 2^23.
+  F round_small(F t) { return o.sub(o.add(t, o.f(0x1.8p23)), o.f(0x1.8p23)); }
+  F fmin(F a, F b) { return o.sel(o.flt(b, a), b, a); }
+  F fmax(F a, F b) { return o.sel(o.flt(a, b), b, a); }
+  F abs(F x) { return o.from_bits(o.iand(o.bits(x), o.i(0x7fffffff))); }
+  /// |y| with x's sign bit.
+  F copy_sign(F y, F x) {
+    return o.from_bits(o.ior(o.iand(o.bits(y), o.i(0x7fffffff)), o.iand(o.bits(x), o.i(INT32_MIN))));
+  }
+  /// 2^k for k in [-126, 127].
+  F pow2(I k) { return o.from_bits(o.shl(o.iadd(k, o.i(127)), 23)); }
+
+  F exp(F x) {
+    static constexpr float kP[] = {0x1.fffff8p-2f, 0x1.55548ep-3f, 0x1.555b58p-5f, 0x1.123b8ep-7f, 0x1.687c22p-10f};
+    const B nan = o.isnan(x);
+    // e^89 overflows and e^-104 rounds to zero: clamping keeps k in [-150, 129] with the same result.
+    F xc = fmax(fmin(o.sel(nan, o.f(0.0), x), o.f(89.0)), o.f(-104.0));
+    F kf = round_small(o.mul(xc, o.f(kLog2e)));
+    F r = o.sub(o.sub(xc, o.mul(kf, o.f(kLn2Hi))), o.mul(kf, o.f(kLn2Lo)));
+    F y = o.add(o.f(1.0), o.add(r, o.mul(o.mul(r, r), horner(r, kP))));
+    // 2^k as two factors, so that results down in the subnormals and up to overflow round once.
+    I k = o.f2i(kf);
+    I k1 = o.sra(k, 1);
+    y = o.mul(o.mul(y, pow2(k1)), pow2(o.isub(k, k1)));
+    return o.sel(nan, x, y);
+  }
+
+  F log(F x) {
+    // log(x) = e ln2 + log(1+f), 1+f in [√2/2, √2); log(1+f) = f − f²/2 + s (f²/2 + R(s²)) with
+    // s = f/(2+f), R(z) = 2z/3 + 2z²/5 + ... (the series of 2 atanh(s) − f + f²/2 − s f²/2).
+    static constexpr float kR[] = {2.0f / 3, 2.0f / 5, 2.0f / 7, 2.0f / 9, 2.0f / 11};
+    const B tiny = o.flt(x, o.f(0x1p-126));  // subnormals (and what the selects below replace)
+    F xs = o.sel(tiny, o.mul(x, o.f(0x1p23)), x);
+    I ix = o.iadd(o.bits(xs), o.i(0x3f800000 - 0x3f3504f3));
+    I e = o.iadd(o.isub(o.sra(ix, 23), o.i(127)), o.sel(tiny, o.i(-23), o.i(0)));
+    F m = o.from_bits(o.iadd(o.iand(ix, o.i(0x007fffff)), o.i(0x3f3504f3)));
+    F f = o.sub(m, o.f(1.0));
+    F s = o.div(f, o.add(o.f(2.0), f));
+    F z = o.mul(s, s);
+    F R = o.mul(z, horner(z, kR));
+    F hfsq = o.mul(o.f(0.5), o.mul(f, f));
+    F dk = o.i2f(e);
+    F y = o.sub(o.mul(dk, o.f(kLn2Hi)), o.sub(o.sub(hfsq, o.add(o.mul(s, o.add(hfsq, R)), o.mul(dk, o.f(kLn2Lo)))), f));
+    y = o.sel(o.feq(x, o.f(0.0)), o.f(-kInf), y);
+    y = o.sel(o.feq(x, o.f(kInf)), x, y);
+    y = o.sel(o.flt(x, o.f(0.0)), o.f(kNaN), y);
+    return o.sel(o.isnan(x), x, y);
+  }
+
+  F tanh(F x) {
+    // |x| < 0.625: x + x³ P(x²); above, 1 − 2/(e^{2|x|} + 1) (≥ 0.55, so no cancellation).
+    static constexpr float kP[] = {-0x1.555532p-2f, 0x1.1106d6p-3f, -0x1.b83322p-5f, 0x1.51f0fp-6f, -0x1.7507acp-8f};
+    F a = abs(x);
+    F z = o.mul(a, a);
+    F small = o.add(a, o.mul(o.mul(a, z), horner(z, kP)));
+    F large = o.sub(o.f(1.0), o.div(o.f(2.0), o.add(exp(o.add(a, a)), o.f(1.0))));
+    return copy_sign(o.sel(o.flt(a, o.f(0.625)), small, large), x);
+  }
+
+  F sigmoid(F x) {  // t = e^-|x|: 1 / (1 + t) for x ≥ 0, t / (1 + t) below (no premature underflow)
+    F t = exp(o.sub(o.f(-0.0), abs(x)));
+    F d = o.add(o.f(1.0), t);
+    F y = o.div(o.sel(o.flt(x, o.f(0.0)), t, o.f(1.0)), d);
+    return o.sel(o.isnan(x), x, y);
+  }
+
+  F erf(F x) {
+    // |x| < 0.921875: x + x Q(x²); up to 4: 1 − e^{G(|x|)}, G ≈ log erfc; from 4 on, erf rounds to 1.
+    static constexpr float kQ[] = {0x1.20dd74p+0f - 1.0f, -0x1.8126ecp-2f, 0x1.ce1b58p-4f, -0x1.b69768p-6f, 0x1.477bf2p-8f, -0x1.3b07e8p-11f};
+    static constexpr float kG[] = {0x1.3d66ep-12f,  -0x1.215278p+0f, -0x1.438db4p-1f, -0x1.c27546p-4f, 0x1.afee6ep-6f,
+                                   -0x1.369deap-8f, 0x1.36b7fap-11f, -0x1.7e5366p-15f, 0x1.b116fap-20f};
+    F a = abs(x);
+    F small = o.add(a, o.mul(a, horner(o.mul(a, a), kQ)));
+    F ac = fmin(a, o.f(4.0));
+    F large = o.sel(o.flt(a, o.f(4.0)), o.sub(o.f(1.0), exp(horner(ac, kG))), o.f(1.0));
+    F y = copy_sign(o.sel(o.flt(a, o.f(0.921875)), small, large), x);
+    return o.sel(o.isnan(x), x, y);
+  }
+
+  /// sin (cosine = false) or cos of x: reduced by π/2 in double (exact for |k| < 2^20), both
+  /// series in double on [-π/4, π/4], the quadrant picks one and its sign, rounded once to float.
+  F sin_cos(F x, bool cosine) {
+    static constexpr double kS[] = {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800};
+    static constexpr double kC[] = {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600, -1.0 / 87178291200};
+    static constexpr double kP1 = leading_bits_d(kPiOver2, 32);
+    static constexpr double kP2 = leading_bits_d(kPiOver2 - kP1, 32);
+    static constexpr double kP3 = (kPiOver2 - kP1 - kP2) + kPiOver2Lo;
+    const B bad = o.bor(o.isnan(x), o.feq(abs(x), o.f(kInf)));
+    D xd = o.f2d(o.sel(bad, o.f(0.0), x));
+    D t = o.mul(xd, o.d(kTwoOverPi));
+    // Nearest integer by adding and removing 1.5 · 2^52 while |t| < 2^31; beyond, no accuracy claim.
+    const B in_range = o.band(o.flt(t, o.d(0x1p31)), o.flt(o.d(-0x1p31), t));
+    D kd = o.sel(in_range, o.sub(o.add(t, o.d(0x1.8p52)), o.d(0x1.8p52)), o.d(0.0));
+    D r = o.sub(o.sub(o.sub(xd, o.mul(kd, o.d(kP1))), o.mul(kd, o.d(kP2))), o.mul(kd, o.d(kP3)));
+    D z = o.mul(r, r);
+    D s = o.add(r, o.mul(o.mul(r, z), horner_d(z, kS)));
+    s = o.sel(o.feq(z, o.d(0.0)), r, s);  // sin(±0) = ±0 (r + r z S(z) would give +0)
+    D c = o.add(o.d(1.0), o.mul(z, horner_d(z, kC)));
+    I q = o.iadd(o.d2i(kd), o.i(cosine ? 1 : 0));
+    D y = o.sel(o.ieq(o.iand(q, o.i(1)), o.i(0)), s, c);
+    y = o.sel(o.ieq(o.iand(q, o.i(2)), o.i(0)), y, o.sub(o.d(-0.0), y));
+    // Past 2^31 quarter turns the reduction is meaningless; keep the value a sine's.
+    y = o.sel(o.band(o.fle(y, o.d(1.0)), o.fle(o.d(-1.0), y)), y, o.d(0.0));
+    return o.sel(bad, o.sel(o.isnan(x), x, o.f(kNaN)), o.d2f(y));
+  }
+  F sin(F x) { return sin_cos(x, false); }
+  F cos(F x) { return sin_cos(x, true); }
+};
+
+}  // namespace pto::math

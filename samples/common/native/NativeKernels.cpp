@@ -1,0 +1,70 @@
+// The native baselines' row kernels (NativeKernels.hpp). Built with -O3 -ffast-math so that GCC
+// vectorises the loops and calls libmvec's expf variants; target_clones makes one copy per ISA
+// level and picks the best the host has when the program starts.
+#include "NativeKernels.hpp"
+
+#include <bit>
+#include <cmath>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PTO_NATIVE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define PTO_NATIVE_CLONES
+#endif
+
+namespace pto::samples::native {
+
+PTO_NATIVE_CLONES void softmax_row(const float* x, float* y, int64_t n, float scale) {
+  if (n <= 0) return;
+  float m = x[0];
+  for (int64_t c = 1; c < n; ++c) m = x[c] > m ? x[c] : m;
+  const float shift = m * scale;
+  float s = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    const float e = expf(x[c] * scale - shift);
+    y[c] = e;
+    s += e;
+  }
+  const float inv = 1.0f / s;
+  for (int64_t c = 0; c < n; ++c) y[c] *= inv;
+}
+
+PTO_NATIVE_CLONES void layernorm_row(const float* x, const float* gamma, const float* beta, float* y, int64_t n, float eps) {
+  float sum = 0;
+  for (int64_t c = 0; c < n; ++c) sum += x[c];
+  const float mean = sum / static_cast<float>(n);
+  float sq = 0;
+  for (int64_t c = 0; c < n; ++c) sq += (x[c] - mean) * (x[c] - mean);
+  const float rstd = 1.0f / sqrtf(sq / static_cast<float>(n) + eps);
+  for (int64_t c = 0; c < n; ++c) y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c];
+}
+
+PTO_NATIVE_CLONES void bias_relu_row(float* y, const float* bias, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float v = y[c] + bias[c];
+    y[c] = v > 0.0f ? v : 0.0f;
+  }
+}
+
+PTO_NATIVE_CLONES void f16_to_f32(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(std::bit_cast<_Float16>(src[i]));
+}
+
+PTO_NATIVE_CLONES void f32_to_f16(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = std::bit_cast<uint16_t>(static_cast<_Float16>(src[i]));
+}
+
+PTO_NATIVE_CLONES void bf16_to_f32(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(static_cast<uint32_t>(src[i]) << 16);
+}
+
+PTO_NATIVE_CLONES void f32_to_bf16(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t b = std::bit_cast<uint32_t>(src[i]);
+    const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;             // nearest even
+    const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
+    dst[i] = static_cast<uint16_t>(nan ? (b >> 16) | 0x40u : rounded);        // NaN stays quiet NaN
+  }
+}
+
+}  // namespace pto::samples::native

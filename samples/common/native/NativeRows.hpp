@@ -1,0 +1,72 @@
+#pragma once
+// Row-parallel driver of the native baselines: runs a float row kernel (NativeKernels.hpp) over the
+// rows of a [rows, cols] matrix on TBB, widening half/bfloat16 input rows to float and rounding
+// output rows back (that conversion is part of the baseline's time, as it would be on a host).
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <pto/pto.hpp>
+
+#include "NativeKernels.hpp"
+
+namespace pto::samples::native {
+
+/// fn(const float* in_row, float* out_row, int64_t r) for every row r; `x` and `y` may be the same
+/// matrix when both are float.
+/// n elements of a row as float (F16C / AVX-512 conversions for half and bfloat16).
+template <class T>
+void widen_row(const T* src, float* dst, int64_t n) {
+  if constexpr (std::is_same_v<T, half>) {
+    f16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, n);
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    bf16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+  }
+}
+
+/// n floats rounded to T (nearest even).
+template <class T>
+void narrow_row(const float* src, T* dst, int64_t n) {
+  if constexpr (std::is_same_v<T, half>) {
+    f32_to_f16(src, reinterpret_cast<uint16_t*>(dst), n);
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    f32_to_bf16(src, reinterpret_cast<uint16_t*>(dst), n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = T(src[i]);
+  }
+}
+
+template <class In, class Out, class Fn>
+void for_each_row(const In* x, Out* y, int64_t rows, int64_t cols, Fn fn) {
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, 8), [&](const tbb::blocked_range<int64_t>& rr) {
+    std::vector<float> in, out;
+    if constexpr (!std::is_same_v<In, float>) in.resize(static_cast<size_t>(cols));
+    if constexpr (!std::is_same_v<Out, float>) out.resize(static_cast<size_t>(cols));
+    for (int64_t r = rr.begin(); r < rr.end(); ++r) {
+      const float* src;
+      float* dst;
+      if constexpr (std::is_same_v<In, float>) {
+        src = x + r * cols;
+      } else {
+        widen_row(x + r * cols, in.data(), cols);
+        src = in.data();
+      }
+      if constexpr (std::is_same_v<Out, float>) {
+        dst = y + r * cols;
+      } else {
+        dst = out.data();
+      }
+      fn(src, dst, r);
+      if constexpr (!std::is_same_v<Out, float>) {
+        narrow_row(out.data(), y + r * cols, cols);
+      }
+    }
+  });
+}
+
+}  // namespace pto::samples::native

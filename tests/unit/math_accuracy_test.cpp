@@ -1,0 +1,109 @@
+// The transcendental functions of tile expressions (pto::math, backend/src/math/MathKernels.hpp):
+// their stated accuracy against the exact functions (long double libm) on a sweep of every 997th
+// float plus specials. That the JIT gives the same bits is tests/correctness/math_test.cpp's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/FloatSweep.hpp"
+#include "pto/backend/Math.hpp"
+
+namespace pto::math_test {
+namespace {
+
+struct MathFn {
+  const char* name;
+  float (*fn)(float);
+  long double (*exact)(long double);
+  double max_ulps;     // the bound pto/backend/Math.hpp states
+  float max_input;     // the bound holds for |x| up to here
+};
+
+const std::vector<MathFn>& functions() {
+  static const std::vector<MathFn> fns = {
+      {"exp", pto::math::exp, [](long double x) { return expl(x); }, 1, INFINITY},
+      {"log", pto::math::log, [](long double x) { return logl(x); }, 1, INFINITY},
+      {"tanh", pto::math::tanh, [](long double x) { return tanhl(x); }, 2, INFINITY},
+      {"sigmoid", pto::math::sigmoid, [](long double x) { return 1 / (1 + expl(-x)); }, 3, INFINITY},
+      {"erf", pto::math::erf, [](long double x) { return erfl(x); }, 2, INFINITY},
+      {"sin", pto::math::sin, [](long double x) { return sinl(x); }, 1, 0x1p20f},
+      {"cos", pto::math::cos, [](long double x) { return cosl(x); }, 1, 0x1p20f},
+  };
+  return fns;
+}
+
+/// The distance of `got` from the exact `want` in units of the float spacing at `want`
+/// (subnormal spacing below FLT_MIN); infinite results must match exactly.
+double ulp_error(float got, long double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
+  const float rounded = static_cast<float>(want);
+  if (std::isinf(rounded)) return got == rounded ? 0 : INFINITY;
+  int e = 0;
+  std::frexp(static_cast<double>(std::fabs(want)), &e);
+  const double ulp = std::max(std::ldexp(1.0, e - 24), 0x1p-149);
+  return static_cast<double>(std::fabs(static_cast<long double>(got) - want)) / ulp;
+}
+
+using pto::test::float_sweep;
+
+TEST_CASE("pto::math meets its stated ulp bounds against the exact functions on a sweep of every 997th float") {
+  const auto xs = float_sweep(997);
+  for (const auto& f : functions()) {
+    CAPTURE(std::string(f.name));
+    double worst = 0;
+    float worst_x = 0;
+    for (float x : xs) {
+      if (!(std::fabs(x) <= f.max_input) && !std::isnan(x)) continue;
+      const double e = ulp_error(f.fn(x), f.exact(x));
+      if (e > worst) worst = e, worst_x = x;
+    }
+    INFO("worst " << worst << " ulp at " << worst_x);
+    CHECK(worst <= f.max_ulps);
+    MESSAGE(f.name << ": max " << worst << " ulp (bound " << f.max_ulps << ")");
+  }
+}
+
+TEST_CASE("pto::math's special values follow C99 Annex F") {
+  using pto::math::cos, pto::math::erf, pto::math::exp, pto::math::log, pto::math::sigmoid, pto::math::sin, pto::math::tanh;
+  auto same = [](float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); };
+  CHECK(same(exp(-INFINITY), 0.0f));
+  CHECK(same(exp(INFINITY), INFINITY));
+  CHECK(same(exp(0.0f), 1.0f));
+  CHECK(same(exp(-0.0f), 1.0f));
+  CHECK(same(exp(89.0f), INFINITY));
+  CHECK(same(exp(-104.0f), 0.0f));
+  CHECK(exp(-100.0f) > 0.0f);  // a subnormal, not flushed
+  CHECK(same(log(0.0f), -INFINITY));
+  CHECK(same(log(-0.0f), -INFINITY));
+  CHECK(std::isnan(log(-1.0f)));
+  CHECK(same(log(INFINITY), INFINITY));
+  CHECK(same(log(1.0f), 0.0f));
+  CHECK(log(0x1p-149f) == static_cast<float>(logl(0x1p-149L)));
+  CHECK(same(tanh(INFINITY), 1.0f));
+  CHECK(same(tanh(-INFINITY), -1.0f));
+  CHECK(same(tanh(-0.0f), -0.0f));
+  CHECK(same(erf(INFINITY), 1.0f));
+  CHECK(same(erf(-INFINITY), -1.0f));
+  CHECK(same(erf(-0.0f), -0.0f));
+  CHECK(same(sigmoid(INFINITY), 1.0f));
+  CHECK(same(sigmoid(-INFINITY), 0.0f));
+  CHECK(sigmoid(-100.0f) > 0.0f);  // e^-100 / (1 + e^-100): a subnormal, not flushed to zero
+  CHECK(same(sin(-0.0f), -0.0f));
+  CHECK(same(cos(0.0f), 1.0f));
+  CHECK(std::isnan(sin(INFINITY)));
+  CHECK(std::isnan(cos(-INFINITY)));
+  for (auto* fn : {exp, log, tanh, sigmoid, erf, sin, cos}) CHECK(std::isnan(fn(NAN)));
+  // Past 2^20 sin and cos make no accuracy claim, but stay in [-1, 1].
+  for (float x : {0x1p21f, 0x1p40f, 3.0e38f, -1.0e30f}) {
+    CHECK(std::fabs(sin(x)) <= 1.0f);
+    CHECK(std::fabs(cos(x)) <= 1.0f);
+  }
+}
+
+}  // namespace
+}  // namespace pto::math_test
