@@ -20,7 +20,10 @@ using ir::Stmt;
 
 Expr i64(int64_t v) { return ir::IntImm::make(v, DType::i64); }
 Expr op(BinaryOp o, Expr a, Expr b) { return ir::Binary::make(o, std::move(a), std::move(b)); }
-Expr stored(const ir::TileRef& t, int axis) { return ir::TileValid::make(t, axis, /*stored=*/true); }
+/// The valid extent of a tile operand along `axis` as stored; a view's is its extent.
+Expr stored(const ir::TileRef& t, int axis) {
+  return t.window ? i64(t.window->extent[static_cast<size_t>(axis)]) : ir::TileValid::make(t, axis, /*stored=*/true);
+}
 
 /// The tile reads of an expression in evaluation order (a read used twice appears twice).
 std::vector<const ir::TileRead*> tile_reads(const Expr& e) {
@@ -81,6 +84,7 @@ class InsertChecks : public ir::Mutator {
 
   Stmt mutate_node(const ir::VecCompute* v, const Stmt&) override {
     std::vector<Stmt> out;
+    window_checks(v->dst, v->id, out);
     Extent e = extent(v->value, v->dst, v->id, out);
     fits(v->dst, e.size, v->id, kBoth, out);
     out.push_back(ir::VecCompute::make(v->dst, e.value, *v, e.size));
@@ -256,9 +260,10 @@ class InsertChecks : public ir::Mutator {
   /// operand's valid extent must cover the lead's.
   Extent extent(const Expr& value, const ir::TileRef& dst, int instr, std::vector<Stmt>& out) const {
     const std::vector<const ir::TileRead*> reads = tile_reads(value);
+    for (auto* r : reads) window_checks(r->tile, instr, out);
     auto one_row = [&](const ir::TileRead* r) {
       const auto& g = k_.groups[r->tile.group];
-      return g.rank == 2 && g.rows == 1;
+      return g.rank == 2 && (r->tile.window ? r->tile.window->extent[0] : g.rows) == 1;
     };
     const ir::TileRead* lead = nullptr;
     for (auto* r : reads) if (!r->row_broadcast && !one_row(r)) { lead = r; break; }
@@ -274,9 +279,10 @@ class InsertChecks : public ir::Mutator {
       e.size = {stored(lead->tile, 0), stored(lead->tile, 1)};
     } else if (!reads.empty()) {
       e.size = {stored(reads[0]->tile, 0), i64(1)};
-    } else {
+    } else {  // a fill: the whole destination (slot or view)
       const auto& g = k_.groups[dst.group];
-      e.size = {i64(g.rows), i64(g.cols)};
+      e.size = dst.window ? std::array<Expr, 2>{i64(dst.window->extent[0]), i64(dst.window->extent[1])}
+                          : std::array<Expr, 2>{i64(g.rows), i64(g.cols)};
     }
     for (auto* r : reads) {
       if (r == lead) continue;
@@ -308,12 +314,27 @@ class InsertChecks : public ir::Mutator {
     return -1;
   }
 
+  /// A view lies inside its tile: 0 <= offset and offset + extent <= capacity on both axes (the
+  /// tracer checked constant offsets already).
+  void window_checks(const ir::TileRef& t, int instr, std::vector<Stmt>& out) const {
+    if (!t.window) return;
+    const auto& g = k_.groups[t.group];
+    const int64_t cap[2] = {g.rows, g.cols};
+    for (size_t d = 0; d < 2; ++d) {
+      const Expr& off = t.window->offset[d];
+      if (off.as<ir::IntImm>()) continue;
+      const int64_t ext = t.window->extent[d];
+      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, i64(ext)), i64(cap[d]))),
+            RuntimeCheck::view_out_of_tile, instr, static_cast<int>(d), {off, i64(ext), i64(cap[d])}, out);
+    }
+  }
+
   /// The axes of `size` named by `axes` (kRows, kCols or both) fit tile `t` (left out where that
   /// holds statically).
   static constexpr int kRows = 1, kCols = 2, kBoth = kRows | kCols;
   void fits(const ir::TileRef& t, const std::array<Expr, 2>& size, int instr, int axes, std::vector<Stmt>& out) const {
     const auto& g = k_.groups[t.group];
-    const int64_t cap[2] = {g.rows, g.cols};
+    const int64_t cap[2] = {t.window ? t.window->extent[0] : g.rows, t.window ? t.window->extent[1] : g.cols};
     for (int d = 0; d < 2; ++d) {
       if (!(axes & (1 << d))) continue;
       const int64_t bound = upper_bound(size[d]);

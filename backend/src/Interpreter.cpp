@@ -214,9 +214,12 @@ class Runner {
   }
   uint8_t* tile_base(const ir::TileRef& t) const { return tile_base_in(f_.arena[static_cast<size_t>(group(t).space)], t); }
   /// The tile's slot in `arena`: this core's memory of its space, or a peer core's (cross-core moves).
+  /// A view (TileWindow) starts at its window's first element, with the tile's row pitch.
   uint8_t* tile_base_in(uint8_t* arena, const ir::TileRef& t) const {
     const auto& g = group(t);
-    return arena + g.offset + slot(t) * g.slot_bytes;
+    uint8_t* base = arena + g.offset + slot(t) * g.slot_bytes;
+    if (t.window) base += (eval(t.window->offset[0]) * g.cols + eval(t.window->offset[1])) * static_cast<int64_t>(dtype_size(g.dtype));
+    return base;
   }
   int64_t& valid(const ir::TileRef& t, int axis) const {
     return f_.valid[static_cast<size_t>(p_.valid_base[static_cast<size_t>(t.group)] + slot(t) * 2 + axis)];
@@ -375,7 +378,7 @@ class Runner {
       uint8_t* drow = dst + r * dg.cols * des;
       for (int64_t c = 0; c < cols; ++c) narrow(v[c], dg.dtype, drow + c * des);
     }
-    set_valid(s->dst, rows, cols);
+    if (!s->dst.window) set_valid(s->dst, rows, cols);  // writing a view leaves the tile's valid extent
     report(op, s->id, wmul(rows, cols));
     return true;
   }

@@ -38,7 +38,12 @@ class Printer {
     const std::string name = kernel_ && t.group >= 0 && t.group < static_cast<int>(kernel_->groups.size())
                                  ? kernel_->groups[t.group].name
                                  : fmt::format("g{}", t.group);
-    return fmt::format("{}[{}]", name, expr(t.slot));
+    std::string out = fmt::format("{}[{}]", name, expr(t.slot));
+    if (t.window) {
+      out += fmt::format(".view({} +: {}, {} +: {})", expr(t.window->offset[0]), t.window->extent[0], expr(t.window->offset[1]),
+                         t.window->extent[1]);
+    }
+    return out;
   }
 
   std::string tensor_name(int tensor) {

@@ -1,5 +1,6 @@
 #include "pto/lang/Trace.hpp"
 
+#include <cstdlib>
 #include <exception>
 
 #include "pto/ir/Accesses.hpp"
@@ -252,6 +253,44 @@ void emit_vec_compute(const ir::TileRef& dst, const ir::Expr& value, const Sourc
   const int id = static_cast<int>(ctx.kernel().instrs.size());
   ctx.kernel().instrs.push_back({"vec", ir::Pipe::V, "", loc});
   ctx.emit(ir::VecCompute::make(dst, value, ir::Instr{id, loc}));
+}
+
+ir::TileRef make_view(const ir::TileRef& tile, const TileShape& shape, const ir::Expr& row, int64_t rows, const ir::Expr& col,
+                      int64_t cols, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  const auto site = ctx.site(SourceLoc::from(loc));
+  const auto& g = group(tile.group);
+  PTO_USER_CHECK(shape.space == MemSpace::Vec, site)
+      << "a view of the " << ir::mem_space_name(shape.space) << " tile '" << g.name
+      << "': views are operands and destinations of tile expressions, which run on Vec tiles";
+  PTO_USER_CHECK(rows >= 1 && cols >= 1 && rows <= shape.rows && cols <= shape.cols, site)
+      << "view of " << rows << " x " << cols << " of the " << shape.rows << " x " << shape.cols << (tile.window ? " view" : " tile")
+      << " '" << g.name << "': a view's extents are at least 1 and at most the tile's";
+  const ir::Expr off[2] = {row, col};
+  const int64_t ext[2] = {rows, cols}, cap[2] = {shape.rows, shape.cols};
+  ir::TileWindow w;
+  for (int d = 0; d < 2; ++d) {
+    if (const auto* imm = off[d].as<ir::IntImm>()) {
+      PTO_USER_CHECK(imm->value >= 0 && imm->value + ext[d] <= cap[d], site)
+          << "view " << (d == 0 ? "rows " : "columns ") << imm->value << " +: " << ext[d] << " of the " << shape.rows << " x "
+          << shape.cols << (tile.window ? " view" : " tile") << " '" << g.name << "' reach past its " << cap[d]
+          << (d == 0 ? " rows" : " columns");
+    }
+    w.offset[d] = tile.window ? ir::Binary::make(ir::BinaryOp::Add, tile.window->offset[d], off[d]) : off[d];
+    w.extent[d] = ext[d];
+  }
+  return ir::TileRef{tile.group, tile.slot, std::move(w)};
+}
+
+void view_not_a_whole_tile(const ir::TileRef& view) {
+  TraceContext* ctx = TraceContext::current();
+  const SourceLoc loc = ctx ? ctx->last_loc() : SourceLoc{};
+  PTO_USER_CHECK(false, ctx ? ctx->site(loc) : ErrorSite{.loc = loc})
+      << "a view of tile '" << group(view.group).name << "' given to an instruction that takes whole tiles: views are operands "
+      << "and destinations of tile expressions (v = a + b, pl::exp(v)); pl::load, pl::store, pl::move, pl::matmul, reduction "
+      << "destinations and the valid-extent queries take the tile itself";
+  std::abort();  // not reached: the check throws
 }
 
 void emit_load(const ir::TileRef& dst, const TileShape& shape, DType dtype, const ir::GMRegion& src, int src_rank,

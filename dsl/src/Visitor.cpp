@@ -28,7 +28,10 @@ void Visitor::visit_region(const GMRegion& r) {
   for (const auto& e : r.offset) visit(e);
   for (const auto& e : r.extent) visit(e);
 }
-void Visitor::visit_tile(const TileRef& t) { visit(t.slot); }
+void Visitor::visit_tile(const TileRef& t) {
+  visit(t.slot);
+  if (t.window) for (const auto& e : t.window->offset) visit(e);
+}
 
 void Visitor::visit_node(const IntImm*) {}
 void Visitor::visit_node(const FloatImm*) {}
@@ -145,8 +148,14 @@ GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
 }
 
 TileRef Mutator::mutate_tile(const TileRef& t, bool& changed) {
-  TileRef out{t.group, mutate(t.slot)};
+  TileRef out{t.group, mutate(t.slot), t.window};
   changed |= !out.slot.same_as(t.slot);
+  if (out.window) {
+    for (int d = 0; d < 2; ++d) {
+      out.window->offset[d] = mutate(t.window->offset[d]);
+      changed |= !out.window->offset[d].same_as(t.window->offset[d]);
+    }
+  }
   return out;
 }
 

@@ -154,11 +154,16 @@ TEST_CASE("pto_bench_cold_breakdown_names_engine_init_cache_load_and_first_run_a
   std::filesystem::remove_all(cache);
 }
 
-TEST_CASE("pto_bench_vs_native_on_a_sample_without_a_baseline_says_so_and_does_not_abort") {
-  auto j = run_json("bench matmul_softmax --vs-native --min-seconds 0.05 --repeat 3 --warmup 1");
-  CHECK(j["ok"] == true);
-  CHECK(j["native_baseline"].is_null());
-  CHECK_FALSE(j.contains("ratio_vs_native"));
+TEST_CASE("pto_bench_vs_native_times_every_samples_native_baseline_and_says_what_it_is") {
+  for (const char* args : {"matmul_softmax", "flash_attention --shape 256x64", "layernorm --shape 64x256 --dtype f16"}) {
+    CAPTURE(args);
+    auto j = run_json(std::string("bench ") + args + " --vs-native --min-seconds 0.05 --repeat 3 --warmup 1");
+    CHECK(j["ok"] == true);
+    REQUIRE(j["native_baseline"].is_string());
+    CHECK(!j["native_baseline"].get<std::string>().empty());
+    CHECK(j["native_median_us"].get<double>() > 0);
+    CHECK(j["ratio_vs_native"].get<double>() > 0);
+  }
 }
 
 TEST_CASE("pto_reports_bad_input_clearly") {

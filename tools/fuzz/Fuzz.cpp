@@ -45,7 +45,8 @@ struct Expr {
   bool part_first = false;  // the partial copy is src0 (else src1)
   int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad,
                     // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back,
-                    // 5 plus an iota starting at the batch's param
+                    // 5 plus an iota starting at the batch's param, 6 row 0 rewritten through tile views (the last valid
+                    // row, at a runtime offset, plus its first element broadcast along the row)
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -104,8 +105,8 @@ class Generator {
       e.part_first = pick(2) == 0;
     } else if (pick(6) == 0) {
       // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
-      // one element rewritten on the scalar pipe, a transpose and back, an iota added.
-      e.via = 1 + pick(5);
+      // one element rewritten on the scalar pipe, a transpose and back, an iota added, views.
+      e.via = 1 + pick(6);
     }
     return e;
   }
@@ -291,6 +292,9 @@ auto make_kernel(const Batch& b, bool interpret) {
           } else if (e.via == 5) {
             pl::iota(part_out, b.param);
             zs.current() = zs.current() + part_out;
+          } else if (e.via == 6) {
+            auto zt = zs.current();
+            zt.view(0, 1, 0, b.tile_cols) = zt.view(nr - 1, 1, 0, b.tile_cols) + zt.view(nr - 1, 1, 0, 1);
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -525,13 +529,15 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array<std::string, 6>{
+                                                  std::array<std::string, 7>{
                                                       "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
                                                       "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
                                                       fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
                                                                   b.tile_cols),
                                                       "    pl::transpose(transposed, zs.current());\n    pl::transpose(zs.current(), transposed);\n",
-                                                      fmt::format("    pl::iota(part_out, {});\n    zs.current() = zs.current() + part_out;\n", b.param)}
+                                                      fmt::format("    pl::iota(part_out, {});\n    zs.current() = zs.current() + part_out;\n", b.param),
+                                                      fmt::format("    zs.current().view(0, 1, 0, {0}) = zs.current().view(nr - 1, 1, 0, {0}) + "
+                                                                  "zs.current().view(nr - 1, 1, 0, 1);\n", b.tile_cols)}
                                                       [static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],

@@ -131,6 +131,10 @@ void CodeGen::counted_loop(Value* count, const std::function<void(Value*)>& body
 Value* CodeGen::tile_base_in(Value* arena, const ir::TileRef& t) {
   const auto& g = group(t);
   Value* off = b_.CreateAdd(b_.getInt64(g.offset), b_.CreateMul(scalar(t.slot), b_.getInt64(g.slot_bytes)));
+  if (t.window) {  // a view starts at its window's first element, with the tile's row pitch
+    Value* first = b_.CreateAdd(b_.CreateMul(scalar(t.window->offset[0]), b_.getInt64(g.cols)), scalar(t.window->offset[1]));
+    off = b_.CreateAdd(off, b_.CreateMul(first, b_.getInt64(static_cast<int64_t>(dtype_size(g.dtype)))));
+  }
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), arena, off);
 }
 

@@ -333,7 +333,7 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
       b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(dt, drow, col));
     }, "c");
   }, "r");
-  set_valid(op->dst, ext.rows, ext.cols);
+  if (!op->dst.window) set_valid(op->dst, ext.rows, ext.cols);  // writing a view leaves the tile's valid extent
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
 }
 

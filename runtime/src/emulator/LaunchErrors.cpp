@@ -16,7 +16,7 @@ std::string tensor_name(const CompiledKernel& k, int instr) {
 /// For a valid extent of 0: the likely cause.
 std::string unwritten_hint(int64_t valid) {
   return valid != 0 ? "" : " (nothing on this core has written the tile slot; data another core moved in (Acc -> Vec, Vec -> Mat) "
-                           "needs pl::set_validshape on the receiving core)";
+                           "needs pl::set_validshape on the receiving core, and so does a tile written only through views)";
 }
 
 }  // namespace
@@ -57,6 +57,9 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
       return s.c == static_cast<int64_t>(RoutineRule::multiple_of)
                  ? fmt::format("{}: {} {} not a multiple of {}", op, s.a, s.axis == 2 ? "is a byte offset" : (s.axis == 0 ? "rows are" : "columns are"), s.b)
                  : fmt::format("{}: {} {} where at most {} are allowed", op, s.a, axis, s.b);
+    case RuntimeCheck::view_out_of_tile:
+      return fmt::format("{}: a tile view's {} [{}, {}) (offset {}, length {}) is outside the tile's {} {}", op, axis, s.a, s.a + s.b,
+                         s.a, s.b, s.c, axis);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -199,9 +200,20 @@ struct Select : ExprNode {
 
 /// A reference to one slot of a tile group: `group` indexes KernelIR::groups, `slot` is a
 /// scalar expression (often the group's runtime slot counter).
+/// A rectangular window of a tile slot (`tile.view(row, rows, col, cols)`): rows
+/// [offset[0], offset[0] + extent[0]) and columns [offset[1], offset[1] + extent[1]), addressed
+/// with the tile's own row pitch. Only tile expressions read and write windows (VecCompute's
+/// destination, TileRead); a window's valid extent is its extent, and writing one leaves the
+/// slot's valid extent as it was. insert_checks checks that it lies inside the tile.
+struct TileWindow {
+  std::array<Expr, 2> offset;   // i64 scalars (runtime values allowed)
+  std::array<int64_t, 2> extent;
+};
+
 struct TileRef {
   int group = -1;
   Expr slot;
+  std::optional<TileWindow> window;  // a view of the slot; none: the whole slot
 };
 
 /// Reads the elements of a tile inside a tile expression. `row_broadcast`: the tile is one

@@ -26,6 +26,7 @@ enum class RuntimeCheck : int32_t {
   index_out_of_range,  // a = index (or byte offset, axis 1), b = its element in the index tile (flat), c = the limit;
                        // axis 2 / 3: a = the element offset of getval/setval in a tile / a tensor, c = its elements
   routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (2: a byte offset) (a vector routine's rule on its operands)
+  view_out_of_tile,    // a = offset, b = extent, c = tile capacity; axis (a tile view's window)
 };
 
 /// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).

@@ -59,7 +59,7 @@ namespace detail {
 template <Element T, class E>
 void assign(const Tile<T>& out, const E& value, const std::source_location& loc) {
   static_assert(std::is_same_v<elem_t<E>, T>, "pto: the destination tile's element type differs from the result's; convert with pl::cast<T>");
-  emit_vec_compute(out.ref(), value.node, SourceLoc::from(loc));
+  emit_vec_compute(out.expr_ref(), value.node, SourceLoc::from(loc));
 }
 void check_expand_operand(const TileShape& src, const TileShape& vec, int dim, const char* op, const std::source_location& loc);
 void check_reduce_dim(int dim, const char* op, const std::source_location& loc);
@@ -262,7 +262,7 @@ void expands(const Tile<T>& out, const S& scalar, std::source_location loc = std
   if constexpr (std::is_same_v<S, Int>) {
     if constexpr (is_floating(dtype_of<T>)) value = ir::Cast::make(DType::f32, value);  // the integer's value, not its bits
   }
-  detail::emit_vec_compute(out.ref(), value, SourceLoc::from(loc));
+  detail::emit_vec_compute(out.expr_ref(), value, SourceLoc::from(loc));
 }
 
 namespace detail {

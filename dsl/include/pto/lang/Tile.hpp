@@ -49,6 +49,12 @@ struct TileValue {
 
 namespace detail {
 void emit_vec_compute(const ir::TileRef& dst, const ir::Expr& value, const SourceLoc& loc);
+/// The window [row, row + rows) x [col, col + cols) of `tile` (itself possibly a view, whose
+/// shape is `shape`): checked at trace time where the offsets are constants.
+ir::TileRef make_view(const ir::TileRef& tile, const TileShape& shape, const ir::Expr& row, int64_t rows, const ir::Expr& col,
+                      int64_t cols, const std::source_location& loc);
+/// The UserError of a view given to an instruction that takes whole tiles.
+[[noreturn]] void view_not_a_whole_tile(const ir::TileRef& view);
 }
 
 /// One slot of a tile group. Copying a Tile copies the handle; assigning to a Tile emits a
@@ -61,7 +67,7 @@ class Tile {
   Tile(const Tile&) = default;
 
   Tile& operator=(const TileValue<T>& v) {
-    detail::emit_vec_compute(ref_, v.expr, v.loc);
+    detail::emit_vec_compute(ref_, v.expr, v.loc);  // a view's window included
     return *this;
   }
   /// `a = b` copies b's elements into a (a vector instruction).
@@ -70,14 +76,35 @@ class Tile {
     return *this;
   }
 
-  const ir::TileRef& ref() const { return ref_; }
+  /// The slot this tile names, for instructions that take whole tiles (load, store, move,
+  /// matmul, reduction destinations, ...); a view is a UserError there.
+  const ir::TileRef& ref() const {
+    if (ref_.window) detail::view_not_a_whole_tile(ref_);
+    return ref_;
+  }
+  /// A view of rows [row, row + rows) and columns [col, col + cols) of this 2-D tile (or of this
+  /// view): an operand or destination of tile expressions (`t.view(0, 1, 0, n) = pl::exp(x)`,
+  /// `y = a.view(r, 8, 0, 64) * 2`) with the shape {rows, cols}, so a one-column view broadcasts
+  /// along rows and a one-row view down columns. Offsets may be runtime values, extents are
+  /// static; it must lie inside the tile (checked at trace time for constant offsets, else at run
+  /// time). A view's valid extent is its shape; writing one leaves the tile's valid extent as it was.
+  Tile view(Int row, int64_t rows, Int col, int64_t cols, std::source_location loc = std::source_location::current()) const {
+    return Tile(detail::make_view(ref_, shape(), row.expr(), rows, col.expr(), cols, loc), {rows, cols, rank_, space_});
+  }
+  /// Elements [offset, offset + count) of this 1-D tile.
+  Tile view(Int offset, int64_t count, std::source_location loc = std::source_location::current()) const {
+    return Tile(detail::make_view(ref_, shape(), Int(0).expr(), 1, offset.expr(), count, loc), {1, count, rank_, space_});
+  }
+  bool is_view() const { return ref_.window.has_value(); }
+  /// The slot or view, as the destination of a tile expression (the PyPTO forms' `out`).
+  const ir::TileRef& expr_ref() const { return ref_; }
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
   int rank() const { return rank_; }
   MemSpace space() const { return space_; }
   TileShape shape() const { return {rows_, cols_, rank_, space_}; }
   /// This tile as an operand of a tile expression; a one-column 2-D tile broadcasts along rows.
-  ir::Expr read() const { return ir::TileRead::make(ref_, dtype_of<T>, rank_ == 2 && cols_ == 1); }
+  ir::Expr read() const { return ir::TileRead::make(ref_, dtype_of<T>, rank_ == 2 && cols_ == 1); }  // views included
 
  private:
   ir::TileRef ref_;
