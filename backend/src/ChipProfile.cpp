@@ -1,5 +1,6 @@
 #include "pto/backend/ChipProfile.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -92,6 +93,11 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
     c.per_repeat_16bit = number(oj, "per_repeat_16bit", origin, at);
   }
   PTO_USER_CHECK(p.vector_repeat_bytes > 0, ErrorSite{}) << "chip profile " << origin << ": field 'vector.repeat_bytes' must be positive";
+  // Optional (profiles written before vector functions): the largest operation head.
+  p.vector_vf_head_cycles = 0;
+  for (const auto& c : p.vector_ops) p.vector_vf_head_cycles = std::max(p.vector_vf_head_cycles, c.head);
+  if (vec.contains("vf_head_cycles")) p.vector_vf_head_cycles = number(vec, "vf_head_cycles", origin, "vector.");
+  p.vector_vf_op_cycles = vec.contains("vf_op_cycles") ? number(vec, "vf_op_cycles", origin, "vector.") : 1.0;
   const json& cube = field(j, "cube", origin, "");
   p.cube_head_cycles = number(cube, "head_cycles", origin, "cube.");
   const std::pair<const char*, CubeRate*> rates[] = {{"f16", &p.cube_f16}, {"bf16", &p.cube_bf16}, {"f32", &p.cube_f32}, {"i8", &p.cube_i8}};

@@ -1,6 +1,7 @@
 #include "pto/ir/InstrClass.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "pto/ir/Visitor.hpp"
 
@@ -18,12 +19,17 @@ namespace {
 /// constant or a scalar) makes the scalar-operand form of the instruction (adds, muls, ...).
 struct VecOpCounter : Visitor {
   VecOpCounts counts{};
+  std::unordered_set<const ExprNode*>* seen = nullptr;  // a vector function's operations computed already
+  /// False for a node an earlier instruction of the same vector function computed (its register
+  /// is reused: neither it nor its operands cost again).
+  bool first_time(const ExprNode* n) { return !seen || seen->insert(n).second; }
   void add(VecOp op, int times = 1) {
     auto& c = counts[static_cast<int>(op)];
     c = static_cast<uint8_t>(std::min(255, c + times));
   }
   void visit_node(const Binary* op) override {
     if (!op->type.tile) return;  // scalar arithmetic (indices, pl::Float) is the scalar unit's, done once
+    if (!first_time(op)) return;
     const bool scalar_operand = !op->a->type.tile || !op->b->type.tile;
     switch (op->op) {
       case BinaryOp::Div:
@@ -41,6 +47,7 @@ struct VecOpCounter : Visitor {
     Visitor::visit_node(op);
   }
   void visit_node(const Unary* op) override {
+    if (!first_time(op)) return;
     switch (op->op) {
       case UnaryOp::Exp: add(VecOp::Exp); break;
       case UnaryOp::Log: add(VecOp::Log); break;
@@ -70,10 +77,12 @@ struct VecOpCounter : Visitor {
   }
   void visit_node(const Cast* op) override {
     if (!op->type.tile) return;  // a scalar conversion: the scalar unit's
+    if (!first_time(op)) return;
     add(VecOp::Cast);
     Visitor::visit_node(op);
   }
   void visit_node(const Select* op) override {
+    if (!first_time(op)) return;
     add(VecOp::Select);
     Visitor::visit_node(op);
   }
@@ -87,8 +96,9 @@ int elementwise_ops(const VecOpCounts& counts) {
   return std::max(1, n);
 }
 
-VecOpCounts count_vec_ops(const Expr& e) {
+VecOpCounts count_vec_ops(const Expr& e, std::unordered_set<const ExprNode*>* computed) {
   VecOpCounter c;
+  c.seen = computed;
   c.visit(e);
   return c.counts;
 }

@@ -1,7 +1,10 @@
 #include "pto/lang/Trace.hpp"
 
 #include <cstdlib>
+#include <set>
 #include <exception>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Printer.hpp"
@@ -33,7 +36,32 @@ TraceContext& TraceContext::get(const std::source_location& loc) {
   return *tls_current;
 }
 
-void TraceContext::emit(ir::Stmt s) { scopes_.back().push_back(std::move(s)); }
+void TraceContext::emit(ir::Stmt s) {
+  if (vf_ >= 0 && !vf_op_) {
+    std::string text = ir::to_string(s, &kernel_);
+    text = text.substr(0, text.find('\n'));
+    PTO_USER_CHECK(false, site(last_loc_))
+        << "inside pl::vector_function only its vf operations run (vf.load, vf.store, vf.row_sum, ...; register values are "
+           "tile expressions of what vf.load returned), not '" << text.substr(text.find_first_not_of(' '))
+        << "': move other instructions, loops and tile assignments out of the function";
+  }
+  scopes_.back().push_back(std::move(s));
+}
+
+void TraceContext::begin_vector_function() {
+  PTO_USER_CHECK(vf_ < 0, site(last_loc_)) << "pl::vector_function inside another vector function";
+  vf_ = vf_count_++;
+  vf_started_ = false;
+}
+
+void TraceContext::end_vector_function() { vf_ = -1; }
+
+void TraceContext::mark_vf_instr(int id) {
+  auto& info = kernel_.instrs.at(static_cast<size_t>(id));
+  info.vector_function = vf_;
+  info.vf_first = !vf_started_;
+  vf_started_ = true;
+}
 void TraceContext::push_scope() { scopes_.emplace_back(); }
 ir::Stmt TraceContext::pop_scope() {
   PTO_INTERNAL_CHECK(scopes_.size() > 1) << "scope underflow";
@@ -84,6 +112,12 @@ class InstrTexts : public ir::Visitor {
   explicit InstrTexts(ir::Kernel& k) : k_(k) {}
 
  protected:
+  /// The operations a vector function's earlier instructions computed (their registers are reused).
+  std::unordered_set<const ir::ExprNode*>* computed(const ir::InstrInfo& info) {
+    return info.vector_function < 0 ? nullptr : &vf_computed_[info.vector_function];
+  }
+  std::unordered_map<int, std::unordered_set<const ir::ExprNode*>> vf_computed_;
+
   ir::InstrInfo& set(const ir::Instr& i, const ir::StmtNode* s) {
     std::string text = ir::to_string(ir::Stmt(std::shared_ptr<const ir::StmtNode>(std::shared_ptr<const ir::StmtNode>{}, s)), &k_);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -109,11 +143,12 @@ class InstrTexts : public ir::Visitor {
     info.atomic = op->atomic_add;
   }
   void visit_node(const ir::VecCompute* op) override {
-    set(*op, op).vec_ops = ir::count_vec_ops(op->value);
+    auto& info = set(*op, op);
+    info.vec_ops = ir::count_vec_ops(op->value, computed(info));
   }
   void visit_node(const ir::RowReduce* op) override {
     auto& info = set(*op, op);
-    info.vec_ops = ir::count_vec_ops(op->value);
+    info.vec_ops = ir::count_vec_ops(op->value, computed(info));
     // A row reduction is the vector unit's cross-lane reduce (vcadd/vcmax); a column reduction
     // combines whole rows with element-wise vadd/vmax (pto-isa TCOLSUM; assumption: one binary op).
     info.vec_ops[static_cast<int>(op->axis == 1 ? ir::VecOp::Binary : ir::VecOp::Reduce)] += 1;
@@ -281,6 +316,17 @@ ir::TileRef make_view(const ir::TileRef& tile, const TileShape& shape, const ir:
     w.extent[d] = ext[d];
   }
   return ir::TileRef{tile.group, tile.slot, std::move(w)};
+}
+
+void vf_check_tile(int group_id, bool store, const std::set<int>& loaded, const std::set<int>& stored, const std::source_location& loc) {
+  auto& ctx = TraceContext::get(loc);
+  ctx.note(loc);
+  PTO_USER_CHECK(ctx.vector_function() >= 0, ctx.site(SourceLoc::from(loc))) << "a vf operation outside pl::vector_function";
+  const bool clash = store ? loaded.count(group_id) != 0 : stored.count(group_id) != 0;
+  PTO_USER_CHECK(!clash, ctx.site(SourceLoc::from(loc)))
+      << "pl::vector_function " << (store ? "stores into" : "loads") << " tile '" << group(group_id).name << "', which it also "
+      << (store ? "loads" : "stores") << ": inside a vector function registers carry values between steps, so a tile is "
+      << "either loaded or stored (use another tile, or two vector functions)";
 }
 
 void view_not_a_whole_tile(const ir::TileRef& view) {

@@ -40,6 +40,23 @@ CostModel::Cost CostModel::vector(const ir::VecOpCounts& ops, DType dtype, doubl
   return c;
 }
 
+CostModel::Cost CostModel::vector_function(const ir::VecOpCounts& ops, DType dtype, double elements, bool first) const {
+  const double bytes = elements * static_cast<double>(dtype_size(dtype));
+  const double repeats = std::ceil(bytes / chip_->vector_repeat_bytes);
+  const bool narrow = dtype_size(dtype) == 2;
+  double body = chip_->vector_vf_op_cycles * repeats;  // the store of the result register
+  for (int i = 0; i < ir::kVecOpCount; ++i) {
+    if (ops[i] == 0) continue;
+    const auto op = static_cast<ir::VecOp>(i);
+    const VectorOpCost& k = chip_->vector_ops[static_cast<size_t>(i)];
+    const bool own_rate = op == ir::VecOp::Exp || op == ir::VecOp::Log || op == ir::VecOp::Sqrt || op == ir::VecOp::Rsqrt ||
+                          op == ir::VecOp::Div || op == ir::VecOp::Reduce;
+    const double rate = own_rate ? (narrow ? k.per_repeat_16bit : k.per_repeat) : chip_->vector_vf_op_cycles;
+    body += ops[i] * rate * repeats;
+  }
+  return {first ? chip_->vector_vf_head_cycles : 0.0, body};
+}
+
 CostModel::Cost CostModel::matmul(DType dtype, double fractals) const {
   return {chip_->cube_head_cycles, fractals * chip_->cube_rate(dtype).cycles};
 }
@@ -376,10 +393,14 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
       flops_ += 2 * a;
       break;
     }
-    case ir::InstrClass::Vector:
-      work(cost_.vector(info.vec_ops, info.dtype, a), false);
+    case ir::InstrClass::Vector: {
+      // A vector function is one launch on registers: its first instruction starts and drains it.
+      work(info.vector_function >= 0 ? cost_.vector_function(info.vec_ops, info.dtype, a, info.vf_first)
+                                     : cost_.vector(info.vec_ops, info.dtype, a),
+           false);
       if (is_floating(info.dtype)) flops_ += a * ir::elementwise_ops(info.vec_ops);
       break;
+    }
     case ir::InstrClass::Scalar:
     case ir::InstrClass::Other: work({0, cost_.issue_cycles()}, false); break;
   }

@@ -46,7 +46,8 @@ struct Expr {
   int via = 0;      // with no reduce and no part: 0 none; the root passed on through 1 gathermask(pattern 7), 2 fillpad,
                     // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back,
                     // 5 plus an iota starting at the batch's param, 6 row 0 rewritten through tile views (the last valid
-                    // row, at a runtime offset, plus its first element broadcast along the row)
+                    // row, at a runtime offset, plus its first element broadcast along the row), 7 through a
+                    // pl::vector_function (a register stored twice and reduced per row)
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -106,7 +107,7 @@ class Generator {
     } else if (pick(6) == 0) {
       // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
       // one element rewritten on the scalar pipe, a transpose and back, an iota added, views.
-      e.via = 1 + pick(6);
+      e.via = 1 + pick(7);
     }
     return e;
   }
@@ -295,6 +296,15 @@ auto make_kernel(const Batch& b, bool interpret) {
           } else if (e.via == 6) {
             auto zt = zs.current();
             zt.view(0, 1, 0, b.tile_cols) = zt.view(nr - 1, 1, 0, b.tile_cols) + zt.view(nr - 1, 1, 0, 1);
+          } else if (e.via == 7) {
+            pl::vector_function([&](pl::VectorFunction& vf) {
+              auto v = vf.load(zs.current());
+              auto w = v + v;
+              vf.store(part_out, w - v);
+              vf.row_max(red, w);
+              vf.store(part_out, w, v < w);  // a masked store over the first
+            });
+            zs.current() = part_out - red;
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -529,7 +539,7 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array<std::string, 7>{
+                                                  std::array<std::string, 8>{
                                                       "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
                                                       "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
                                                       fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
@@ -537,7 +547,10 @@ std::string cpp(const Batch& b) {
                                                       "    pl::transpose(transposed, zs.current());\n    pl::transpose(zs.current(), transposed);\n",
                                                       fmt::format("    pl::iota(part_out, {});\n    zs.current() = zs.current() + part_out;\n", b.param),
                                                       fmt::format("    zs.current().view(0, 1, 0, {0}) = zs.current().view(nr - 1, 1, 0, {0}) + "
-                                                                  "zs.current().view(nr - 1, 1, 0, 1);\n", b.tile_cols)}
+                                                                  "zs.current().view(nr - 1, 1, 0, 1);\n", b.tile_cols),
+                                                      "    pl::vector_function([&](pl::VectorFunction& vf) {\n      auto v = vf.load(zs.current());\n"
+                                                      "      auto w = v + v;\n      vf.store(part_out, w - v);\n      vf.row_max(red, w);\n"
+                                                      "      vf.store(part_out, w, v < w);\n    });\n    zs.current() = part_out - red;\n"}
                                                       [static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],

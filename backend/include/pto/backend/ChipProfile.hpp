@@ -62,6 +62,8 @@ struct ChipProfile {
   std::array<VectorOpCost, ir::kVecOpCount> vector_ops{};
   double vector_repeat_bytes = 256;
   double vector_unaligned_cycles = 0;  // per operation whose bytes are not a whole number of repeats
+  double vector_vf_head_cycles = 0;    // a pl::vector_function's start and drain, paid once per function
+  double vector_vf_op_cycles = 1;      // an element-wise register operation inside one, per repeat
   CubeRate cube_f16, cube_bf16, cube_f32, cube_i8;
   double cube_head_cycles = 0;
   double issue_cycles = 1;             // the scalar unit: cycles per instruction issued (and per S-pipe instruction)

@@ -4,6 +4,7 @@
 // class its costs (ChipProfile::vector_ops, ChipProfile::paths, the cube's fractal rate).
 #include <array>
 #include <cstdint>
+#include <unordered_set>
 
 #include "pto/ir/IR.hpp"
 
@@ -41,7 +42,9 @@ const char* vec_op_name(VecOp op);
 /// How many operations of each class one vector instruction performs per element.
 using VecOpCounts = std::array<uint8_t, kVecOpCount>;
 /// The classes of the operations in a tile expression (each Binary, Unary, Cast, Select node).
-VecOpCounts count_vec_ops(const Expr& e);
+/// With `computed` (a vector function's instructions in order), nodes already in it are not
+/// counted again — their register is reused — and the counted ones are added to it.
+VecOpCounts count_vec_ops(const Expr& e, std::unordered_set<const ExprNode*>* computed = nullptr);
 /// The element-wise operations per element (every class but Reduce; 1 for a plain copy): FLOPs.
 int elementwise_ops(const VecOpCounts& counts);
 

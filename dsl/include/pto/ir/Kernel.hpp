@@ -58,6 +58,8 @@ struct InstrInfo {
   uint8_t peer_slots = 0;                   // a cross-core move: bit s for each core of the block (0 AIC, 1 and 2
                                             // AIV 0 and 1) whose memory holds the destination it writes (tiles[0])
   bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user
+  int vector_function = -1;                 // the pl::vector_function it belongs to (its index), or -1
+  bool vf_first = false;                    // the function's first instruction: it carries the start and drain
 };
 
 /// Which cores a launch runs: `block_dim` AIVs (Vector), `block_dim` AICs (Cube), or

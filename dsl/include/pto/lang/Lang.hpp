@@ -12,4 +12,5 @@
 #include "pto/lang/Tile.hpp"
 #include "pto/lang/TileExpr.hpp"
 #include "pto/lang/TilingKey.hpp"
+#include "pto/lang/VectorFunction.hpp"
 #include "pto/lang/PyptoForms.hpp"

@@ -57,6 +57,15 @@ class TraceContext {
   void enter_loop() { ++open_loops_; }
   void leave_loop() { --open_loops_; }
 
+  /// pl::vector_function: the one being traced (its index, or -1), and whether a vf operation is
+  /// emitting now (inside a vector function nothing else may emit a statement).
+  int vector_function() const { return vf_; }
+  void begin_vector_function();
+  void end_vector_function();
+  void set_vf_op(bool on) { vf_op_ = on; }
+  /// Marks instruction `id` as part of the vector function being traced.
+  void mark_vf_instr(int id);
+
   /// An error found by a destructor (a `break` out of `pl::range`); raised by finish().
   void defer_error(std::string reason, SourceLoc loc);
   /// Ends the trace: raises a deferred error, fills instruction texts, returns the kernel.
@@ -73,6 +82,10 @@ class TraceContext {
   TraceContext* previous_;
   const TilingKey* tiling_key_ = nullptr;
   int open_loops_ = 0;
+  int vf_ = -1;
+  int vf_count_ = 0;
+  bool vf_op_ = false;
+  bool vf_started_ = false;  // the current vector function has emitted its first instruction
 };
 
 }  // namespace pto::lang

@@ -50,6 +50,11 @@ class CostModel {
   Cost transfer(PathId path, double bytes) const;
   /// A vector instruction performing `ops` (by class) on `elements` of `dtype`.
   Cost vector(const ir::VecOpCounts& ops, DType dtype, double elements) const;
+  /// One instruction of a pl::vector_function doing `ops` (the operations no earlier instruction
+  /// of the function computed) on registers: element-wise classes at vector.vf_op_cycles per repeat
+  /// (no UB reads and writes of intermediates), exp/log/sqrt/rsqrt/div/reduce at their own rate,
+  /// plus one store pass; the function's `first` instruction carries its start and drain.
+  Cost vector_function(const ir::VecOpCounts& ops, DType dtype, double elements, bool first) const;
   /// A cube multiply of `fractals` fractal steps on inputs of `dtype` (KernelABI: the exec hook's
   /// gm_lo of a matmul).
   Cost matmul(DType dtype, double fractals) const;
