@@ -87,6 +87,7 @@ class InsertChecks : public ir::Mutator {
     window_checks(v->dst, v->id, out);
     Extent e = extent(v->value, v->dst, v->id, out);
     fits(v->dst, e.size, v->id, kBoth, out);
+    overlap_checks(v->value, v->dst, e.size[0], v->id, out);
     out.push_back(ir::VecCompute::make(v->dst, e.value, *v, e.size));
     return ir::Seq::make(std::move(out));
   }
@@ -326,6 +327,30 @@ class InsertChecks : public ir::Mutator {
       const int64_t ext = t.window->extent[d];
       check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, i64(ext)), i64(cap[d]))),
             RuntimeCheck::view_out_of_tile, instr, static_cast<int>(d), {off, i64(ext), i64(cap[d])}, out);
+    }
+  }
+
+  /// A view written by a tile expression must not partly overlap a view of the same slot that it
+  /// reads in the same row with other columns: the elements would depend on the order they are
+  /// computed in (and on the SIMD width). Reads of the written elements themselves, reads of other
+  /// rows (rows run in order) and {rows, 1} operands (read once per row, first) are defined.
+  void overlap_checks(const Expr& value, const ir::TileRef& dst, const Expr& rows, int instr, std::vector<Stmt>& out) const {
+    const auto& g = k_.groups[dst.group];
+    auto off = [](const ir::TileRef& t, size_t d) { return t.window ? t.window->offset[d] : i64(0); };
+    auto cols = [&](const ir::TileRef& t) { return i64(t.window ? t.window->extent[1] : g.cols); };
+    for (const ir::TileRead* r : tile_reads(value)) {
+      if (r->tile.group != dst.group || r->row_broadcast || (!r->tile.window && !dst.window)) continue;
+      const bool one_row = g.rank == 2 && (r->tile.window ? r->tile.window->extent[0] : g.rows) == 1;
+      const Expr ra = off(r->tile, 0), rd = off(dst, 0), ca = off(r->tile, 1), cd = off(dst, 1);
+      // Fine when: another slot, the same columns, no row in common (a one-row operand is read by
+      // every row of the expression, any other by the same row only), or no column in common.
+      const Expr other_rows = one_row ? op(BinaryOp::Or, op(BinaryOp::LT, ra, rd), op(BinaryOp::GE, ra, op(BinaryOp::Add, rd, rows)))
+                                      : op(BinaryOp::NE, ra, rd);
+      const Expr other_cols = op(BinaryOp::Or, op(BinaryOp::GE, ca, op(BinaryOp::Add, cd, cols(dst))),
+                                 op(BinaryOp::GE, cd, op(BinaryOp::Add, ca, cols(r->tile))));
+      const Expr fine = op(BinaryOp::Or, op(BinaryOp::Or, op(BinaryOp::NE, r->tile.slot, dst.slot), op(BinaryOp::EQ, ca, cd)),
+                           op(BinaryOp::Or, other_rows, other_cols));
+      check(fine, RuntimeCheck::view_overlap, instr, 1, {ca, cd, ra}, out);
     }
   }
 

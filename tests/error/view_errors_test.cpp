@@ -39,6 +39,36 @@ TEST_CASE("a view past its tile at a runtime offset is reported by synchronize; 
   check_runtime_usable();
 }
 
+TEST_CASE("a view written from a partly overlapping view of the same row (a shift along the row) is reported; the same "
+          "window, or other rows, are fine") {
+  int line = 0;
+  const auto k = pl::jit({.name = "view_shift"}, [&](pl::Tensor<float> x, pl::Tensor<float> y, pl::Int shift) {
+    auto t = pl::make_tile<float>(pl::Vec, {16, 64});
+    pl::load(t, x.slice(0, 16, 0, 64));
+    t.view(1, 15, 0, 64) = t.view(0, 15, 0, 64) * 2;  // other rows: defined (rows run in order)
+    t.view(0, 16, 0, 32) = t.view(0, 16, 0, 32) + 1;   // the written window itself: defined
+    line = __LINE__; t.view(0, 16, shift, 32) = t.view(0, 16, 0, 32) + 1;
+    pl::store(y.slice(0, 16, 0, 64), t);
+  });
+  auto x = pto::Tensor<float>::random({16, 64}, 4);
+  auto y = pto::Tensor<float>::full({16, 64}, 5.0f);
+  const auto y0 = copy_of(y);
+  k[{.block_dim = 1}](x, y, int64_t{1});
+  const std::string msg = user_error([] { pto::synchronize(); });
+  CHECK_HAS(msg, "kernel 'view_shift'", "writes columns from 1 of a tile view and reads the same row of the same slot from column 0",
+            "a partial overlap", "pipe: V", PTO_AT(line));
+  CHECK(bitwise_equal(y, y0));
+  k[{.block_dim = 1}](x, y, int64_t{32});  // columns 32..63 from 0..31: no column in common
+  pto::synchronize();
+  for (int64_t r = 0; r < 16; ++r) {
+    // Rows run in order, so row r took row r - 1 after it was doubled itself: x[0] * 2^r.
+    const float doubled = std::ldexp(x.at(0, 5), static_cast<int>(r));
+    CHECK(y.at(r, 5) == doubled + 1);
+    CHECK(y.at(r, 37) == doubled + 1 + 1);
+  }
+  check_runtime_usable();
+}
+
 TEST_CASE("a view given to pl::load, pl::store or a valid-extent query is an error: they take whole tiles") {
   auto x = pto::Tensor<float>::zeros({16, 64});
   int line = 0;

@@ -60,6 +60,10 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::view_out_of_tile:
       return fmt::format("{}: a tile view's {} [{}, {}) (offset {}, length {}) is outside the tile's {} {}", op, axis, s.a, s.a + s.b,
                          s.a, s.b, s.c, axis);
+    case RuntimeCheck::view_overlap:
+      return fmt::format("{}: it writes columns from {} of a tile view and reads the same row of the same slot from column {}: a "
+                         "partial overlap, whose result would depend on the order the elements are computed in; write into "
+                         "another tile (or read the written window itself)", op, s.b, s.a);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

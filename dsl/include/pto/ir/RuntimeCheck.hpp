@@ -27,6 +27,7 @@ enum class RuntimeCheck : int32_t {
                        // axis 2 / 3: a = the element offset of getval/setval in a tile / a tensor, c = its elements
   routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (2: a byte offset) (a vector routine's rule on its operands)
   view_out_of_tile,    // a = offset, b = extent, c = tile capacity; axis (a tile view's window)
+  view_overlap,        // a = the read view's column offset, b = the written view's, c = their row offset
 };
 
 /// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).
