@@ -95,7 +95,6 @@ class Tile {
   Tile view(Int offset, int64_t count, std::source_location loc = std::source_location::current()) const {
     return Tile(detail::make_view(ref_, shape(), Int(0).expr(), 1, offset.expr(), count, loc), {1, count, rank_, space_});
   }
-  bool is_view() const { return ref_.window.has_value(); }
   /// The slot or view, as the destination of a tile expression (the PyPTO forms' `out`).
   const ir::TileRef& expr_ref() const { return ref_; }
   int64_t rows() const { return rows_; }
