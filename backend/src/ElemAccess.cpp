@@ -1,8 +1,7 @@
 // The element-wise runtime functions both engines call, so they agree bit for bit:
 // pto_rt_getval / pto_rt_setval (one element read into a scalar or written from one,
-// ir::ElemAccess) and pto_rt_powf (pl::pow).
+// ir::ElemAccess).
 #include <bit>
-#include <cmath>
 #include <cstring>
 
 #include "pto/backend/KernelABI.hpp"
@@ -24,8 +23,6 @@ void write_as(void* p, T v) {
 }
 int64_t float_bits(float f) { return static_cast<int64_t>(std::bit_cast<uint32_t>(f)); }
 }  // namespace
-
-extern "C" float pto_rt_powf(float base, float exponent) { return std::pow(base, exponent); }
 
 extern "C" int64_t pto_rt_getval(const void* elem, int32_t dtype) {
   switch (static_cast<DType>(dtype)) {

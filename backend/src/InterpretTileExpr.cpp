@@ -229,7 +229,7 @@ const Val* eval_row(const CompiledExpr& x, const Frame& f, Val* scratch, int64_t
             case ir::BinaryOp::Sub: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f - b[c].f; break;
             case ir::BinaryOp::Mul: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f * b[c].f; break;
             case ir::BinaryOp::Div: for (int64_t c = 0; c < n; ++c) o[c].f = a[c].f / b[c].f; break;
-            case ir::BinaryOp::Pow: for (int64_t c = 0; c < n; ++c) o[c].f = pto_rt_powf(a[c].f, b[c].f); break;  // CodeGen::call_powf
+            case ir::BinaryOp::Pow: for (int64_t c = 0; c < n; ++c) o[c].f = math::pow(a[c].f, b[c].f); break;
             case ir::BinaryOp::Max: for (int64_t c = 0; c < n; ++c) o[c].f = max_number(a[c].f, b[c].f); break;
             case ir::BinaryOp::Min: for (int64_t c = 0; c < n; ++c) o[c].f = min_number(a[c].f, b[c].f); break;
             case ir::BinaryOp::LT: for (int64_t c = 0; c < n; ++c) o[c].i = a[c].f < b[c].f; break;

@@ -51,7 +51,6 @@ JitEngine::JitEngine() {
   add("pto_rt_copy_from_gm", &pto_rt_copy_from_gm);
   add("pto_rt_vec_routine", &pto_rt_vec_routine);
   add("pto_rt_getval", &pto_rt_getval);
-  add("pto_rt_powf", &pto_rt_powf);
   add("pto_rt_setval", &pto_rt_setval);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
   init_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -1,5 +1,5 @@
 // The JIT's inlined, vectorised transcendentals give pto::math's bits (pto/backend/Math.hpp) on a
-// sweep of ~1M floats across the whole range, specials included; the interpreter calls pto::math
+// sweep of ~1M floats across the whole range, specials included, and pow on 600k pairs; the interpreter calls pto::math
 // itself (the correctness_tests_interpreter run covers it). Their accuracy is
 // tests/unit/math_accuracy_test.cpp's.
 #include <bit>
@@ -54,6 +54,26 @@ TEST_CASE("the JIT's vectorised transcendentals give pto::math's bits on the who
     INFO("first mismatch at input " << (first >= 0 ? x[first] : 0.0f));
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("the JIT's vectorised pow gives pto::math::pow's bits on 600k argument pairs, specials included") {
+  const auto pairs = pto::test::pow_pairs(600'000);
+  const auto n = static_cast<int64_t>(pairs.size());
+  auto x = pto::Tensor<float>::zeros({n});
+  auto y = pto::Tensor<float>::zeros({n});
+  for (int64_t i = 0; i < n; ++i) x[i] = pairs[static_cast<size_t>(i)].first, y[i] = pairs[static_cast<size_t>(i)].second;
+  const auto k = make_map_kernel<float, float>("math_pow", [](const Tile<float>& a, const Tile<float>& b) { return pl::pow(a, b); });
+  auto z = pto::Tensor<float>::zeros({n});
+  k[{.block_dim = 8}](x, y, z);
+  pto::synchronize();
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = pto::math::pow(x[i], y[i]), got = z[i];
+    const bool ok = std::isnan(want) ? std::isnan(got) : std::bit_cast<uint32_t>(want) == std::bit_cast<uint32_t>(got);
+    if (!ok && bad++ == 0) first = i;
+  }
+  INFO("first mismatch at pow(" << (first >= 0 ? x[first] : 0.0f) << ", " << (first >= 0 ? y[first] : 0.0f) << ")");
+  CHECK(bad == 0);
 }
 
 }  // namespace

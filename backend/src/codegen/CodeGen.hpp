@@ -107,6 +107,7 @@ class CodeGen : private ir::Visitor {
   /// exp, log, tanh, sigmoid, erf, sin or cos of a float, inline (CodeGenMath.cpp): the same
   /// operations as the interpreter's pto::math (pto/backend/Math.hpp), so the same bits.
   Value* math(ir::UnaryOp op, Value* a);
+  Value* math_pow(Value* x, Value* y);  ///< pto::math::pow inlined (CodeGenMath.cpp)
   /// max/min of docs/semantics.md, spelled out rather than left to llvm.maxnum's target lowering
   /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
   /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger
@@ -114,8 +115,6 @@ class CodeGen : private ir::Visitor {
   Value* float_max_min(Value* a, Value* c, bool max);
   /// pl::Float arithmetic and comparisons (f32 scalars held as their bits in an i64).
   Value* float_scalar(const ir::Binary* op);
-  /// pl::pow of two floats: pto_rt_powf (KernelABI.hpp).
-  Value* call_powf(Value* a, Value* c);
   /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.
   Value* int_order(ir::BinaryOp op, Value* a, Value* c);
   /// Shl / Shr (arithmetic) with ir::int_binary's meaning: a count not below the width gives 0

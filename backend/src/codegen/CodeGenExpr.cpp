@@ -162,18 +162,6 @@ Value* CodeGen::float_scalar(const ir::Binary* op) {
   return b_.CreateZExt(b_.CreateBitCast(r, b_.getInt32Ty()), b_.getInt64Ty());
 }
 
-Value* CodeGen::call_powf(Value* a, Value* c) {
-  // The runtime's powf, not the libm name: LLVM would rewrite pow(x, 2) into x * x, which
-  // rounds differently from the interpreter's powf.
-  llvm::FunctionCallee f =
-      m_.getOrInsertFunction("pto_rt_powf", llvm::FunctionType::get(b_.getFloatTy(), {b_.getFloatTy(), b_.getFloatTy()}, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-    fn->setDoesNotThrow();
-    fn->setOnlyAccessesInaccessibleMemory();
-  }
-  return b_.CreateCall(f, {a, c});
-}
-
 Value* CodeGen::float_max_min(Value* a, Value* c, bool max) {
   llvm::Type* bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
   Value* tie = max ? b_.CreateAnd(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits))
@@ -217,7 +205,7 @@ Value* CodeGen::binary(ir::BinaryOp op, Value* a, Value* c, bool fp) {
       case BinaryOp::Sub: return b_.CreateFSub(a, c);
       case BinaryOp::Mul: return b_.CreateFMul(a, c);
       case BinaryOp::Div: return b_.CreateFDiv(a, c);
-      case BinaryOp::Pow: return call_powf(a, c);
+      case BinaryOp::Pow: return math_pow(a, c);
       case BinaryOp::Max: return float_max_min(a, c, true);
       case BinaryOp::Min: return float_max_min(a, c, false);
       case BinaryOp::LT: return b_.CreateFCmpOLT(a, c);

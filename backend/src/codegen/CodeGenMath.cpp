@@ -42,6 +42,7 @@ struct IrOps {
   B isnan(F v) { return b.CreateFCmpUNO(v, v); }
   B band(B x, B y) { return b.CreateAnd(x, y); }
   B bor(B x, B y) { return b.CreateOr(x, y); }
+  B bnot(B x) { return b.CreateNot(x); }
   Value* sel(B c, Value* x, Value* y) { return b.CreateSelect(c, x, y); }
 };
 
@@ -62,6 +63,11 @@ Value* CodeGen::math(ir::UnaryOp op, Value* a) {
   }
   PTO_INTERNAL_CHECK(false) << "not a transcendental function: " << ir::unary_op_name(op);
   return nullptr;
+}
+
+Value* CodeGen::math_pow(Value* x, Value* y) {
+  IrOps ops{b_};
+  return math::MathKernels<IrOps>{ops}.pow(x, y);
 }
 
 }  // namespace pto::backend::codegen

@@ -1,4 +1,4 @@
-// The transcendental functions of tile expressions (exp, log, tanh, sigmoid, erf, sin, cos), written
+// The transcendental functions of tile expressions (exp, log, tanh, sigmoid, erf, sin, cos, pow), written
 // once over an arithmetic `Ops` and instantiated twice: on plain C++ floats for the interpreter
 // (ScalarMath.cpp) and on LLVM IR values for the JIT (codegen/CodeGenMath.cpp), where the loop
 // vectoriser turns them into SIMD code at whatever width the host has.
@@ -12,10 +12,15 @@
 //    of every 97th float plus specials, docs/semantics.md states it):
 //    exp ≤ 1 ulp, log ≤ 1 ulp, tanh ≤ 2 ulp, sigmoid ≤ 3 ulp, erf ≤ 2 ulp,
 //    sin/cos ≤ 1 ulp for |x| ≤ 2^20 (beyond, a value in [-1, 1] without an accuracy claim — like
-//    the vector unit's, whose documented Sin/Cos range is smaller still).
+//    the vector unit's, whose documented Sin/Cos range is smaller still), pow ≤ 1 ulp (its
+//    logarithm and exponential are carried in double, so it rounds once, to within a hair of
+//    0.5 ulp).
 //  * Specials follow C99 Annex F: exp(-inf) = +0, exp(+inf) = +inf, log(±0) = -inf, log(x<0) = NaN,
 //    log(+inf) = +inf, tanh(±inf) = ±1, erf(±inf) = ±1, sin/cos(±inf) = NaN; a NaN input is
-//    returned as it is; tanh, erf and sin keep the sign of zero.
+//    returned as it is; tanh, erf and sin keep the sign of zero. pow follows F.9.4.4 in full:
+//    pow(x, ±0) = 1 and pow(+1, y) = 1 even for NaN, pow(-1, ±inf) = 1, a negative finite base
+//    with a finite non-integral exponent gives NaN, zeros and infinities as bases give ±0 or ±inf
+//    by the sign and oddness of y, and an odd integral y keeps the base's sign.
 //
 // Why not a vector libm: libmvec or SLEEF would be fast, but their results depend on the host's
 // ISA variant (FMA or not, SSE/AVX2/AVX-512 code paths) and they can't be inlined into the fused
@@ -27,12 +32,14 @@
 // Ops: F (f32 value), D (f64 value), I (i32 value), B (boolean); constants f(double), d(double),
 // i(int32_t); add/sub/mul/div on F or D; i2f, f2i (F integral, in range), f2d, d2f, d2i (D integral,
 // in range); bits (F -> I), from_bits (I -> F); iadd, isub, iand, ior, shl, sra (wrapping); flt,
-// fle, feq on F or D, ilt/ieq on I; isnan (F); sel(B, x, y) for any kind; band/bor on B.
+// fle, feq on F or D, ieq on I; isnan (F); sel(B, x, y) for any kind; band/bor/bnot on B.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 namespace pto::math {
@@ -74,14 +81,17 @@ struct MathKernels {
     for (std::size_t k = N - 1; k-- > 0;) p = o.add(o.mul(p, x), o.f(c[k]));
     return p;
   }
-  template <std::size_t N>
-  D horner_d(D x, const double (&c)[N]) {
-    D p = o.d(c[N - 1]);
-    for (std::size_t k = N - 1; k-- > 0;) p = o.add(o.mul(p, x), o.d(c[k]));
+  template <class Coefficients>  // a double[N] or std::array<double, N>
+  D horner_d(D x, const Coefficients& c) {
+    const std::size_t n = std::size(c);
+    D p = o.d(c[n - 1]);
+    for (std::size_t k = n - 1; k-- > 0;) p = o.add(o.mul(p, x), o.d(c[k]));
     return p;
   }
   /// Nearest integer (ties to even) of |t| < 2^22, by adding and removing 1.5 · 2^23.
   F round_small(F t) { return o.sub(o.add(t, o.f(0x1.8p23)), o.f(0x1.8p23)); }
+  /// The same in double for |t| < 2^51.
+  D round_small_d(D t) { return o.sub(o.add(t, o.d(0x1.8p52)), o.d(0x1.8p52)); }
   F fmin(F a, F b) { return o.sel(o.flt(b, a), b, a); }
   F fmax(F a, F b) { return o.sel(o.flt(a, b), b, a); }
   F abs(F x) { return o.from_bits(o.iand(o.bits(x), o.i(0x7fffffff))); }
@@ -107,15 +117,26 @@ struct MathKernels {
     return o.sel(nan, x, y);
   }
 
-  F log(F x) {
-    // log(x) = e ln2 + log(1+f), 1+f in [√2/2, √2); log(1+f) = f − f²/2 + s (f²/2 + R(s²)) with
-    // s = f/(2+f), R(z) = 2z/3 + 2z²/5 + ... (the series of 2 atanh(s) − f + f²/2 − s f²/2).
-    static constexpr float kR[] = {2.0f / 3, 2.0f / 5, 2.0f / 7, 2.0f / 9, 2.0f / 11};
-    const B tiny = o.flt(x, o.f(0x1p-126));  // subnormals (and what the selects below replace)
+  /// x = 2^e · m with m in [√2/2, √2), for a positive finite x (subnormals included); other
+  /// inputs give something the caller's selects replace.
+  struct Split {
+    I e;
+    F m;
+  };
+  Split split_exponent(F x) {
+    const B tiny = o.flt(x, o.f(0x1p-126));
     F xs = o.sel(tiny, o.mul(x, o.f(0x1p23)), x);
     I ix = o.iadd(o.bits(xs), o.i(0x3f800000 - 0x3f3504f3));
     I e = o.iadd(o.isub(o.sra(ix, 23), o.i(127)), o.sel(tiny, o.i(-23), o.i(0)));
     F m = o.from_bits(o.iadd(o.iand(ix, o.i(0x007fffff)), o.i(0x3f3504f3)));
+    return {e, m};
+  }
+
+  F log(F x) {
+    // log(x) = e ln2 + log(1+f), 1+f in [√2/2, √2); log(1+f) = f − f²/2 + s (f²/2 + R(s²)) with
+    // s = f/(2+f), R(z) = 2z/3 + 2z²/5 + ... (the series of 2 atanh(s) − f + f²/2 − s f²/2).
+    static constexpr float kR[] = {2.0f / 3, 2.0f / 5, 2.0f / 7, 2.0f / 9, 2.0f / 11};
+    const auto [e, m] = split_exponent(x);
     F f = o.sub(m, o.f(1.0));
     F s = o.div(f, o.add(o.f(2.0), f));
     F z = o.mul(s, s);
@@ -172,7 +193,7 @@ struct MathKernels {
     D t = o.mul(xd, o.d(kTwoOverPi));
     // Nearest integer by adding and removing 1.5 · 2^52 while |t| < 2^31; beyond, no accuracy claim.
     const B in_range = o.band(o.flt(t, o.d(0x1p31)), o.flt(o.d(-0x1p31), t));
-    D kd = o.sel(in_range, o.sub(o.add(t, o.d(0x1.8p52)), o.d(0x1.8p52)), o.d(0.0));
+    D kd = o.sel(in_range, round_small_d(t), o.d(0.0));
     D r = o.sub(o.sub(o.sub(xd, o.mul(kd, o.d(kP1))), o.mul(kd, o.d(kP2))), o.mul(kd, o.d(kP3)));
     D z = o.mul(r, r);
     D s = o.add(r, o.mul(o.mul(r, z), horner_d(z, kS)));
@@ -184,6 +205,50 @@ struct MathKernels {
     // Past 2^31 quarter turns the reduction is meaningless; keep the value a sine's.
     y = o.sel(o.band(o.fle(y, o.d(1.0)), o.fle(o.d(-1.0), y)), y, o.d(0.0));
     return o.sel(bad, o.sel(o.isnan(x), x, o.f(kNaN)), o.d2f(y));
+  }
+
+  /// x^y as 2^(y · log2|x|) with the logarithm and the exponential in double (relative error
+  /// below 2^-36 before the one rounding to float, so ≤ 0.5 + 2^-12 ulp), then C99 F.9.4.4's
+  /// signs and special cases.
+  F pow(F x, F y) {
+    // log2 m = 2 atanh(s) / ln 2 with s = (m − 1)/(m + 1), |s| ≤ 0.1716: 2s Σ s^2k / (2k + 1), k ≤ 7 (s^16/17 < 2^-45).
+    static constexpr double kAtanh[] = {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15};
+    // 2^r for |r| ≤ 1/2: Σ (r ln 2)^n / n!, n ≤ 10 (the rest < 2^-37 relative).
+    static constexpr auto kExp2 = [] {
+      std::array<double, 11> c{};
+      long double t = 1;
+      for (std::size_t n = 0; n < c.size(); ++n) c[n] = static_cast<double>(t), t = t * static_cast<long double>(kLn2) / static_cast<long double>(n + 1);
+      return c;
+    }();
+    const F ax = abs(x);
+    const B x_zero = o.feq(ax, o.f(0.0));
+    const B x_inf = o.feq(ax, o.f(kInf));
+    const auto [e, m] = split_exponent(o.sel(o.bor(o.bor(x_zero, x_inf), o.isnan(x)), o.f(1.0), ax));
+    D f = o.sub(o.f2d(m), o.d(1.0));
+    D s = o.div(f, o.add(o.d(2.0), f));
+    D lm = o.mul(o.mul(o.d(2.0), s), horner_d(o.mul(s, s), kAtanh));
+    D l = o.add(o.f2d(o.i2f(e)), o.mul(lm, o.d(kLog2e)));
+    l = o.sel(x_zero, o.d(-kInf), o.sel(x_inf, o.d(kInf), l));
+    // y · log2|x|: NaN for a NaN y or ±inf · 0 (|x| = 1, handled below); beyond ±200 the result is
+    // 0 or inf in float, so clamping keeps the exponent small without changing it.
+    D t = o.mul(o.f2d(y), l);
+    D tc = o.sel(o.flt(t, o.d(-200.0)), o.d(-200.0), o.sel(o.flt(o.d(200.0), t), o.d(200.0), t));
+    tc = o.sel(o.fle(t, o.d(kInf)), tc, o.d(0.0));  // NaN → 0
+    D kd = round_small_d(tc);
+    D p = horner_d(o.sub(tc, kd), kExp2);
+    I k = o.d2i(kd);
+    I k1 = o.sra(k, 1);
+    F mag = o.d2f(o.mul(o.mul(p, o.f2d(pow2(k1))), o.f2d(pow2(o.isub(k, k1)))));
+    // y's kind: every float of magnitude ≥ 2^24 (±inf included) is an even integer.
+    const F ay = abs(y);
+    const B y_small = o.flt(ay, o.f(0x1p24));
+    I yi = o.f2i(o.sel(y_small, y, o.f(0.0)));
+    const B y_int = o.bor(o.fle(o.f(0x1p24), ay), o.feq(o.i2f(yi), y));
+    const B y_odd = o.band(o.band(y_small, y_int), o.ieq(o.iand(yi, o.i(1)), o.i(1)));
+    F r = o.from_bits(o.ior(o.bits(mag), o.sel(y_odd, o.iand(o.bits(x), o.i(INT32_MIN)), o.i(0))));
+    r = o.sel(o.band(o.band(o.flt(x, o.f(0.0)), o.flt(o.f(-kInf), x)), o.band(o.bnot(y_int), o.bnot(o.isnan(y)))), o.f(kNaN), r);
+    r = o.sel(o.isnan(x), x, o.sel(o.isnan(y), y, r));
+    return o.sel(o.bor(o.feq(y, o.f(0.0)), o.feq(x, o.f(1.0))), o.f(1.0), r);
   }
   F sin(F x) { return sin_cos(x, false); }
   F cos(F x) { return sin_cos(x, true); }

@@ -1,5 +1,7 @@
 // pto::math on plain C++ values: MathKernels instantiated with float/double/int32_t/bool. Integer
-// arithmetic wraps (done on uint32_t) and shifts are C++20's, matching LLVM's add/shl/ashr.
+// arithmetic wraps (done on uint32_t) and shifts are C++20's, matching LLVM's add/shl/ashr. Every
+// operation exists for each kind it takes: this file is built with -Werror=float-conversion, so a
+// missing double overload can't silently round its operands to float.
 #include "pto/backend/Math.hpp"
 
 #include "MathKernels.hpp"
@@ -24,6 +26,7 @@ struct ScalarOps {
   static D add(D a, D b) { return a + b; }
   static D sub(D a, D b) { return a - b; }
   static D mul(D a, D b) { return a * b; }
+  static D div(D a, D b) { return a / b; }
   static F i2f(I v) { return static_cast<float>(v); }
   static I f2i(F v) { return static_cast<int32_t>(v); }
   static D f2d(F v) { return v; }
@@ -42,10 +45,12 @@ struct ScalarOps {
   static B feq(F a, F b) { return a == b; }
   static B flt(D a, D b) { return a < b; }
   static B fle(D a, D b) { return a <= b; }
+  static B feq(D a, D b) { return a == b; }
   static B ieq(I a, I b) { return a == b; }
   static B isnan(F v) { return v != v; }
   static B band(B a, B b) { return a && b; }
   static B bor(B a, B b) { return a || b; }
+  static B bnot(B a) { return !a; }
   template <class T>
   static T sel(B c, T a, T b) { return c ? a : b; }
 };
@@ -61,5 +66,6 @@ float sigmoid(float x) { return MathKernels<ScalarOps>{ops}.sigmoid(x); }
 float erf(float x) { return MathKernels<ScalarOps>{ops}.erf(x); }
 float sin(float x) { return MathKernels<ScalarOps>{ops}.sin(x); }
 float cos(float x) { return MathKernels<ScalarOps>{ops}.cos(x); }
+float pow(float x, float y) { return MathKernels<ScalarOps>{ops}.pow(x, y); }
 
 }  // namespace pto::math

@@ -18,6 +18,9 @@ void layernorm_row(const float* x, const float* gamma, const float* beta, float*
 /// y = max(y + bias, 0) over one row of n floats.
 void bias_relu_row(float* y, const float* bias, int64_t n);
 
+/// z = x^y element by element over n floats (libmvec's vectorised powf).
+void pow_row(const float* x, const float* y, float* z, int64_t n);
+
 /// Half (IEEE binary16) and bfloat16 rows, given as their bits, to float and back (round to
 /// nearest even): F16C / AVX-512 conversions where the host has them.
 void f16_to_f32(const uint16_t* src, float* dst, int64_t n);

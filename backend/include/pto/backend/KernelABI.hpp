@@ -136,10 +136,6 @@ inline constexpr int32_t kMaxRoutineOperands = 6;
 extern "C" int64_t pto_rt_vec_routine(CoreContext* ctx, int32_t instr, int32_t routine, RoutineTile* tiles, int32_t n, int64_t p0,
                                       int64_t p1);
 
-/// pl::pow on one element: the C library's powf (both engines call it, so a constant exponent is
-/// never rewritten into a multiplication that rounds differently).
-extern "C" float pto_rt_powf(float base, float exponent);
-
 /// pl::getval: the element at `elem` of pto::DType `dtype` as an ir::ElemAccess read defines it:
 /// an integer sign-extended to i64, a floating element as the bits of the f32 holding it exactly.
 extern "C" int64_t pto_rt_getval(const void* elem, int32_t dtype);

@@ -13,5 +13,6 @@ float sigmoid(float x);  ///< 1 / (1 + exp(-x)), ≤ 3 ulp
 float erf(float x);      ///< ≤ 2 ulp
 float sin(float x);      ///< ≤ 1 ulp for |x| ≤ 2^20, a value in [-1, 1] beyond
 float cos(float x);      ///< ≤ 1 ulp for |x| ≤ 2^20, a value in [-1, 1] beyond
+float pow(float x, float y);  ///< ≤ 1 ulp; C99 F.9.4.4's special cases
 
 }  // namespace pto::math
