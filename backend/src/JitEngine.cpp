@@ -2,7 +2,6 @@
 
 #include <chrono>
 
-#include "pto/backend/KernelABI.hpp"
 #include "pto/support/Error.hpp"
 
 namespace pto::backend {
@@ -35,24 +34,9 @@ JitEngine::JitEngine() {
   jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
   jit_ = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "create LLJIT");
   auto& dylib = jit_->getMainJITDylib();
-  // Kernels call libc (memcpy, expf, ...) and the runtime's failure hook.
+  // Kernels call libc (memcpy, ...); the runtime's functions they reach through CoreContext::rt.
   dylib.addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit_->getDataLayout().getGlobalPrefix()),
                           "process symbols"));
-  llvm::orc::SymbolMap runtime;
-  auto add = [&](const char* name, auto* fn) {
-    runtime[jit_->mangleAndIntern(name)] =
-        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  };
-  add("pto_rt_fail", &pto_rt_fail);
-  add("pto_rt_stream_to_gm", &pto_rt_stream_to_gm);
-  add("pto_rt_matmul", &pto_rt_matmul);
-  add("pto_rt_matmul_bias_start", &pto_rt_matmul_bias_start);
-  add("pto_rt_atomic_add_rows", &pto_rt_atomic_add_rows);
-  add("pto_rt_copy_from_gm", &pto_rt_copy_from_gm);
-  add("pto_rt_vec_routine", &pto_rt_vec_routine);
-  add("pto_rt_getval", &pto_rt_getval);
-  add("pto_rt_setval", &pto_rt_setval);
-  check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "define runtime symbols");
   init_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -13,6 +13,8 @@
 
 namespace pto {
 
+const RuntimeFunctions kRuntimeFunctions{};
+
 // Called by generated code on a failed runtime check; the kernel returns right after. Only the
 // first failure of a core is kept.
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c) {

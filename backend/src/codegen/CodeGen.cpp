@@ -14,30 +14,6 @@ CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, 
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   fn_->addParamAttr(0, llvm::Attribute::NoAlias);
   ctx_ = fn_->getArg(0);
-  auto* fail_ty = llvm::FunctionType::get(b_.getVoidTy(),
-      {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
-  fail_fn_ = llvm::Function::Create(fail_ty, llvm::Function::ExternalLinkage, "pto_rt_fail", m_);
-  fail_fn_->addFnAttr(llvm::Attribute::Cold);
-  fail_fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  stream_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
-                                      llvm::Function::ExternalLinkage, "pto_rt_stream_to_gm", m_);
-  stream_fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  gather_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false),
-                                      llvm::Function::ExternalLinkage, "pto_rt_copy_from_gm", m_);
-  gather_fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  auto* i64 = b_.getInt64Ty();
-  matmul_fn_ = llvm::Function::Create(
-      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64, i64, i64, i64, b_.getInt32Ty(), b_.getInt32Ty()}, false),
-      llvm::Function::ExternalLinkage, "pto_rt_matmul", m_);
-  matmul_fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  bias_start_fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), i64, i64, i64}, false),
-                                          llvm::Function::ExternalLinkage, "pto_rt_matmul_bias_start", m_);
-  bias_start_fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  atomic_add_fn_ = llvm::Function::Create(
-      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, b_.getInt32Ty(), b_.getPtrTy(), i64, b_.getInt32Ty(), i64, i64, b_.getInt32Ty(),
-                                               b_.getInt32Ty(), b_.getFloatTy()}, false),
-      llvm::Function::ExternalLinkage, "pto_rt_atomic_add_rows", m_);
-  atomic_add_fn_->addFnAttr(llvm::Attribute::NoUnwind);
 }
 
 void CodeGen::run() {
@@ -49,6 +25,8 @@ void CodeGen::run() {
 }
 
 void CodeGen::setup() {
+  rt_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kRuntime), "rt");
+  llvm::cast<llvm::LoadInst>(rt_)->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c_, {}));
   Value* tensors = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kTensors), "tensors");
   for (size_t i = 0; i < k_.tensors.size(); ++i) {
     tensor_base_.push_back(b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), tensors, i), k_.tensors[i].name));
@@ -90,6 +68,14 @@ void CodeGen::setup() {
     for (const auto& info : k_.instrs) most = std::max(most, info.tiles.size());
     slots_ = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(static_cast<int64_t>(most)), "slots");
   }
+}
+
+llvm::CallInst* CodeGen::rt_call(size_t field, llvm::Type* result, llvm::ArrayRef<llvm::Type*> params, llvm::ArrayRef<Value*> args) {
+  auto* fn = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), rt_, field), "rt.fn");
+  fn->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c_, {}));
+  llvm::CallInst* call = b_.CreateCall(llvm::FunctionType::get(result, params, false), fn, args);
+  call->setDoesNotThrow();
+  return call;
 }
 
 void CodeGen::report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo, Value* gm_hi) {

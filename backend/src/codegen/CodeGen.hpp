@@ -57,6 +57,8 @@ class CodeGen : private ir::Visitor {
 
   // ---------------------------------------------------------------- CodeGen.cpp: function and storage
   Value* ctx_field(size_t offset) { return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset); }
+  /// Calls the runtime function at `field` (offsetof(RuntimeFunctions, ...)) through ctx->rt.
+  llvm::CallInst* rt_call(size_t field, llvm::Type* result, llvm::ArrayRef<llvm::Type*> params, llvm::ArrayRef<Value*> args);
   /// Loads the context fields (tensors, arenas, scalars, block indices, hooks) in the entry block.
   void setup();
   /// Reports an executed instruction to the pipeline model (see KernelABI.hpp).
@@ -228,14 +230,8 @@ class CodeGen : private ir::Visitor {
   llvm::LLVMContext& c_;
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
-  llvm::Function* fail_fn_ = nullptr;
-  llvm::Function* atomic_add_fn_ = nullptr;
-  llvm::Function* stream_fn_ = nullptr;
-  llvm::Function* gather_fn_ = nullptr;
-  llvm::Function* matmul_fn_ = nullptr;
-  llvm::Function* bias_start_fn_ = nullptr;
-  llvm::Function* routine_fn_ = nullptr;  // declared on first use
   Value* ctx_ = nullptr;
+  Value* rt_ = nullptr;  // ctx->rt, the runtime functions' table
   Value* core_kind_ = nullptr;
   Value* subblock_idx_ = nullptr;
   Value* subblock_num_ = nullptr;

@@ -7,8 +7,10 @@ void CodeGen::check(Value* ok, int instr, RuntimeCheck chk, int axis, Value* a, 
   BasicBlock* cont = BasicBlock::Create(c_, "ok", fn_);
   b_.CreateCondBr(ok, cont, fail, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
   b_.SetInsertPoint(fail);
-  b_.CreateCall(fail_fn_, {ctx_, b_.getInt32(instr), b_.getInt32(static_cast<int32_t>(chk)), b_.getInt32(axis), a, bv,
-                           cv ? cv : b_.getInt64(0)});
+  auto* i32 = b_.getInt32Ty();
+  auto* i64 = b_.getInt64Ty();
+  rt_call(offsetof(RuntimeFunctions, fail), b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, i64, i64, i64},
+          {ctx_, b_.getInt32(instr), b_.getInt32(static_cast<int32_t>(chk)), b_.getInt32(axis), a, bv, cv ? cv : b_.getInt64(0)});
   b_.CreateRetVoid();
   b_.SetInsertPoint(cont);
 }

@@ -9,11 +9,11 @@ void CodeGen::copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_p
     Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
     Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
     if (to_tile && streaming) {
-      b_.CreateCall(gather_fn_, {t, g, bytes});
+      rt_call(offsetof(RuntimeFunctions, copy_from_gm), b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, {t, g, bytes});
     } else if (to_tile) {
       b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
     } else if (streaming) {
-      b_.CreateCall(stream_fn_, {g, t, bytes});
+      rt_call(offsetof(RuntimeFunctions, stream_to_gm), b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, {g, t, bytes});
     } else {
       b_.CreateMemCpy(g, llvm::MaybeAlign(es), t, llvm::MaybeAlign(32), bytes);
     }
@@ -70,7 +70,11 @@ void CodeGen::store(const ir::Store* op) {
   const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
   Value* scale = op->scale ? broadcast_scalar(op->scale, b_.getFloatTy()) : nullptr;
   if (op->atomic_add) {
-    b_.CreateCall(atomic_add_fn_, {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
+    auto* ptr = b_.getPtrTy();
+    auto* i32 = b_.getInt32Ty();
+    auto* i64 = b_.getInt64Ty();
+    rt_call(offsetof(RuntimeFunctions, atomic_add_rows), b_.getVoidTy(), {ptr, i64, i32, ptr, i64, i32, i64, i64, i32, i32, b_.getFloatTy()},
+                                  {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
                                    tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
                                    reg.ext[1], b_.getInt32(op->relu ? 1 : 0), b_.getInt32(scale ? 1 : 0),
                                    scale ? scale : llvm::ConstantFP::get(b_.getFloatTy(), 1.0)});
@@ -201,8 +205,14 @@ void CodeGen::matmul(const ir::Matmul* op) {
   Value* kk = valid(op->a, 1);
   Value* n = valid(op->b, 1);  // checked by insert_checks
   const bool biased = op->bias.group >= 0;
-  if (biased) b_.CreateCall(bias_start_fn_, {tile_base(op->dst), tile_base(op->bias), m, n, b_.getInt64(cg.cols)});
-  b_.CreateCall(matmul_fn_, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
+  auto* ptr = b_.getPtrTy();
+  auto* i64 = b_.getInt64Ty();
+  auto* i32 = b_.getInt32Ty();
+  if (biased) {
+    rt_call(offsetof(RuntimeFunctions, matmul_bias_start), b_.getVoidTy(), {ptr, ptr, i64, i64, i64},
+            {tile_base(op->dst), tile_base(op->bias), m, n, b_.getInt64(cg.cols)});
+  }
+  rt_call(offsetof(RuntimeFunctions, matmul), b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i32, i32}, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
                              b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
                              b_.getInt32(op->accumulate || biased ? 1 : 0)});
   set_valid(op->dst, m, n);

@@ -1,8 +1,9 @@
 #pragma once
 // The contract between generated kernel code and the emulator that calls it.
 // A compiled kernel is `void kernel(CoreContext*)`, run once per core. It reads its arguments
-// and the core's local memories through the context and reports a failed runtime check by
-// calling `pto_rt_fail`, then returning at once.
+// and the core's local memories through the context, calls the runtime's functions through
+// `CoreContext::rt` (so its machine code refers to no symbol of the process but libc's), and
+// reports a failed runtime check by calling `fail`, then returning at once.
 #include <cstddef>
 #include <cstdint>
 
@@ -40,6 +41,10 @@ using DebugHook = int32_t (*)(CoreContext* ctx, int32_t instr, const int64_t* ar
 /// nonzero when the core must stop at once (a deadlock was found; the emulator reports it).
 using CrossHook = int32_t (*)(CoreContext* ctx, int32_t instr, int32_t op, int64_t event);
 
+struct RuntimeFunctions;
+/// The process's runtime functions (KernelABI.cpp), what every CoreContext points to.
+extern const RuntimeFunctions kRuntimeFunctions;
+
 struct CoreContext {
   void* const* tensors;    // GM base pointer of each tensor parameter
   const int64_t* scalars;  // runtime scalar parameters
@@ -61,6 +66,9 @@ struct CoreContext {
   int64_t budget;          // instructions this core may still run (loops charge their bodies per iteration)
   uint8_t* peer[2];        // mix blocks: on the AIC the Vec arenas of AIV 0 and 1 (Acc -> Vec); on an
                            // AIV, peer[0] is the Mat arena of its AIC (Vec -> Mat); else null
+  /// The runtime functions generated code calls: through this table, so that a kernel's machine
+  /// code names no symbol of the process and links anywhere (a shared object, the JIT) as it is.
+  const RuntimeFunctions* rt = &kRuntimeFunctions;
 };
 
 namespace abi {
@@ -80,6 +88,7 @@ inline constexpr size_t kProgram = offsetof(CoreContext, program);
 inline constexpr size_t kDebug = offsetof(CoreContext, debug);
 inline constexpr size_t kBudget = offsetof(CoreContext, budget);
 inline constexpr size_t kPeer = offsetof(CoreContext, peer);
+inline constexpr size_t kRuntime = offsetof(CoreContext, rt);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);
@@ -145,5 +154,18 @@ extern "C" int64_t pto_rt_getval(const void* elem, int32_t dtype);
 extern "C" void pto_rt_setval(void* elem, int32_t dtype, int64_t value, int32_t is_float);
 
 extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int32_t axis, int64_t a, int64_t b, int64_t c);
+
+/// The functions above, as generated code reaches them (CoreContext::rt).
+struct RuntimeFunctions {
+  decltype(&pto_rt_fail) fail = &pto_rt_fail;
+  decltype(&pto_rt_stream_to_gm) stream_to_gm = &pto_rt_stream_to_gm;
+  decltype(&pto_rt_copy_from_gm) copy_from_gm = &pto_rt_copy_from_gm;
+  decltype(&pto_rt_matmul) matmul = &pto_rt_matmul;
+  decltype(&pto_rt_matmul_bias_start) matmul_bias_start = &pto_rt_matmul_bias_start;
+  decltype(&pto_rt_atomic_add_rows) atomic_add_rows = &pto_rt_atomic_add_rows;
+  decltype(&pto_rt_vec_routine) vec_routine = &pto_rt_vec_routine;
+  decltype(&pto_rt_getval) getval = &pto_rt_getval;
+  decltype(&pto_rt_setval) setval = &pto_rt_setval;
+};
 
 }  // namespace pto
