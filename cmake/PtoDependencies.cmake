@@ -1,6 +1,8 @@
 # Every third-party dependency is found here, once. All come from Debian 12 packages
 # (scripts/bootstrap.sh installs them).
 find_package(LLVM 16 REQUIRED CONFIG HINTS /usr/lib/llvm-16/lib/cmake/llvm)
+# lld as a library: the compiler module links each kernel into a shared object (liblld-16-dev).
+find_package(LLD 16 REQUIRED CONFIG HINTS /usr/lib/llvm-16/lib/cmake/lld)
 find_package(Boost 1.74 REQUIRED COMPONENTS context)
 find_package(TBB REQUIRED)
 find_package(fmt REQUIRED)
@@ -13,10 +15,7 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 
 # LLVM is linked as the one shared library libLLVM-16.so: static LLVM archives would make every
-# link on a 2-core machine take minutes.
-# Installed, it is linked by its file name: a project using find_package(pto) needs neither LLVM's
-# headers (they stay in backend/src) nor LLVM's CMake package (which needs the C language enabled).
+# link on a 2-core machine take minutes. Only the compiler module links it (backend/CMakeLists.txt).
 add_library(pto_llvm INTERFACE)
-target_include_directories(pto_llvm SYSTEM INTERFACE $<BUILD_INTERFACE:${LLVM_INCLUDE_DIRS}>)
-find_library(PTO_LLVM_SHARED_LIBRARY NAMES LLVM-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)
-target_link_libraries(pto_llvm INTERFACE $<BUILD_INTERFACE:LLVM> $<INSTALL_INTERFACE:${PTO_LLVM_SHARED_LIBRARY}>)
+target_include_directories(pto_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_link_libraries(pto_llvm INTERFACE LLVM)

@@ -8,11 +8,14 @@ foreach(layer dsl backend runtime)
   target_include_directories(pto_${layer} PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS pto_dsl pto_backend pto_runtime pto_pto pto_llvm pto_warnings
+install(TARGETS pto_dsl pto_backend pto_runtime pto_pto pto_warnings
         EXPORT ptoTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS pto RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The compiler module, opened with dlopen on a process's first compile (pto/backend/Compiler.hpp):
+# no installed target links it, and so no consumer links LLVM.
+install(TARGETS pto_compiler LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/runtime/chips/a2.json ${CMAKE_SOURCE_DIR}/runtime/chips/a5.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pto/chips)
 install(EXPORT ptoTargets NAMESPACE pto:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pto)

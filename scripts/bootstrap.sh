@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ make pkg-config
-  llvm-16-dev libzstd-dev libedit-dev zlib1g-dev libtinfo-dev libxml2-dev libffi-dev
+  llvm-16-dev liblld-16-dev libzstd-dev libedit-dev zlib1g-dev libtinfo-dev libxml2-dev libffi-dev
   libboost-dev libboost-context1.74-dev libtbb-dev doctest-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libxxhash-dev libbenchmark-dev libopenblas-dev
   chromium   # headless check of pto report's HTML

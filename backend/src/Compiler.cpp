@@ -1,14 +1,18 @@
-#include "pto/backend/Compiler.hpp"
+// The compiler module (libpto_compiler.so, CompilerModule.hpp): lowered IR -> LLVM IR ->
+// optimised -> object code -> shared object. The only translation unit that exports a symbol.
+#include "CompilerModule.hpp"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "CodeGenLLVM.hpp"
-#include "JitEngine.hpp"
-#include "pto/backend/Passes.hpp"
+#include "NativeTarget.hpp"
+#include "SharedObjectLinker.hpp"
 #include "pto/ir/Printer.hpp"
+#include "pto/support/Error.hpp"
 
 #include <xxhash.h>
 
@@ -45,37 +49,17 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                               : pb.buildPerModuleDefaultPipeline(level(opt_level));
+  llvm::ModulePassManager mpm;
+  if (const char* p = std::getenv("PTO_EXPERIMENT_PIPELINE"); p && *p && opt_level == 2) {
+    if (auto err = pb.parsePassPipeline(mpm, p)) throw InternalError("bad pipeline: " + llvm::toString(std::move(err)));
+  } else {
+    mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0) : pb.buildPerModuleDefaultPipeline(level(opt_level));
+  }
   mpm.run(m, mam);
 }
 
-}  // namespace
-
-std::string jit_target_description() {
-  const auto& tm = JitEngine::instance().target_machine();
-  return fmt::format("LLVM {} {} {} {} codegen {}", LLVM_VERSION_STRING, tm.getTargetTriple().str(), tm.getTargetCPU().str(),
-                     tm.getTargetFeatureString().str(), generated::codegen_fingerprint.substr(0, 16));
-}
-
-KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {
-  auto t = Clock::now();
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object.bytes, object.symbol);
-  auto fn = reinterpret_cast<KernelFn>(JitEngine::instance().add_object_once(std::move(buffer), object.symbol));
-  if (link_ms) *link_ms = ms_since(t);
-  return fn;
-}
-
-CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options) {
-  return compile_kernel(k, chip, options, nullptr);
-}
-
-std::string host_cpu_name() { return JitEngine::instance().target_machine().getTargetCPU().str(); }
-
-double take_engine_init_ms() { return JitEngine::instance().take_init_ms(); }
-
-CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
-  auto& jit = JitEngine::instance();
+CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
+  auto& target = NativeTarget::instance();
   CompiledCode out;
   // A content-derived name: the same kernel compiled twice (or loaded from a cache) is one symbol.
   out.symbol = !options.symbol.empty()
@@ -88,9 +72,9 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
   auto t = Clock::now();
   llvm::LLVMContext context;
   llvm::Module module(out.symbol, context);
-  module.setDataLayout(jit.data_layout());
-  module.setTargetTriple(jit.triple().str());
-  emit_kernel_llvm(k, chip, module, out.symbol, jit.thread_target_machine(), options.instrument);
+  module.setDataLayout(target.data_layout());
+  module.setTargetTriple(target.triple().str());
+  emit_kernel_llvm(k, chip, module, out.symbol, target.thread_target_machine(), options.instrument);
   std::string verify_errors;
   llvm::raw_string_ostream verify_os(verify_errors);
   PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
@@ -98,25 +82,36 @@ CompiledCode compile_kernel(const ir::Kernel& k, const ChipProfile& chip, const 
 
   // Each thread optimises on its own TargetMachine: specialisations compile side by side.
   t = Clock::now();
-  optimise(module, jit.thread_target_machine(), options.opt_level);
+  optimise(module, target.thread_target_machine(), options.opt_level);
   out.timings.optimise_ms = ms_since(t);
-  if (options.keep_llvm_ir || debug_level() >= 3) {
+  if (options.keep_llvm_ir || options.print_llvm_ir) {
     llvm::raw_string_ostream os(out.llvm_ir);
     module.print(os, nullptr);
     os.flush();
-    if (debug_level() >= 3) std::fprintf(stderr, "---- LLVM IR (O%d) ----\n%s\n", options.opt_level, out.llvm_ir.c_str());
+    if (options.print_llvm_ir) std::fprintf(stderr, "---- LLVM IR (O%d) ----\n%s\n", options.opt_level, out.llvm_ir.c_str());
   }
 
   t = Clock::now();
-  auto object = jit.compile(module);
-  out.object_bytes = object->getBufferSize();
+  auto object = target.compile(module);
   out.timings.codegen_ms = ms_since(t);
-  if (object_out) *object_out = ObjectCode{out.symbol, std::string(object->getBuffer())};
 
   t = Clock::now();
-  out.fn = reinterpret_cast<KernelFn>(jit.add_object_once(std::move(object), out.symbol));
+  std::string shared = link_shared_object(object->getBuffer(), out.symbol);
   out.timings.link_ms = ms_since(t);
+  out.object_bytes = shared.size();
+  if (object_out) *object_out = ObjectCode{out.symbol, std::move(shared)};
   return out;
 }
 
+double module_init() { return NativeTarget::instance().take_init_ms(); }
+
+std::string module_host_cpu_name() { return NativeTarget::instance().target_machine().getTargetCPU().str(); }
+
+}  // namespace
 }  // namespace pto::backend
+
+extern "C" __attribute__((visibility("default"))) const pto::backend::CompilerModule* pto_compiler_module() {
+  static const pto::backend::CompilerModule module{pto::generated::codegen_fingerprint, &pto::backend::module_init,
+                                                   &pto::backend::module_compile, &pto::backend::module_host_cpu_name};
+  return &module;
+}

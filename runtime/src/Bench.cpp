@@ -71,7 +71,7 @@ std::string BenchResult::str() const {
                      "load {:.2f}{}\n",
                      cold.total_ms(), compiled_here ? "" : " (compiled before this bench)", cold.trace_ms, cold.lower_ms, cold.cache_load_ms,
                      cold.emit_ms, cold.optimise_ms, cold.codegen_ms, cold.link_ms,
-                     cold.engine_init_ms > 0 ? fmt::format("; and {:.2f} creating the JIT engine", cold.engine_init_ms) : "");
+                     cold.engine_init_ms > 0 ? fmt::format("; and {:.2f} loading the compiler (LLVM)", cold.engine_init_ms) : "");
   out += fmt::format("  warm-up     {} calls\n", warmup);
   out += fmt::format("  steady      median {:.1f} us (min {:.1f}, p10 {:.1f}, p90 {:.1f}, max {:.1f}) over {} launch + synchronize\n",
                      median_us, min_us, p10_us, p90_us, max_us, repeat);

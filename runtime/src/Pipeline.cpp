@@ -55,7 +55,7 @@ std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const 
                      o.race_check, o.auto_mutex, chip.name, chip.origin, backend::jit_target_description());
 }
 
-/// Machine code from a package or the disk cache; false when neither has it.
+/// Machine code from a package or the disk cache, loaded without LLVM; false when neither has it.
 bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_site) {
   const auto t = Clock::now();
   DiskCache& disk = DiskCache::global();
@@ -74,8 +74,10 @@ bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_
   return true;
 }
 
-/// Machine code from LLVM, stored in the disk cache for the next process.
+/// Machine code from LLVM (the compiler module, loaded on the first miss of the process), stored
+/// in the disk cache for the next process.
 void compile_with_llvm(CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
+  ck.cold.engine_init_ms = backend::take_engine_init_ms();  // the compiler module and LLVM, once per process
   backend::ObjectCode object;
   backend::CompiledCode code = backend::compile_kernel(ck.ir, chip, {.opt_level = o.opt_level, .instrument = o.timing}, &object);
   ck.fn = code.fn;
@@ -128,7 +130,6 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
     detail::count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
     return ck;
   }
-  ck->cold.engine_init_ms = backend::take_engine_init_ms();  // before anything that needs the engine
   ck->object_key = object_key(*ck, chip, options);
   if (!load_cached(*ck, options, call_site)) compile_with_llvm(*ck, chip, options);
   return ck;

@@ -12,6 +12,8 @@
 
 #include <pto/pto.hpp>
 
+#include "pto/backend/Compiler.hpp"
+
 namespace {
 
 namespace pl = pto::lang;
@@ -113,3 +115,27 @@ TEST_CASE("two_processes_compiling_the_same_specialisation_both_succeed") {
 }
 
 }  // namespace
+
+TEST_CASE("an_entry_is_keyed_by_the_llvm_version_the_host_cpu_and_the_code_generator") {
+  // What machine code depends on besides the kernel, computed without LLVM: an entry compiled by
+  // another LLVM, on another CPU or by another code generator has another key and is never loaded.
+  const std::string target = pto::backend::jit_target_description();
+  CAPTURE(target);
+  CHECK(target.rfind("LLVM 16.", 0) == 0);
+  CHECK(target.find(" cpu ") != std::string::npos);
+  CHECK(target.find(" codegen ") != std::string::npos);
+#if defined(__x86_64__)
+  const bool vendor = target.find("GenuineIntel") != std::string::npos || target.find("AuthenticAMD") != std::string::npos;
+  CHECK(vendor);
+  CHECK(target.find(" 7.0:") != std::string::npos);  // the AVX2 / AVX-512 feature words
+#endif
+  CHECK(target == pto::backend::jit_target_description());  // stable within a process
+  auto x = pto::Tensor<float>::random({256}), y = pto::Tensor<float>::zeros({256});
+  const auto k = pl::jit({.name = "keyed"}, [](pl::Tensor<float> a, pl::Tensor<float> b) {
+    auto t = pl::make_tile<float>(pl::Vec, {256});
+    pl::load(t, a.slice(0, 256));
+    pl::store(b.slice(0, 256), t);
+  });
+  const auto ck = k[{.block_dim = 1}].compile(x, y);
+  CHECK(ck->object_key.find(target) != std::string::npos);
+}

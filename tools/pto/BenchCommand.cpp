@@ -6,6 +6,7 @@
 
 #include "Commands.hpp"
 #include "Samples.hpp"
+#include "pto/backend/Compiler.hpp"
 #include "pto/runtime/Timing.hpp"
 
 namespace pto::cli {
@@ -36,6 +37,7 @@ int bench_command(const BenchOptions& o) {
                     {{"engine_init", cold.engine_init_ms}, {"trace", cold.trace_ms}, {"lower", cold.lower_ms}, {"cache_load", cold.cache_load_ms},
                      {"emit", cold.emit_ms}, {"optimise", cold.optimise_ms}, {"codegen", cold.codegen_ms}, {"link", cold.link_ms},
                      {"first_run", first_run_ms}}},
+                   {"llvm_loaded", pto::backend::llvm_loaded()},
                    {"warm_median_us", warm.median_us},
                    {"warm_p10_us", warm.p10_us},
                    {"warm_p90_us", warm.p90_us},

@@ -17,15 +17,15 @@ namespace pto {
 
 /// Time spent making a specialisation on its first call, in milliseconds.
 struct ColdTimings {
-  double engine_init_ms = 0;  // creating the process's JIT engine (LLVM target, LLJIT): the first
-                              // specialisation of a process that needs machine code pays it, the others 0
+  double engine_init_ms = 0;  // loading the compiler module and LLVM (dlopen, native target): the first
+                              // specialisation of a process that compiles pays it; cache hits never do
   double trace_ms = 0;        // calling the lambda to build IR
   double lower_ms = 0;        // passes (memory planning, validation)
   double cache_load_ms = 0;   // finding and reading the object in an AOT package or the disk cache (a hit)
   double emit_ms = 0;         // IR -> LLVM IR
   double optimise_ms = 0;     // LLVM optimisation pipeline
   double codegen_ms = 0;      // LLVM IR -> object code
-  double link_ms = 0;         // object -> JIT, symbol lookup
+  double link_ms = 0;         // object -> shared object (lld, when compiled) -> loaded (dlopen), symbol lookup
   /// The specialisation's own work: everything but engine_init_ms, a cost of the process.
   double total_ms() const { return trace_ms + lower_ms + cache_load_ms + emit_ms + optimise_ms + codegen_ms + link_ms; }
 };

@@ -1,0 +1,63 @@
+// load_kernel_object: a kernel's shared object into the process without LLVM. The bytes are written
+// to <scratch>/<symbol>.so, opened with dlopen and unlinked at once (the mapping stays), so no file
+// outlives the load. The name is the symbol's, unique in the process, because dlopen returns an
+// already loaded library for a path it has seen (an anonymous memfd's /proc/self/fd/N path is
+// reused by the next one, so it can't serve).
+#include <dlfcn.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "ScratchDir.hpp"
+#include "pto/backend/Compiler.hpp"
+#include "pto/support/Error.hpp"
+
+namespace pto::backend {
+namespace {
+
+std::mutex loaded_mu;
+std::map<std::string, KernelFn>& loaded_kernels() {  // symbol -> function, for the process's lifetime
+  static std::map<std::string, KernelFn> m;
+  return m;
+}
+
+KernelFn open_library(const ObjectCode& object) {
+  static ScratchDir scratch("pto-kernels");
+  const std::filesystem::path path = scratch.path() / (object.symbol + ".so");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(object.bytes.data(), static_cast<std::streamsize>(object.bytes.size()));
+    if (!out) throw InternalError("pto: cannot write kernel " + object.symbol + " to " + path.string());
+  }
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // the mapping stays
+  if (!handle) throw InternalError("pto: cannot load kernel " + object.symbol + ": " + ::dlerror());
+  void* fn = ::dlsym(handle, object.symbol.c_str());
+  if (!fn) throw InternalError("pto: the shared object of kernel " + object.symbol + " does not define it");
+  return reinterpret_cast<KernelFn>(fn);
+}
+
+}  // namespace
+
+KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {
+  const auto t = std::chrono::steady_clock::now();
+  std::lock_guard lock(loaded_mu);
+  auto [it, fresh] = loaded_kernels().try_emplace(object.symbol, nullptr);
+  if (fresh) {
+    try {
+      it->second = open_library(object);
+    } catch (...) {
+      loaded_kernels().erase(it);
+      throw;
+    }
+  }
+  if (link_ms) *link_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  return it->second;
+}
+
+}  // namespace pto::backend

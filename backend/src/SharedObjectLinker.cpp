@@ -1,0 +1,85 @@
+#include "SharedObjectLinker.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <lld/Common/CommonLinkerContext.h>
+#include <lld/Common/Driver.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "ScratchDir.hpp"
+#include "pto/support/Error.hpp"
+
+// lld 16 keeps pointers to a link's special symbols in static members of lld::elf::ElfSym and sets
+// some of them only when a link defines the symbol (_TLS_MODULE_BASE_, for one): the next link
+// then writes through a pointer into the previous link's freed memory (seen as heap corruption
+// after a few hundred kernels). They are not in lld's installed headers, so they are reached by
+// their mangled names and cleared before every link.
+#define PTO_LLD_ELFSYM(name, mangled) extern void* pto_lld_elfsym_##name asm(mangled);
+#define PTO_LLD_ELFSYMS(X)                                                                                             \
+  X(bss, "_ZN3lld3elf6ElfSym3bssE") X(etext1, "_ZN3lld3elf6ElfSym6etext1E") X(etext2, "_ZN3lld3elf6ElfSym6etext2E")   \
+  X(edata1, "_ZN3lld3elf6ElfSym6edata1E") X(edata2, "_ZN3lld3elf6ElfSym6edata2E") X(end1, "_ZN3lld3elf6ElfSym4end1E") \
+  X(end2, "_ZN3lld3elf6ElfSym4end2E") X(got, "_ZN3lld3elf6ElfSym17globalOffsetTableE")                                \
+  X(mips_gp, "_ZN3lld3elf6ElfSym6mipsGpE") X(mips_gp_disp, "_ZN3lld3elf6ElfSym10mipsGpDispE")                        \
+  X(mips_local_gp, "_ZN3lld3elf6ElfSym11mipsLocalGpE") X(rela_iplt_start, "_ZN3lld3elf6ElfSym13relaIpltStartE")       \
+  X(rela_iplt_end, "_ZN3lld3elf6ElfSym11relaIpltEndE") X(tls_module_base, "_ZN3lld3elf6ElfSym13tlsModuleBaseE")
+PTO_LLD_ELFSYMS(PTO_LLD_ELFSYM)
+
+namespace pto::backend {
+namespace {
+
+void reset_lld_special_symbols() {
+#define PTO_LLD_RESET(name, mangled) pto_lld_elfsym_##name = nullptr;
+  PTO_LLD_ELFSYMS(PTO_LLD_RESET)
+#undef PTO_LLD_RESET
+}
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw InternalError("pto compiler: cannot write " + path.string());
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in) throw InternalError("pto compiler: cannot read " + path.string());
+  return ss.str();
+}
+
+}  // namespace
+
+std::string link_shared_object(std::string_view object, const std::string& symbol) {
+  static ScratchDir scratch("pto-link");
+  static std::mutex lld_mu;  // lld's state is global
+  static std::atomic<uint64_t> serial{0};
+  const std::string stem = symbol + "." + std::to_string(serial++);
+  const fs::path in = scratch.path() / (stem + ".o");
+  const fs::path out = scratch.path() / (stem + ".so");
+  write_file(in, object);
+  const std::string in_s = in.string(), out_s = out.string();
+  const char* args[] = {"ld.lld", "-shared", "--hash-style=gnu", "-z", "noexecstack", "-o", out_s.c_str(), in_s.c_str()};
+  std::string errors;
+  bool ok = false;
+  {
+    std::lock_guard lock(lld_mu);
+    llvm::raw_string_ostream err(errors);
+    reset_lld_special_symbols();
+    ok = lld::elf::link(args, llvm::nulls(), err, /*exitEarly=*/false, /*disableOutput=*/false);
+    lld::CommonLinkerContext::destroy();
+  }
+  std::error_code ec;
+  fs::remove(in, ec);
+  if (!ok) throw InternalError("pto compiler: linking kernel " + symbol + " into a shared object failed: " + errors);
+  std::string so = read_file(out);
+  fs::remove(out, ec);
+  return so;
+}
+
+}  // namespace pto::backend
