@@ -1,8 +1,11 @@
 #pragma once
-// A private temporary directory of the process (mkdtemp under TMPDIR or /tmp), removed with
-// everything in it when the process exits: where kernels' shared objects pass through on their
-// way to dlopen, and lld's inputs and outputs.
+// A private temporary directory of the process, removed with everything in it when the process
+// exits: where kernels' shared objects pass through on their way to dlopen, and lld's inputs and
+// outputs. Under $TMPDIR when it is set; else in /dev/shm when that is memory (tmpfs) that may hold
+// executable mappings, so nothing touches a disk; else under /tmp.
 #include <stdlib.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -14,11 +17,9 @@ namespace pto::backend {
 class ScratchDir {
  public:
   explicit ScratchDir(const char* prefix) {
-    namespace fs = std::filesystem;
-    std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw InternalError("pto: cannot create a temporary directory in " + fs::temp_directory_path().string());
-    }
+    const std::filesystem::path base = base_dir();
+    std::string pattern = (base / (std::string(prefix) + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw InternalError("pto: cannot create a temporary directory in " + base.string());
     path_ = pattern;
   }
   ~ScratchDir() {
@@ -30,6 +31,15 @@ class ScratchDir {
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  static std::filesystem::path base_dir() {
+    const char* tmpdir = std::getenv("TMPDIR");
+    struct statvfs shm {};
+    if ((tmpdir == nullptr || *tmpdir == '\0') && ::statvfs("/dev/shm", &shm) == 0 && !(shm.f_flag & ST_NOEXEC) &&
+        !(shm.f_flag & ST_RDONLY) && ::access("/dev/shm", W_OK) == 0) {
+      return "/dev/shm";
+    }
+    return std::filesystem::temp_directory_path();
+  }
   std::filesystem::path path_;
 };
 

@@ -64,7 +64,8 @@ std::string link_shared_object(std::string_view object, const std::string& symbo
   const fs::path out = scratch.path() / (stem + ".so");
   write_file(in, object);
   const std::string in_s = in.string(), out_s = out.string();
-  const char* args[] = {"ld.lld", "-shared", "--hash-style=gnu", "-z", "noexecstack", "-o", out_s.c_str(), in_s.c_str()};
+  // One thread: a kernel is one small object, and lld's worker threads would only add start-up.
+  const char* args[] = {"ld.lld", "-shared", "--threads=1", "--hash-style=gnu", "-z", "noexecstack", "-o", out_s.c_str(), in_s.c_str()};
   std::string errors;
   bool ok = false;
   {
