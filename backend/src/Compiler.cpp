@@ -2,7 +2,13 @@
 // optimised -> object code -> shared object. The only translation unit that exports a symbol.
 #include "CompilerModule.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 
@@ -58,8 +64,45 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   mpm.run(m, mam);
 }
 
-CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
+/// One module compiled to an object: the whole kernel, or (mix kernels) one core kind's part.
+struct Part {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string llvm_ir;
+  CompileTimings timings;
+};
+
+Part compile_part(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, const std::string& symbol,
+                  std::optional<ir::CoreKind> only, const std::function<void(llvm::Module&)>& add = {}) {
   auto& target = NativeTarget::instance();
+  Part out;
+  auto t = Clock::now();
+  llvm::LLVMContext context;
+  llvm::Module module(symbol, context);
+  module.setDataLayout(target.data_layout());
+  module.setTargetTriple(target.triple().str());
+  emit_kernel_llvm(k, chip, module, symbol, target.thread_target_machine(), options.instrument, only);
+  if (only) module.getFunction(symbol)->setVisibility(llvm::GlobalValue::HiddenVisibility);  // reached through the dispatcher
+  if (add) add(module);
+  std::string verify_errors;
+  llvm::raw_string_ostream verify_os(verify_errors);
+  PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
+  out.timings.emit_ms = ms_since(t);
+
+  // Each thread optimises on its own TargetMachine: specialisations and parts compile side by side.
+  t = Clock::now();
+  optimise(module, target.thread_target_machine(), options.opt_level);
+  out.timings.optimise_ms = ms_since(t);
+  if (options.keep_llvm_ir || options.print_llvm_ir) {
+    llvm::raw_string_ostream os(out.llvm_ir);
+    module.print(os, nullptr);
+  }
+  t = Clock::now();
+  out.object = target.compile(module);
+  out.timings.codegen_ms = ms_since(t);
+  return out;
+}
+
+CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object_out) {
   CompiledCode out;
   // A content-derived name: the same kernel compiled twice (or loaded from a cache) is one symbol.
   out.symbol = !options.symbol.empty()
@@ -69,34 +112,42 @@ CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const 
                                                       static_cast<uint64_t>(options.opt_level * 2 + options.instrument)));
   for (auto& ch : out.symbol) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
 
-  auto t = Clock::now();
-  llvm::LLVMContext context;
-  llvm::Module module(out.symbol, context);
-  module.setDataLayout(target.data_layout());
-  module.setTargetTriple(target.triple().str());
-  emit_kernel_llvm(k, chip, module, out.symbol, target.thread_target_machine(), options.instrument);
-  std::string verify_errors;
-  llvm::raw_string_ostream verify_os(verify_errors);
-  PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
-  out.timings.emit_ms = ms_since(t);
-
-  // Each thread optimises on its own TargetMachine: specialisations compile side by side.
-  t = Clock::now();
-  optimise(module, target.thread_target_machine(), options.opt_level);
-  out.timings.optimise_ms = ms_since(t);
-  if (options.keep_llvm_ir || options.print_llvm_ir) {
-    llvm::raw_string_ostream os(out.llvm_ir);
-    module.print(os, nullptr);
-    os.flush();
-    if (options.print_llvm_ir) std::fprintf(stderr, "---- LLVM IR (O%d) ----\n%s\n", options.opt_level, out.llvm_ir.c_str());
+  std::vector<Part> parts;
+  if (k.mode == ir::KernelMode::Mix) {
+    // The AIC's and the AIVs' code as two modules compiled on two threads (each about half the
+    // kernel), joined by a dispatcher on the context's core kind.
+    const std::string aic = out.symbol + "_aic", aiv = out.symbol + "_aiv";
+    Part cube;
+    std::exception_ptr cube_error;
+    {
+      std::jthread worker([&] {
+        try {
+          cube = compile_part(k, chip, options, aic, ir::CoreKind::AIC);
+        } catch (...) {
+          cube_error = std::current_exception();
+        }
+      });
+      parts.push_back(compile_part(k, chip, options, aiv, ir::CoreKind::AIV, [&](llvm::Module& m) {
+        emit_core_dispatch(m, out.symbol, aic, aiv, NativeTarget::instance().thread_target_machine());
+      }));
+    }
+    if (cube_error) std::rethrow_exception(cube_error);
+    parts.push_back(std::move(cube));
+  } else {
+    parts.push_back(compile_part(k, chip, options, out.symbol, std::nullopt));
   }
+  std::vector<std::string_view> objects;
+  for (const auto& p : parts) {  // side by side: each phase took as long as its slower part
+    out.timings.emit_ms = std::max(out.timings.emit_ms, p.timings.emit_ms);
+    out.timings.optimise_ms = std::max(out.timings.optimise_ms, p.timings.optimise_ms);
+    out.timings.codegen_ms = std::max(out.timings.codegen_ms, p.timings.codegen_ms);
+    out.llvm_ir += p.llvm_ir;
+    objects.push_back(p.object->getBuffer());
+  }
+  if (options.print_llvm_ir) std::fprintf(stderr, "---- LLVM IR (O%d) ----\n%s\n", options.opt_level, out.llvm_ir.c_str());
 
-  t = Clock::now();
-  auto object = target.compile(module);
-  out.timings.codegen_ms = ms_since(t);
-
-  t = Clock::now();
-  std::string shared = link_shared_object(object->getBuffer(), out.symbol);
+  const auto t = Clock::now();
+  std::string shared = link_shared_object(objects, out.symbol);
   out.timings.link_ms = ms_since(t);
   out.object_bytes = shared.size();
   if (object_out) *object_out = ObjectCode{out.symbol, std::move(shared)};

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 #include <lld/Common/CommonLinkerContext.h>
 #include <lld/Common/Driver.h>
@@ -55,17 +56,21 @@ std::string read_file(const fs::path& path) {
 
 }  // namespace
 
-std::string link_shared_object(std::string_view object, const std::string& symbol) {
+std::string link_shared_object(const std::vector<std::string_view>& objects, const std::string& symbol) {
   static ScratchDir scratch("pto-link");
   static std::mutex lld_mu;  // lld's state is global
   static std::atomic<uint64_t> serial{0};
   const std::string stem = symbol + "." + std::to_string(serial++);
-  const fs::path in = scratch.path() / (stem + ".o");
   const fs::path out = scratch.path() / (stem + ".so");
-  write_file(in, object);
-  const std::string in_s = in.string(), out_s = out.string();
-  // One thread: a kernel is one small object, and lld's worker threads would only add start-up.
-  const char* args[] = {"ld.lld", "-shared", "--threads=1", "--hash-style=gnu", "-z", "noexecstack", "-o", out_s.c_str(), in_s.c_str()};
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    inputs.push_back((scratch.path() / (stem + "." + std::to_string(i) + ".o")).string());
+    write_file(inputs.back(), objects[i]);
+  }
+  const std::string out_s = out.string();
+  // One thread: a kernel is a small object or two, and lld's worker threads would only add start-up.
+  std::vector<const char*> args = {"ld.lld", "-shared", "--threads=1", "--hash-style=gnu", "-z", "noexecstack", "-o", out_s.c_str()};
+  for (const auto& in : inputs) args.push_back(in.c_str());
   std::string errors;
   bool ok = false;
   {
@@ -76,7 +81,7 @@ std::string link_shared_object(std::string_view object, const std::string& symbo
     lld::CommonLinkerContext::destroy();
   }
   std::error_code ec;
-  fs::remove(in, ec);
+  for (const auto& in : inputs) fs::remove(in, ec);
   if (!ok) throw InternalError("pto compiler: linking kernel " + symbol + " into a shared object failed: " + errors);
   std::string so = read_file(out);
   fs::remove(out, ec);

@@ -5,8 +5,8 @@
 namespace pto::backend::codegen {
 
 CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                 const llvm::TargetMachine& tm, bool instrument)
-    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), instrument_(instrument) {
+                 const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only)
+    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), instrument_(instrument), only_(only) {
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
   fn_->addFnAttr("target-cpu", tm.getTargetCPU());
@@ -57,7 +57,8 @@ void CodeGen::setup() {
   // Loop variables and the block index/count get their slots on first use.
   block_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockIdx), "block_idx");
   block_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kBlockNum), "block_num");
-  core_kind_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kCoreKind), "core_kind");
+  core_kind_ = only_ ? static_cast<Value*>(b_.getInt64(static_cast<int64_t>(*only_)))
+                    : b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kCoreKind), "core_kind");
   subblock_idx_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockIdx), "subblock_idx");
   subblock_num_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kSubblockNum), "subblock_num");
   if (instrument_) {
@@ -157,8 +158,39 @@ llvm::Type* CodeGen::compute_type(DType t) {
 namespace pto::backend {
 
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm, bool instrument) {
-  codegen::CodeGen(k, chip, m, symbol, tm, instrument).run();
+                      const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only) {
+  codegen::CodeGen(k, chip, m, symbol, tm, instrument, only).run();
+}
+
+void emit_core_dispatch(llvm::Module& m, const std::string& symbol, const std::string& aic, const std::string& aiv,
+                        const llvm::TargetMachine& tm) {
+  llvm::LLVMContext& c = m.getContext();
+  llvm::IRBuilder<> b(c);
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto declare = [&](const std::string& name) {
+    llvm::Function* f = m.getFunction(name);
+    if (!f) f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
+    f->setVisibility(llvm::GlobalValue::HiddenVisibility);  // one shared object: not exported
+    return f;
+  };
+  llvm::Function* to_aic = declare(aic);
+  llvm::Function* to_aiv = declare(aiv);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m);
+  fn->addFnAttr("target-cpu", tm.getTargetCPU());
+  fn->addFnAttr("target-features", tm.getTargetFeatureString());
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* ctx = fn->getArg(0);
+  b.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", fn));
+  llvm::Value* kind = b.CreateLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, abi::kCoreKind), "core_kind");
+  auto* cube = llvm::BasicBlock::Create(c, "aic", fn);
+  auto* vec = llvm::BasicBlock::Create(c, "aiv", fn);
+  b.CreateCondBr(b.CreateICmpEQ(kind, b.getInt64(static_cast<int64_t>(ir::CoreKind::AIC))), cube, vec);
+  b.SetInsertPoint(cube);
+  b.CreateCall(to_aic, {ctx});
+  b.CreateRetVoid();
+  b.SetInsertPoint(vec);
+  b.CreateCall(to_aiv, {ctx});
+  b.CreateRetVoid();
 }
 
 }  // namespace pto::backend

@@ -15,6 +15,7 @@
 // fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,8 +35,10 @@ using llvm::Value;
 
 class CodeGen : private ir::Visitor {
  public:
+  /// `only`: emit the code one kind of core runs (a mix kernel's AIC or AIV part): the other
+  /// kind's sections are left out and the core kind is a constant.
   CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-          const llvm::TargetMachine& tm, bool instrument);
+          const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only = std::nullopt);
 
   /// Emits the kernel's function into the module.
   void run();
@@ -243,6 +246,7 @@ class CodeGen : private ir::Visitor {
   std::vector<Value*> valid_;
   std::vector<LoopBlocks> loops_;  // the loops around the statement being emitted, innermost last
   bool instrument_;
+  std::optional<ir::CoreKind> only_;
   Value* model_ = nullptr;
   Value* exec_hook_ = nullptr;
   Value* sync_hook_ = nullptr;

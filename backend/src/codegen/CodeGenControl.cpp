@@ -23,6 +23,10 @@ void CodeGen::cross_core(const ir::Sync* op) {
 }
 
 void CodeGen::section(const ir::Section* op) {
+  if (only_) {  // one kind's code: its sections inline, the other kind's left out
+    if (op->core == *only_) stmt(op->body);
+    return;
+  }
   BasicBlock* body = BasicBlock::Create(c_, "section", fn_);
   BasicBlock* end = BasicBlock::Create(c_, "section.end", fn_);
   b_.CreateCondBr(b_.CreateICmpEQ(core_kind_, b_.getInt64(static_cast<int64_t>(op->core))), body, end);
