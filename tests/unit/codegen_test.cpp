@@ -83,3 +83,28 @@ TEST_CASE("compile_kernel names symbols by content: the same kernel twice is one
   CHECK(o0.symbol != a.symbol);
   CHECK(reinterpret_cast<void*>(o0.fn) != reinterpret_cast<void*>(a.fn));
 }
+
+TEST_CASE("a mix kernel compiles as an AIC part and an AIV part, side by side, behind one dispatcher") {
+  namespace pl = pto::lang;
+  const auto k = pl::jit({.name = "mix_parts"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    pl::section_cube([&] { pl::set_cross_core(pl::Pipe::FIX, 0); });
+    pl::section_vector([&] {
+      auto t = pl::make_tile<float>(pl::Vec, {1, 64});
+      pl::wait_cross_core(pl::Pipe::MTE2, 0);
+      pl::load(t, x.slice(pl::get_subblock_idx(), 1, 0, 64));
+      t = t * 2.0f;
+      pl::store(y.slice(pl::get_subblock_idx(), 1, 0, 64), t);
+    });
+  });
+  auto x = pto::Tensor<float>::random({2, 64}, 3), y = pto::Tensor<float>::zeros({2, 64});
+  k[{.block_dim = 1}].run_sync(x, y);
+  for (int64_t i = 0; i < 128; ++i) CHECK(y[i] == x[i] * 2.0f);
+  const auto ck = k[{.block_dim = 1}].compile(x, y);
+  REQUIRE(ck->ir.mode == pto::ir::KernelMode::Mix);
+  const auto code = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 2, .keep_llvm_ir = true});
+  // Each part has only its own kind's code; the parts are internal to the shared object.
+  CHECK(code.llvm_ir.find("define hidden void @" + code.symbol + "_aic(") != std::string::npos);
+  CHECK(code.llvm_ir.find("define hidden void @" + code.symbol + "_aiv(") != std::string::npos);
+  CHECK(code.llvm_ir.find("define void @" + code.symbol + "(") != std::string::npos);
+  CHECK(static_cast<bool>(code.fn));
+}
