@@ -38,6 +38,9 @@ int main() {
     i = pl::tanh(i);  // transcendental of an integer tile
 #elif PTO_CASE == 10
     pl::row_argmax(r, b);  // indices into a half tile
+#elif PTO_CASE == 11
+    auto i = pl::make_tile<int32_t>(pl::Vec, {64});
+    i = pl::pow(i, i);  // pow of integer tiles
 #endif
     pl::store(z.slice(0, 64), c);
     (void)r;
