@@ -1,8 +1,8 @@
 // load_kernel_object: a kernel's shared object into the process without LLVM. The bytes are written
-// to <scratch>/<symbol>.so, opened with dlopen and unlinked at once (the mapping stays), so no file
-// outlives the load. The name is the symbol's, unique in the process, because dlopen returns an
-// already loaded library for a path it has seen (an anonymous memfd's /proc/self/fd/N path is
-// reused by the next one, so it can't serve).
+// to <scratch>/kernel<N>.so, opened with dlopen and unlinked at once (the mapping stays), so no
+// file outlives the load. N counts the process's loads: dlopen returns an already loaded library
+// for a path it has seen, so no path may be used twice (which is why an anonymous memfd, whose
+// /proc/self/fd/N path the next one reuses, can't serve).
 #include <dlfcn.h>
 
 #include <chrono>
@@ -27,7 +27,8 @@ std::map<std::string, KernelFn>& loaded_kernels() {  // symbol -> function, for 
 
 KernelFn open_library(const ObjectCode& object) {
   static ScratchDir scratch("pto-kernels");
-  const std::filesystem::path path = scratch.path() / (object.symbol + ".so");
+  static uint64_t serial = 0;  // under loaded_mu
+  const std::filesystem::path path = scratch.path() / ("kernel" + std::to_string(serial++) + ".so");
   {
     std::ofstream out(path, std::ios::binary);
     out.write(object.bytes.data(), static_cast<std::streamsize>(object.bytes.size()));

@@ -60,7 +60,7 @@ std::string link_shared_object(const std::vector<std::string_view>& objects, con
   static ScratchDir scratch("pto-link");
   static std::mutex lld_mu;  // lld's state is global
   static std::atomic<uint64_t> serial{0};
-  const std::string stem = symbol + "." + std::to_string(serial++);
+  const std::string stem = "link" + std::to_string(serial++);  // not the symbol: a long kernel name stays a short file name
   const fs::path out = scratch.path() / (stem + ".so");
   std::vector<std::string> inputs;
   for (size_t i = 0; i < objects.size(); ++i) {
