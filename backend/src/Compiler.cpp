@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -55,12 +54,8 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm;
-  if (const char* p = std::getenv("PTO_EXPERIMENT_PIPELINE"); p && *p && opt_level == 2) {
-    if (auto err = pb.parsePassPipeline(mpm, p)) throw InternalError("bad pipeline: " + llvm::toString(std::move(err)));
-  } else {
-    mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0) : pb.buildPerModuleDefaultPipeline(level(opt_level));
-  }
+  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                               : pb.buildPerModuleDefaultPipeline(level(opt_level));
   mpm.run(m, mam);
 }
 
