@@ -8,7 +8,7 @@
 //   CodeGenControl.cpp  statements (driven by ir::Visitor), loops, branches, sections, sync
 //   CodeGenDebug.cpp    printf, assert, dump, trap
 //   CodeGenRounding.cpp pl::cast's rounding modes
-//   CodeGenMath.cpp     exp, log, tanh, sigmoid, erf, sin, cos as inline IR (math/MathKernels.hpp)
+//   CodeGenMath.cpp     exp, log, tanh, sigmoid, erf, sin, cos, pow as inline IR (math/MathKernels.hpp)
 //   CodeGenRoutine.cpp  gather, scatter, fillpad, sorting (ir::VecRoutine, one runtime function)
 //   CodeGenElem.cpp     getval / setval (ir::ElemAccess, two runtime functions)
 // Tile loops are simple counted loops over contiguous rows, so the loop vectoriser makes each
