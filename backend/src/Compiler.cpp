@@ -67,32 +67,33 @@ struct Part {
 };
 
 Part compile_part(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, const std::string& symbol,
-                  std::optional<ir::CoreKind> only, const std::function<void(llvm::Module&)>& add = {}) {
+                  std::optional<ir::CoreKind> only, const std::function<void(llvm::Module&, const llvm::TargetMachine&)>& add = {}) {
   auto& target = NativeTarget::instance();
+  const NativeTarget::Lease tm = target.lease();  // this compile's own TargetMachine
   Part out;
   auto t = Clock::now();
   llvm::LLVMContext context;
   llvm::Module module(symbol, context);
   module.setDataLayout(target.data_layout());
   module.setTargetTriple(target.triple().str());
-  emit_kernel_llvm(k, chip, module, symbol, target.thread_target_machine(), options.instrument, only);
+  emit_kernel_llvm(k, chip, module, symbol, *tm, options.instrument, only);
   if (only) module.getFunction(symbol)->setVisibility(llvm::GlobalValue::HiddenVisibility);  // reached through the dispatcher
-  if (add) add(module);
+  if (add) add(module, *tm);
   std::string verify_errors;
   llvm::raw_string_ostream verify_os(verify_errors);
   PTO_INTERNAL_CHECK(!llvm::verifyModule(module, &verify_os)) << "invalid LLVM IR for kernel " << k.name << ": " << verify_errors;
   out.timings.emit_ms = ms_since(t);
 
-  // Each thread optimises on its own TargetMachine: specialisations and parts compile side by side.
+  // Each compile optimises on its own TargetMachine: specialisations and parts compile side by side.
   t = Clock::now();
-  optimise(module, target.thread_target_machine(), options.opt_level);
+  optimise(module, *tm, options.opt_level);
   out.timings.optimise_ms = ms_since(t);
   if (options.keep_llvm_ir || options.print_llvm_ir) {
     llvm::raw_string_ostream os(out.llvm_ir);
     module.print(os, nullptr);
   }
   t = Clock::now();
-  out.object = target.compile(module);
+  out.object = target.compile(module, *tm);
   out.timings.codegen_ms = ms_since(t);
   return out;
 }
@@ -122,8 +123,8 @@ CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const 
           cube_error = std::current_exception();
         }
       });
-      parts.push_back(compile_part(k, chip, options, aiv, ir::CoreKind::AIV, [&](llvm::Module& m) {
-        emit_core_dispatch(m, out.symbol, aic, aiv, NativeTarget::instance().thread_target_machine());
+      parts.push_back(compile_part(k, chip, options, aiv, ir::CoreKind::AIV, [&](llvm::Module& m, const llvm::TargetMachine& tm) {
+        emit_core_dispatch(m, out.symbol, aic, aiv, tm);
       }));
     }
     if (cube_error) std::rethrow_exception(cube_error);

@@ -38,14 +38,25 @@ NativeTarget::NativeTarget() : layout_("") {
   init_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-llvm::TargetMachine& NativeTarget::thread_target_machine() {
-  thread_local std::unique_ptr<llvm::TargetMachine> tm;
-  if (!tm) tm = take(jtmb_->createTargetMachine(), "create target machine");
-  return *tm;
+NativeTarget::Lease NativeTarget::lease() {
+  {
+    std::lock_guard lock(pool_mu_);
+    if (!pool_.empty()) {
+      auto tm = std::move(pool_.back());
+      pool_.pop_back();
+      return Lease(*this, std::move(tm));
+    }
+  }
+  return Lease(*this, take(jtmb_->createTargetMachine(), "create target machine"));
 }
 
-std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m) {
-  llvm::orc::SimpleCompiler compiler(thread_target_machine());
+void NativeTarget::give_back(std::unique_ptr<llvm::TargetMachine> tm) {
+  std::lock_guard lock(pool_mu_);
+  pool_.push_back(std::move(tm));
+}
+
+std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::orc::SimpleCompiler compiler(tm);
   return take(compiler(m), "compile module");
 }
 

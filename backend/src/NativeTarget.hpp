@@ -1,10 +1,13 @@
 #pragma once
 // The host CPU as LLVM's code generator sees it, created once per process by the compiler module:
 // the native target, a TargetMachine for the host CPU and features (ORC's JITTargetMachineBuilder
-// detects them), and one TargetMachine per compiling thread. Machine code comes out as an object
-// file in memory (ORC's SimpleCompiler); SharedObjectLinker makes it a shared object.
+// detects them), and a pool of TargetMachines that compiles lease one at a time. Machine code
+// comes out as an object file in memory (ORC's SimpleCompiler); SharedObjectLinker makes it a
+// shared object.
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "LLVMHeaders.hpp"
 
@@ -17,16 +20,32 @@ class NativeTarget {
   /// How long creating it took (ms), to the first caller; 0 after.
   double take_init_ms() { return init_ms_.exchange(0); }
 
-  /// Compiles `m` to an object for the host CPU, on the calling thread's TargetMachine.
-  std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m);
+  /// A TargetMachine of the caller's own while the lease lives, returned to a pool after: LLVM
+  /// does not make one TargetMachine safe for pass pipelines or code generation on several threads
+  /// at once (a stress test crashed in IndVarSimplify), so each compile takes its own; the pool
+  /// keeps them from being created per compile. (A thread_local would put them in the dynamic TLS
+  /// of this dlopen'ed module, which ThreadSanitizer cannot follow as threads end and start.)
+  class Lease {
+   public:
+    Lease(NativeTarget& owner, std::unique_ptr<llvm::TargetMachine> tm) : owner_(&owner), tm_(std::move(tm)) {}
+    Lease(Lease&&) = default;
+    ~Lease() {
+      if (tm_) owner_->give_back(std::move(tm_));
+    }
+    llvm::TargetMachine& operator*() const { return *tm_; }
 
-  /// The process's TargetMachine: the host CPU and features (names, data layout). Not for pass
-  /// pipelines or code generation, which LLVM does not make safe on one TargetMachine from
-  /// several threads (a stress test crashed in IndVarSimplify): those take thread_target_machine.
+   private:
+    NativeTarget* owner_;
+    std::unique_ptr<llvm::TargetMachine> tm_;
+  };
+  Lease lease();
+
+  /// Compiles `m` to an object for the host CPU on `tm` (a leased TargetMachine).
+  std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m, llvm::TargetMachine& tm);
+
+  /// The process's TargetMachine: the host CPU and features (names, data layout), not for pass
+  /// pipelines or code generation (those take a lease).
   const llvm::TargetMachine& target_machine() const { return *tm_; }
-  /// A TargetMachine of the calling thread, made like target_machine() on its first use there:
-  /// specialisations optimise and compile side by side, each on its own thread's.
-  llvm::TargetMachine& thread_target_machine();
   const llvm::DataLayout& data_layout() const { return layout_; }
   const llvm::Triple& triple() const { return tm_->getTargetTriple(); }
 
@@ -36,6 +55,9 @@ class NativeTarget {
   std::unique_ptr<llvm::TargetMachine> tm_;
   llvm::DataLayout layout_;
   std::atomic<double> init_ms_{0};
+  void give_back(std::unique_ptr<llvm::TargetMachine> tm);
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> pool_;
 };
 
 }  // namespace pto::backend
