@@ -14,22 +14,19 @@
 #include <fmt/format.h>
 
 #include "CodeGenLLVM.hpp"
+#include "CodegenFingerprint.hpp"
 #include "NativeTarget.hpp"
 #include "SharedObjectLinker.hpp"
 #include "pto/ir/Printer.hpp"
 #include "pto/support/Error.hpp"
+#include "pto/support/Stopwatch.hpp"
 
 #include <xxhash.h>
-
-namespace pto::generated {
-extern const std::string_view codegen_fingerprint;  // codegen_fingerprint.cpp (cmake/HashFiles.cmake)
-}
 
 namespace pto::backend {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using Clock = SteadyClock;
 
 llvm::OptimizationLevel level(int o) {
   switch (o) {
@@ -150,7 +147,7 @@ CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const 
   return out;
 }
 
-double module_init() { return NativeTarget::instance().take_init_ms(); }
+void module_init() { NativeTarget::instance(); }
 
 std::string module_host_cpu_name() { return NativeTarget::instance().target_machine().getTargetCPU().str(); }
 

@@ -13,9 +13,8 @@ namespace pto::backend {
 
 struct CompilerModule {
   std::string_view codegen_fingerprint;  // of the sources the module was built from
-  /// Creates LLVM's native target and the host TargetMachine (once); returns the ms it took to
-  /// the first caller, 0 after.
-  double (*init)();
+  /// Creates LLVM's native target and the host TargetMachine (once; the loader times it).
+  void (*init)();
   /// compile_kernel without loading: CompiledCode::fn stays null and `object` receives the
   /// shared object; timings.link_ms covers the lld link only.
   CompiledCode (*compile)(const ir::Kernel& k, const ChipProfile& chip, const CompileOptions& options, ObjectCode* object);

@@ -17,10 +17,7 @@
 #endif
 
 #include "pto/backend/Compiler.hpp"
-
-namespace pto::generated {
-extern const std::string_view codegen_fingerprint;  // codegen_fingerprint.cpp (cmake/HashFiles.cmake)
-}
+#include "CodegenFingerprint.hpp"
 
 namespace pto::backend {
 namespace {

@@ -5,7 +5,6 @@
 // /proc/self/fd/N path the next one reuses, can't serve).
 #include <dlfcn.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +14,7 @@
 #include "ScratchDir.hpp"
 #include "pto/backend/Compiler.hpp"
 #include "pto/support/Error.hpp"
+#include "pto/support/Stopwatch.hpp"
 
 namespace pto::backend {
 namespace {
@@ -46,7 +46,7 @@ KernelFn open_library(const ObjectCode& object) {
 }  // namespace
 
 KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {
-  const auto t = std::chrono::steady_clock::now();
+  const auto t = SteadyClock::now();
   std::lock_guard lock(loaded_mu);
   auto [it, fresh] = loaded_kernels().try_emplace(object.symbol, nullptr);
   if (fresh) {
@@ -57,7 +57,7 @@ KernelFn load_kernel_object(const ObjectCode& object, double* link_ms) {
       throw;
     }
   }
-  if (link_ms) *link_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  if (link_ms) *link_ms = ms_since(t);
   return it->second;
 }
 

@@ -1,7 +1,5 @@
 #include "NativeTarget.hpp"
 
-#include <chrono>
-
 #include "pto/support/Error.hpp"
 
 namespace pto::backend {
@@ -31,11 +29,9 @@ NativeTarget& NativeTarget::instance() {
 }
 
 NativeTarget::NativeTarget() : layout_("") {
-  const auto start = std::chrono::steady_clock::now();
   jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(detect_host());
   tm_ = take(jtmb_->createTargetMachine(), "create target machine");
   layout_ = tm_->createDataLayout();
-  init_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 NativeTarget::Lease NativeTarget::lease() {

@@ -4,7 +4,6 @@
 // detects them), and a pool of TargetMachines that compiles lease one at a time. Machine code
 // comes out as an object file in memory (ORC's SimpleCompiler); SharedObjectLinker makes it a
 // shared object.
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -17,8 +16,6 @@ class NativeTarget {
  public:
   /// The target of this process, created on first use.
   static NativeTarget& instance();
-  /// How long creating it took (ms), to the first caller; 0 after.
-  double take_init_ms() { return init_ms_.exchange(0); }
 
   /// A TargetMachine of the caller's own while the lease lives, returned to a pool after: LLVM
   /// does not make one TargetMachine safe for pass pipelines or code generation on several threads
@@ -54,7 +51,6 @@ class NativeTarget {
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   llvm::DataLayout layout_;
-  std::atomic<double> init_ms_{0};
   void give_back(std::unique_ptr<llvm::TargetMachine> tm);
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<llvm::TargetMachine>> pool_;

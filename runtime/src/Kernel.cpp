@@ -11,6 +11,7 @@
 #include "pto/runtime/Pipeline.hpp"
 #include "pto/runtime/Profiler.hpp"
 #include "pto/support/Environment.hpp"
+#include "pto/support/Stopwatch.hpp"
 
 namespace pto {
 
@@ -53,8 +54,7 @@ JitOptions apply_environment(JitOptions options) {
 namespace pto::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using Clock = SteadyClock;
 std::atomic<uint64_t> next_uid{1};
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "pto/runtime/DiskCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Package.hpp"
+#include "pto/support/Stopwatch.hpp"
 
 namespace pto {
 namespace {
@@ -45,8 +46,7 @@ std::vector<const ir::Debug*> debug_table(const ir::Kernel& k) {
   return out;
 }
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using Clock = SteadyClock;
 
 /// The key of the kernel's object in packages and the disk cache: the lowered IR itself, the
 /// options that change code, the chip and the JIT target, so a changed kernel never matches.
