@@ -8,64 +8,67 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
+#include "CodegenFingerprint.hpp"
 #include "CompilerModule.hpp"
 #include "pto/backend/Passes.hpp"
 #include "pto/support/Error.hpp"
-
-namespace pto::generated {
-extern const std::string_view codegen_fingerprint;  // codegen_fingerprint.cpp (cmake/HashFiles.cmake)
-}
+#include "pto/support/Stopwatch.hpp"
 
 namespace pto::backend {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using Clock = SteadyClock;
 
 std::atomic<double> load_ms{0};
 
-/// Where the module may be: PTO_COMPILER_MODULE, then this build's, then the installed one.
-std::vector<std::string> module_candidates() {
-  std::vector<std::string> out;
-  if (const char* env = std::getenv("PTO_COMPILER_MODULE"); env && *env) out.emplace_back(env);
-  out.emplace_back(PTO_COMPILER_BUILD_PATH);
-  out.emplace_back(PTO_COMPILER_INSTALL_PATH);
-  return out;
+/// The module at `path`, or nullptr with the reason in `why`.
+const CompilerModule* try_open(const std::string& path, std::string& why) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    why = path + ": no such file";
+    return nullptr;
+  }
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    why = ::dlerror();  // names the path
+    return nullptr;
+  }
+  auto entry = reinterpret_cast<const CompilerModule* (*)()>(::dlsym(handle, "pto_compiler_module"));
+  if (!entry) {
+    why = path + ": not a PTO-JIT compiler module (no pto_compiler_module symbol)";
+    return nullptr;
+  }
+  const CompilerModule* module = entry();
+  if (module->codegen_fingerprint != generated::codegen_fingerprint) {
+    why = path + ": built from other sources than this program (codegen fingerprint " +
+          std::string(module->codegen_fingerprint.substr(0, 16)) + ", this program " +
+          std::string(generated::codegen_fingerprint.substr(0, 16)) + "); rebuild or reinstall PTO-JIT";
+    return nullptr;
+  }
+  return module;
 }
 
+/// PTO_COMPILER_MODULE when set (and then only it: a path the user chose is never passed over);
+/// else this build's module, then the installed one.
 const CompilerModule* open_module() {
   const auto t = Clock::now();
-  std::string tried;
-  for (const auto& path : module_candidates()) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      tried += "\n  " + path + ": no such file";
-      continue;
+  const CompilerModule* module = nullptr;
+  std::string why;
+  if (const char* env = std::getenv("PTO_COMPILER_MODULE"); env && *env) {
+    module = try_open(env, why);
+    PTO_USER_CHECK(module != nullptr, ErrorSite{}) << "PTO_COMPILER_MODULE: cannot use " << why;
+  } else {
+    std::string tried;
+    for (const std::string path : {PTO_COMPILER_BUILD_PATH, PTO_COMPILER_INSTALL_PATH}) {
+      if ((module = try_open(path, why))) break;
+      tried += "\n  " + why;
     }
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      tried += "\n  " + path + ": " + ::dlerror();
-      continue;
-    }
-    auto entry = reinterpret_cast<const CompilerModule* (*)()>(::dlsym(handle, "pto_compiler_module"));
-    if (!entry) {
-      tried += "\n  " + path + ": no pto_compiler_module symbol";
-      continue;
-    }
-    const CompilerModule* module = entry();
-    if (module->codegen_fingerprint != generated::codegen_fingerprint) {
-      tried += "\n  " + path + ": built from other sources than this program (codegen fingerprint " +
-               std::string(module->codegen_fingerprint.substr(0, 16)) + ", this program " +
-               std::string(generated::codegen_fingerprint.substr(0, 16)) + "); rebuild or reinstall PTO-JIT";
-      continue;
-    }
-    module->init();
-    load_ms = ms_since(t);  // the dlopen (which loads libLLVM) and LLVM's native target together
-    return module;
+    if (!module) throw InternalError("pto: cannot load the compiler module libpto_compiler.so (set PTO_COMPILER_MODULE to its path); tried:" + tried);
   }
-  throw InternalError("pto: cannot load the compiler module libpto_compiler.so (set PTO_COMPILER_MODULE to its path); tried:" + tried);
+  module->init();
+  load_ms = ms_since(t);  // the dlopen (which loads libLLVM) and LLVM's native target together
+  return module;
 }
 
 const CompilerModule& module() {

@@ -67,6 +67,17 @@ TEST_CASE("pto_on_race_in_the_environment_overrides_the_kernels_choice_and_a_bad
   CHECK(bad.text.find("terminate") == std::string::npos);
 }
 
+TEST_CASE("pto_run_with_a_PTO_COMPILER_MODULE_that_is_not_the_module_is_one_clear_line") {
+  for (const char* path : {"/nonexistent/libpto_compiler.so", "/etc/hostname"}) {
+    CAPTURE(path);
+    const auto o = run("run vector_add --shape 1024 --block-dim 1", "2>&1", std::string("PTO_CACHE_DIR=off PTO_COMPILER_MODULE=") + path);
+    INFO(o.text);
+    CHECK(o.status == 2);
+    CHECK(o.text.rfind("pto: PTO_COMPILER_MODULE: cannot use " + std::string(path), 0) == 0);
+    CHECK(std::count(o.text.begin(), o.text.end(), '\n') == 1);
+  }
+}
+
 TEST_CASE("pto_run_with_a_param_key_the_sample_does_not_have_is_one_clear_line") {
   const auto o = run("run vector_add --shape 1024 --block-dim 1 --param bufers=1");
   INFO(o.text);
