@@ -122,10 +122,11 @@ class InsertChecks : public ir::Mutator {
 
   /// getval / setval: the element offset inside the tile (axis 2) or the tensor (axis 3).
   Stmt mutate_node(const ir::ElemAccess* a, const Stmt& self) override {
-    const int64_t count = a->tensor >= 0 ? k_.tensors[a->tensor].shape[0] * k_.tensors[a->tensor].shape[1] : k_.groups[a->tile.group].elems();
+    const Expr count = a->tensor >= 0 ? op(BinaryOp::Mul, ir::tensor_extent(k_.tensors[a->tensor], 0), ir::tensor_extent(k_.tensors[a->tensor], 1))
+                                      : i64(k_.groups[a->tile.group].elems());
     std::vector<Stmt> out;
-    Expr inside = op(BinaryOp::And, op(BinaryOp::GE, a->offset, i64(0)), op(BinaryOp::LT, a->offset, i64(count)));
-    check(inside, RuntimeCheck::index_out_of_range, a->id, a->tensor >= 0 ? 3 : 2, {a->offset, i64(0), i64(count)}, out);
+    Expr inside = op(BinaryOp::And, op(BinaryOp::GE, a->offset, i64(0)), op(BinaryOp::LT, a->offset, count));
+    check(inside, RuntimeCheck::index_out_of_range, a->id, a->tensor >= 0 ? 3 : 2, {a->offset, i64(0), count}, out);
     out.push_back(self);
     return ir::Seq::make(std::move(out));
   }
@@ -245,8 +246,8 @@ class InsertChecks : public ir::Mutator {
       const Expr& off = r.offset[d];
       const Expr& ext = r.extent[d];
       check(op(BinaryOp::GE, ext, i64(0)), RuntimeCheck::region_negative, instr, d, {ext, i64(0), i64(0)}, out);
-      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, ext), i64(r.view[d]))),
-            RuntimeCheck::region_out_of_bounds, instr, d, {off, ext, i64(r.view[d])}, out);
+      check(op(BinaryOp::And, op(BinaryOp::GE, off, i64(0)), op(BinaryOp::LE, op(BinaryOp::Add, off, ext), r.view[d])),
+            RuntimeCheck::region_out_of_bounds, instr, d, {off, ext, r.view[d]}, out);
     }
   }
 

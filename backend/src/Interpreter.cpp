@@ -131,6 +131,7 @@ namespace {
 struct Region {
   int64_t off[2];
   int64_t ext[2];
+  int64_t pitch;  // the view's columns: elements from one GM row to the next
 };
 
 int64_t wadd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
@@ -277,20 +278,21 @@ class Runner {
       out.off[d] = eval(r.offset[d]);
       out.ext[d] = eval(r.extent[d]);
     }
+    out.pitch = eval(r.view[1]);
     return out;
   }
 
   /// [lo, hi) of the GM elements a region touches, flattened over its view (CodeGen::gm_interval).
-  static std::pair<int64_t, int64_t> gm_interval(const ir::GMRegion& r, const Region& reg) {
-    const int64_t lo = wadd(wmul(reg.off[0], r.view[1]), reg.off[1]);
+  static std::pair<int64_t, int64_t> gm_interval(const ir::GMRegion&, const Region& reg) {
+    const int64_t lo = wadd(wmul(reg.off[0], reg.pitch), reg.off[1]);
     const int64_t last_row = wadd(reg.off[0], wsub(reg.ext[0], 1));
-    const int64_t hi = wadd(wadd(wmul(last_row, r.view[1]), reg.off[1]), reg.ext[1]);
+    const int64_t hi = wadd(wadd(wmul(last_row, reg.pitch), reg.off[1]), reg.ext[1]);
     const bool empty = reg.ext[0] == 0 || reg.ext[1] == 0;
     return {lo, empty ? lo : hi};
   }
 
   uint8_t* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) const {
-    const int64_t elem = wadd(wmul(reg.off[0], r.view[1]), reg.off[1]);
+    const int64_t elem = wadd(wmul(reg.off[0], reg.pitch), reg.off[1]);
     return static_cast<uint8_t*>(f_.tensors[r.tensor]) + elem * es;
   }
 
@@ -301,7 +303,7 @@ class Runner {
     const uint8_t* gm = gm_address(s->src, reg, es);
     uint8_t* tile = tile_base(s->dst);
     for (int64_t r = 0; r < reg.ext[0]; ++r) {
-      std::memcpy(tile + r * g.cols * es, gm + r * s->src.view[1] * es, static_cast<size_t>(reg.ext[1] * es));
+      std::memcpy(tile + r * g.cols * es, gm + r * reg.pitch * es, static_cast<size_t>(reg.ext[1] * es));
     }
     set_valid(s->dst, reg.ext[0], reg.ext[1]);
     if (p_.instrument) {
@@ -321,18 +323,18 @@ class Runner {
     const float scale = s->scale ? eval_float(s->scale) : 1.0f;
     const float* scaled = s->scale ? &scale : nullptr;
     if (s->atomic_add) {  // CodeGen::store: the same runtime function
-      pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), s->dst.view[1], static_cast<int32_t>(to), tile, g.cols,
+      pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), reg.pitch, static_cast<int32_t>(to), tile, g.cols,
                              static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1], s->relu ? 1 : 0, s->scale ? 1 : 0, scale);
     } else if (to == g.dtype && !s->relu && !s->scale) {
       uint8_t* gm = gm_address(s->dst, reg, es);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
-        std::memcpy(gm + r * s->dst.view[1] * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
+        std::memcpy(gm + r * reg.pitch * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
       }
     } else {  // FIX's conversion on the way out of Acc, or relu_pre_mode (CodeGen::convert_rows)
       uint8_t* gm = gm_address(s->dst, reg, tes);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         for (int64_t c = 0; c < reg.ext[1]; ++c) {
-          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu, scaled), to, gm + (r * s->dst.view[1] + c) * tes);
+          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu, scaled), to, gm + (r * reg.pitch + c) * tes);
         }
       }
     }
@@ -628,7 +630,7 @@ class Runner {
         if (s->region.tensor >= 0) {  // a GM region (insert_checks: inside the tensor); CodeGen::debug
           const Region reg = region(s->region);
           const int64_t es = static_cast<int64_t>(dtype_size(k_.tensors[static_cast<size_t>(s->region.tensor)].dtype));
-          call_debug(s, nullptr, gm_address(s->region, reg, es), reg.ext[0], reg.ext[1], s->region.view[1]);
+          call_debug(s, nullptr, gm_address(s->region, reg, es), reg.ext[0], reg.ext[1], reg.pitch);
           break;
         }
         const auto& g = group(s->tile);

@@ -133,12 +133,12 @@ class InstrTexts : public ir::Visitor {
   void visit_node(const ir::Load* op) override {
     auto& info = set(*op, op);
     info.tensor = op->src.tensor;
-    info.gm_view_cols = op->src.view[1];
+    info.gm_view_cols = ir::int_constant(op->src.view[1]).value_or(-1);
   }
   void visit_node(const ir::Store* op) override {
     auto& info = set(*op, op);
     info.tensor = op->dst.tensor;
-    info.gm_view_cols = op->dst.view[1];
+    info.gm_view_cols = ir::int_constant(op->dst.view[1]).value_or(-1);
     info.gm_write = true;
     info.atomic = op->atomic_add;
   }
@@ -180,7 +180,7 @@ class InstrTexts : public ir::Visitor {
     if (op->tensor < 0) return;
     const auto& t = k_.tensors[op->tensor];
     info.tensor = op->tensor;  // the element is reported as [offset, offset + 1) of the tensor's row-major view,
-    info.gm_view_cols = t.shape[1];  // so the race checker compares it with loads and stores rectangle by rectangle
+    info.gm_view_cols = t.shape[1];  // (-1: dynamic) so the race checker compares it with loads and stores rectangle by rectangle
     info.gm_write = op->write;
     info.dtype = t.dtype;
   }

@@ -14,7 +14,7 @@ ir::Instr elem_instr(const char* name, const ElemContainer& c, const Int& offset
         << name << " of a " << ir::mem_space_name(c.shape.space) << " tile: " << name << " reads and writes Vec (UB) tiles or GM tensors";
   }
   const int64_t count = c.shape.rows * c.shape.cols;
-  if (const auto v = offset.constant()) {
+  if (const auto v = offset.constant(); v && count >= 0) {  // a dynamic tensor's bound is checked when the core runs
     PTO_USER_CHECK(*v >= 0 && *v < count, site) << name << ": element offset " << *v << " is outside the " << count << " elements of the "
                                                 << (c.tensor >= 0 ? "tensor" : "tile");
   }

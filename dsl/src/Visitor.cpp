@@ -25,6 +25,7 @@ void Visitor::visit(const Stmt& s) {
 }
 
 void Visitor::visit_region(const GMRegion& r) {
+  for (const auto& e : r.view) visit(e);
   for (const auto& e : r.offset) visit(e);
   for (const auto& e : r.extent) visit(e);
 }
@@ -140,9 +141,10 @@ std::array<Expr, 2> Mutator::mutate_pair(const std::array<Expr, 2>& e, bool& cha
 GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
   GMRegion out = r;
   for (int i = 0; i < 2; ++i) {
+    out.view[i] = mutate(r.view[i]);
     out.offset[i] = mutate(r.offset[i]);
     out.extent[i] = mutate(r.extent[i]);
-    changed |= !out.offset[i].same_as(r.offset[i]) || !out.extent[i].same_as(r.extent[i]);
+    changed |= !out.view[i].same_as(r.view[i]) || !out.offset[i].same_as(r.offset[i]) || !out.extent[i].same_as(r.extent[i]);
   }
   return out;
 }

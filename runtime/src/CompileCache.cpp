@@ -27,7 +27,8 @@ SpecKey make_spec_key(const SpecKeyFields& f) {
   for (const auto& t : f.args->tensors) {
     put(key.bytes, static_cast<int8_t>(t.dtype));
     put(key.bytes, static_cast<int8_t>(t.rank));
-    put(key.bytes, t.shape);
+    put(key.bytes, t.dynamic);
+    put(key.bytes, std::array<int64_t, 2>{(t.dynamic & ir::kDynamicRows) ? -1 : t.shape[0], (t.dynamic & ir::kDynamicCols) ? -1 : t.shape[1]});
   }
   put(key.bytes, static_cast<uint32_t>(f.args->scalars.size()));
   put(key.bytes, static_cast<uint64_t>(f.args->key.type_hash()));

@@ -51,6 +51,16 @@ void sync_hook(void* model, int32_t instr, int64_t event, int64_t slot) {
   static_cast<CoreModel*>(model)->sync(instr, event, slot);
 }
 
+/// Each tensor's columns in this launch, for the pipeline model's GM regions of dynamic width;
+/// empty when the kernel has no dynamic dimension.
+std::vector<int64_t> dynamic_tensor_cols(const CompiledKernel& k, const detail::LaunchArgs& args) {
+  const bool dynamic = std::any_of(k.ir.tensors.begin(), k.ir.tensors.end(), [](const ir::TensorParam& t) { return t.dynamic != 0; });
+  std::vector<int64_t> cols;
+  if (!dynamic) return cols;
+  for (const auto& t : args.tensors) cols.push_back(t.shape[1]);
+  return cols;
+}
+
 /// One launch being emulated: its cores' status, pipeline models and debug output.
 class Launch {
  public:
@@ -58,6 +68,7 @@ class Launch {
       : k_(k), args_(args), block_dim_(block_dim), layout_(k.ir.mode), cores_(block_dim * layout_.per_block), cost_(*k.chip),
         status_(static_cast<size_t>(cores_)), models_(k.instrumented ? cores_ : 0),
         memory_of_(k.instrumented && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
+        tensor_cols_(k.instrumented ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
         gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
@@ -200,6 +211,7 @@ class Launch {
       models_[c]->reuse(trace_pool().take());
       models_[c]->keep_gm_spans(k_.race_check && block_dim_ > 1);  // for the check between blocks
       models_[c]->check_gm_by_memory(memory_of_);
+      models_[c]->set_tensor_cols(tensor_cols_);
       models_[c]->keep_accesses(audit_);
     }
     return static_cast<CoreModel*>(ctx.model);
@@ -319,6 +331,7 @@ class Launch {
   std::vector<CoreStatus> status_;
   std::vector<std::optional<CoreModel>> models_;
   std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
+  std::vector<int64_t> tensor_cols_;  // per tensor, the launch's columns, when a tensor has a dynamic dimension
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;

@@ -81,10 +81,35 @@ std::string KernelBase::describe(const LaunchArgs& args) {
   std::string out = args.key.empty() ? "" : fmt::format("key=0x{:x}", args.key.code());
   for (const auto& t : args.tensors) {
     if (!out.empty()) out += ", ";
-    out += t.rank == 1 ? fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), t.shape[1])
-                       : fmt::format("arg{}:{}[{}x{}]", t.position, dtype_name(t.dtype), t.shape[0], t.shape[1]);
+    auto extent = [&](int d) { return (t.dynamic >> d) & 1 ? std::string("?") : std::to_string(t.shape[d]); };
+    out += t.rank == 1 ? fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), extent(1))
+                       : fmt::format("arg{}:{}[{}x{}]", t.position, dtype_name(t.dtype), extent(0), extent(1));
   }
   return out;
+}
+
+void bind_declared_dims(LaunchArgs& a, const std::string& kernel, const SourceLoc& loc) {
+  auto declaration = [](const TensorArg& t) {
+    auto one = [](int64_t d) { return d == lang::DYNAMIC ? std::string("pl::DYNAMIC") : d == lang::STATIC ? std::string("pl::STATIC") : std::to_string(d); };
+    return t.declared_rank == 1 ? one(t.declared[1]) : one(t.declared[0]) + ", " + one(t.declared[1]);
+  };
+  for (const auto& t : a.tensors) {
+    if (t.declared_rank == 0) continue;
+    const std::string actual = t.rank == 1 ? fmt::format("[{}]", t.shape[1]) : fmt::format("[{}x{}]", t.shape[0], t.shape[1]);
+    PTO_USER_CHECK(t.rank == t.declared_rank, (ErrorSite{.kernel = kernel, .loc = loc}))
+        << "argument " << t.position << " is a " << t.rank << "-D tensor " << actual << "; the kernel declares it pl::Tensor<"
+        << dtype_name(t.dtype) << ", " << declaration(t) << ">, " << t.declared_rank << "-D";
+    for (int d = 2 - t.rank; d < 2; ++d) {
+      PTO_USER_CHECK(t.declared[d] < 0 || t.declared[d] == t.shape[d], (ErrorSite{.kernel = kernel, .loc = loc}))
+          << "argument " << t.position << " is " << actual << "; the kernel declares it pl::Tensor<" << dtype_name(t.dtype) << ", "
+          << declaration(t) << ">: dimension " << (t.rank == 1 ? 0 : d) << " must be " << t.declared[d];
+    }
+  }
+  for (const auto& t : a.tensors) {
+    for (int d = 0; d < 2; ++d) {
+      if ((t.dynamic >> d) & 1) a.scalars.push_back(t.shape[d]);
+    }
+  }
 }
 
 std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& args, const std::function<void()>& trace,
@@ -95,7 +120,13 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
   return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
     HostSpanScope span("compile", &st.options.name);
     TraceSignature signature{.name = st.options.name, .specialization = describe(args), .key = &args.key};
-    for (const auto& a : args.tensors) signature.tensors.push_back({fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape});
+    for (const auto& a : args.tensors) {
+      ir::TensorParam p{fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape, a.dynamic};
+      for (int d = 0; d < 2; ++d) {
+        if ((a.dynamic >> d) & 1) p.shape[d] = -1;  // unknown while tracing: the kernel serves every extent
+      }
+      signature.tensors.push_back(std::move(p));
+    }
     const auto t = Clock::now();
     ir::Kernel traced = trace_kernel(signature, trace);
     const double trace_ms = ms_since(t);

@@ -369,6 +369,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
   const std::span<const Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi) : std::span<const Access>{};
+  const int64_t gm_cols = info.gm_view_cols >= 0 || info.tensor < 0 ? info.gm_view_cols : tensor_cols_[static_cast<size_t>(info.tensor)];
   const double a = static_cast<double>(amount);
   const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
   auto work = [&](const CostModel::Cost& c, bool on_chip) { record_work(info.pipe, c, instr, tiles, on_chip); };
@@ -377,7 +378,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     case ir::InstrClass::Store: {
       const bool load = info.cls == ir::InstrClass::Load;
       const auto& t = kernel_->ir.tensors[info.tensor];
-      const timing::GmRegion region{info.tensor, static_cast<int32_t>(dtype_size(t.dtype)), gm_lo, gm_hi, info.gm_view_cols, !load};
+      const timing::GmRegion region{info.tensor, static_cast<int32_t>(dtype_size(t.dtype)), gm_lo, gm_hi, gm_cols, !load};
       transfer(info.pipe, load ? load_path(space) : store_path(space), a, region, instr, tiles);
       (load ? gm_read_ : gm_write_) += a;
       break;
@@ -406,12 +407,12 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     const int memory = static_cast<size_t>(info.tensor) < memory_of_.size() ? memory_of_[static_cast<size_t>(info.tensor)] : info.tensor;
-    access(-(memory + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, info.gm_view_cols);
-    if (keep_gm_spans_) append(gm_spans_, GmSpan{memory, Touch{gm_lo, gm_hi, info.gm_view_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
+    access(-(memory + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, gm_cols);
+    if (keep_gm_spans_) append(gm_spans_, GmSpan{memory, Touch{gm_lo, gm_hi, gm_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
     if (keep_accesses_) {
       const int unit = static_cast<int>(dtype_size(kernel_->ir.tensors[info.tensor].dtype));
       audit_.push_back({pipes_[static_cast<int>(info.pipe)].last_op, instr, static_cast<uint8_t>(info.pipe), 2, info.gm_write, info.atomic,
-                        unit, -(memory + 1), gm_lo, gm_hi, info.gm_view_cols});
+                        unit, -(memory + 1), gm_lo, gm_hi, gm_cols});
     }
   }
 }

@@ -40,7 +40,8 @@ int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) 
 template <class T>
 void softmax_rows(const pl::Tensor<T>& x, const pl::Tensor<T>& y, const pl::Int& row_blocks, int64_t r_tile, int buffers,
                   SyncMode sync) {
-  const int64_t rows = x.dim(0), cols = x.dim(1);
+  const pl::Int rows = x.extent(0);  // a constant, unless the kernel declares the rows pl::DYNAMIC
+  const int64_t cols = x.dim(1);
   std::vector<int> slots(buffers);
   std::iota(slots.begin(), slots.end(), 0);
   auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(cols)}, slots);    // (R, C) x buffers

@@ -8,7 +8,8 @@
 //
 // The tiling function picks the TilingKey (buffer count) and block_dim from the shape, and passes
 // the number of row blocks to the kernel as tiling data (a runtime scalar), so one specialisation
-// serves every block_dim.
+// serves every block_dim. The kernel's rows are pl::DYNAMIC: one specialisation per column count
+// and key serves every row count (a batch of any size), as an aclnn operator's kernel does.
 #include <boost/hana/define_struct.hpp>
 
 #include "softmax.hpp"
@@ -23,12 +24,16 @@ struct OpTiling {
   BOOST_HANA_DEFINE_STRUCT(OpTiling, (int64_t, row_blocks));
 };
 
+/// The row count the op's kernel sizes its tiles for: any (its rows are dynamic).
+inline constexpr int64_t kAnyRows = int64_t{1} << 40;
+
 /// The kernel behind the op: softmax over row blocks; the block count arrives as tiling data.
 template <class T>
 auto make_op_kernel() {
-  return pl::jit({.name = "softmax_op", .auto_mutex = true}, [](pl::Tensor<T> x, pl::Tensor<T> y, pl::Int row_blocks) {
+  return pl::jit({.name = "softmax_op", .auto_mutex = true}, [](pl::Tensor<T, pl::DYNAMIC, pl::STATIC> x,
+                                                                 pl::Tensor<T, pl::DYNAMIC, pl::STATIC> y, pl::Int row_blocks) {
     const auto key = pl::tiling_key<OpKey>();
-    const int64_t r_tile = fitting_rows<T>(x.dim(0), x.dim(1), key.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
+    const int64_t r_tile = fitting_rows<T>(kAnyRows, x.dim(1), key.buffers, ChipProfile::default_profile().limits(pl::Vec).bytes);
     softmax_rows<T>(x, y, row_blocks, r_tile, key.buffers, SyncMode::automatic);
   });
 }
@@ -60,7 +65,7 @@ const pto::Op<pto::Tensor<T>, pto::Tensor<T>>& softmax_op() {
         const int64_t ub = ChipProfile::default_profile().limits(pl::Vec).bytes;
         // Double-buffer when two slots still leave at least 4 rows per tile; otherwise one slot.
         const int buffers = fitting_rows<T>(rows, cols, 2, ub) >= std::min<int64_t>(rows, 4) ? 2 : 1;
-        const int64_t r_tile = fitting_rows<T>(rows, cols, buffers, ub);
+        const int64_t r_tile = fitting_rows<T>(kAnyRows, cols, buffers, ub);  // the kernel's, which serves any row count
         const int64_t row_blocks = (rows + r_tile - 1) / r_tile;
         OpPlan plan;
         plan.block_dim = static_cast<int>(std::min<int64_t>(row_blocks, ChipProfile::default_profile().aiv_count));

@@ -46,7 +46,8 @@ template <class T, class Store>
 void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& p, const pl::Int& first, const pl::Int& step,
                   Store&& store_tile) {
   using Acc = pl::accumulator_t<T>;
-  const int64_t M = a.dim(0), K = a.dim(1), N = p.transpose_b ? b.dim(0) : b.dim(1);
+  const pl::Int M = a.extent(0);  // a constant, unless the kernel declares A's rows pl::DYNAMIC
+  const int64_t K = a.dim(1), N = p.transpose_b ? b.dim(0) : b.dim(1);
   pl::require((p.transpose_b ? b.dim(1) : b.dim(0)) == K,
               p.transpose_b ? "A is M x K and B (transposed) must be N x K" : "A is M x K and B must be K x N");
   auto slots = [](int depth) {
@@ -62,7 +63,7 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
   auto b_l0 = pl::make_tile_group<T>(pl::Right, {l0_k, p.tn}, l0);
   auto acc = pl::make_tile_group<Acc>(pl::Acc, {p.tm, p.tn}, slots(p.acc_buffers));
   const int64_t n_tiles = (N + p.tn - 1) / p.tn;
-  const int64_t tiles = (M + p.tm - 1) / p.tm * n_tiles;
+  const pl::Int tiles = pl::ceil_div(M, p.tm) * n_tiles;
   const int64_t k_steps = (K + p.tk - 1) / p.tk;
   for (auto t : pl::range(first, tiles, step)) {
     auto m0 = t / n_tiles * p.tm, n0 = t % n_tiles * p.tn;

@@ -27,7 +27,7 @@ TEST_CASE("the_tiling_function_picks_block_dim_key_and_tiling_data_from_the_shap
   pto::OpExecutor exec;
   sm::softmax_op<float>().get_workspace_size(x, y, exec);
   const auto& plan = exec.plan();
-  const int64_t r_tile = sm::fitting_rows<float>(300, 1000, 2, pto::ChipProfile::default_profile().limits(pto::ir::MemSpace::Vec).bytes);
+  const int64_t r_tile = sm::fitting_rows<float>(sm::kAnyRows, 1000, 2, pto::ChipProfile::default_profile().limits(pto::ir::MemSpace::Vec).bytes);
   CHECK(plan.tiling_data == std::vector<int64_t>{(300 + r_tile - 1) / r_tile});
   CHECK(plan.block_dim == std::min<int64_t>(plan.tiling_data[0], 48));
   CHECK(plan.tiling_key.get<sm::OpKey>()->buffers == 2);
@@ -35,6 +35,27 @@ TEST_CASE("the_tiling_function_picks_block_dim_key_and_tiling_data_from_the_shap
   auto small = pto::Tensor<float>::random({5, 64}), out = pto::Tensor<float>::zeros({5, 64});
   sm::softmax_op<float>().get_workspace_size(small, out, exec);
   CHECK(exec.plan().block_dim == 1);
+}
+
+TEST_CASE("the_op_kernel_has_dynamic_rows_one_specialisation_serves_every_row_count") {
+  const auto made = [] { return pto::runtime_stats().compiles + pto::runtime_stats().disk_loads; };
+  auto run = [](int64_t rows) {
+    auto x = pto::Tensor<float>::random({rows, 96}, static_cast<uint64_t>(rows), -4, 4), y = pto::Tensor<float>::zeros({rows, 96});
+    auto want = pto::Tensor<float>::zeros({rows, 96});
+    sm::reference(x, want);
+    pto::OpExecutor exec;
+    sm::softmax_op<float>().get_workspace_size(x, y, exec);
+    sm::softmax_op<float>().run(exec);
+    pto::synchronize();
+    CHECK(pto::samples::max_abs_diff(y, want) <= sm::tolerance<float>());
+  };
+  run(600);  // the double-buffered key's kernel for 96 columns
+  const uint64_t before = made();
+  for (int64_t rows : {97, 1000, 3001, 64}) {
+    CAPTURE(rows);
+    run(rows);
+  }
+  CHECK(made() == before);  // every row count on the kernel compiled for 600 rows
 }
 
 TEST_CASE("the_op_validates_before_anything_runs") {

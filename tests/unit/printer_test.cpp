@@ -36,8 +36,8 @@ ir::Kernel hand_made_kernel() {
   const ir::TileRef ta{0, imm(0)};
   const ir::TileRef tb{1, slot};
   const ir::Expr off = ir::Binary::make(ir::BinaryOp::Mul, i, imm(16));
-  const ir::GMRegion xr{0, {1, 64}, {imm(0), off}, {imm(1), imm(16)}};
-  const ir::GMRegion yr{1, {1, 64}, {imm(0), off}, {imm(1), imm(16)}};
+  const ir::GMRegion xr{0, {imm(1), imm(64)}, {imm(0), off}, {imm(1), imm(16)}};
+  const ir::GMRegion yr{1, {imm(1), imm(64)}, {imm(0), off}, {imm(1), imm(16)}};
   const ir::Expr a_read = ir::TileRead::make(ta, DType::f32, false);
   const ir::Expr value = ir::Binary::make(ir::BinaryOp::Add, ir::Binary::make(ir::BinaryOp::Mul, a_read, ir::FloatImm::make(2.5)),
                                           ir::FloatImm::make(1.0));

@@ -31,7 +31,7 @@ Tree make_tree() {
   const ir::Expr a = ir::TileRead::make({0, imm(0)}, DType::f32, false);
   const ir::Expr bc = ir::TileRead::make({1, imm(0)}, DType::f32, true);
   t.tile_value = ir::Binary::make(ir::BinaryOp::Add, ir::Binary::make(ir::BinaryOp::Mul, a, ir::FloatImm::make(2.5)), bc);
-  const ir::GMRegion r{0, {1, 1024}, {imm(0), t.var_only}, {imm(1), imm(8)}};
+  const ir::GMRegion r{0, {imm(1), imm(1024)}, {imm(0), t.var_only}, {imm(1), imm(8)}};
   const ir::Stmt load = ir::Load::make({0, imm(0)}, r, {0, {}});
   const ir::Stmt vec = ir::VecCompute::make({2, imm(0)}, t.tile_value, {1, {}});
   const ir::Stmt store = ir::Store::make(r, {2, imm(0)}, {2, {}});
@@ -123,9 +123,9 @@ TEST_CASE("the Visitor reaches every node of loops, regions, tile slots and bran
   CHECK(c.counts[ir::NodeKind::Var] == 6);
   // Binary: i*n twice, (a*2.5), (+ bc), (i < 3).
   CHECK(c.counts[ir::NodeKind::Binary] == 5);
-  // IntImms, in walk order: loop begin 0, step 1; load: slot 0, region offset 0, extents 1, 8;
-  // vec: dst slot 0, a slot 0, bc slot 0; store: region 0, 1, 8, src slot 0; if: 3; reduce: dst slot 0, a slot 0.
-  const std::vector<int64_t> want = {0, 1, 0, 0, 1, 8, 0, 0, 0, 0, 1, 8, 0, 3, 0, 0};
+  // IntImms, in walk order: loop begin 0, step 1; load: slot 0, region view 1, 1024, offset 0, extents 1, 8;
+  // vec: dst slot 0, a slot 0, bc slot 0; store: region 1, 1024, 0, 1, 8, src slot 0; if: 3; reduce: dst slot 0, a slot 0.
+  const std::vector<int64_t> want = {0, 1, 0, 1, 1024, 0, 1, 8, 0, 0, 0, 1, 1024, 0, 1, 8, 0, 3, 0, 0};
   CHECK(c.ints == want);
 }
 

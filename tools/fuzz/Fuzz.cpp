@@ -62,6 +62,7 @@ struct Batch {
   std::vector<Expr> exprs;
   bool relu_store = false;  // the stores take relu_pre_mode = NormalRelu
   bool meet = false;        // the blocks sync_all after their tile loop
+  bool dynamic = false;     // x, y, z declared pl::Tensor<T, pl::DYNAMIC, pl::DYNAMIC>: extents at run time
 };
 
 bool floating(DType t) { return is_floating(t); }
@@ -88,6 +89,7 @@ class Generator {
     for (int i = 0; i < n; ++i) b.exprs.push_back(expr(b.dtype));
     b.relu_store = pick(4) == 0;
     b.meet = pick(8) == 0;
+    b.dynamic = pick(3) == 0;
     return b;
   }
 
@@ -239,10 +241,12 @@ struct Build {
   }
 };
 
-template <class T>
+/// The batch's kernel with tensor parameters of type `P`: pl::Tensor<T> (static shapes) or with
+/// both dimensions pl::DYNAMIC (the same body; extents are then runtime values).
+template <class T, class P>
 auto make_kernel(const Batch& b, bool interpret) {
   return pl::jit({.name = interpret ? "fuzz_interp" : "fuzz_jit", .auto_mutex = true, .interpret = interpret},
-                 [b](pl::Tensor<T> x, pl::Tensor<T> y, pl::Tensor<T> z, pl::Int n) {
+                 [b](P x, P y, P z, pl::Int n) {
     std::vector<int> slots(b.depth);
     for (int s = 0; s < b.depth; ++s) slots[s] = s;
     auto xs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
@@ -256,11 +260,12 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto pad_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols}, pl::TilePad::Max);
     auto transposed = pl::make_tile<T>(pl::Vec, {b.tile_cols, b.tile_rows});
-    const int64_t col_tiles = (b.cols + b.tile_cols - 1) / b.tile_cols;
-    const int64_t tiles = (b.rows + b.tile_rows - 1) / b.tile_rows * col_tiles;
+    const pl::Int rows = x.extent(0), cols = x.extent(1);  // constants unless dynamic
+    const pl::Int col_tiles = pl::ceil_div(cols, b.tile_cols);
+    const pl::Int tiles = pl::ceil_div(rows, b.tile_rows) * col_tiles;
     for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
       auto r0 = t / col_tiles * b.tile_rows, c0 = t % col_tiles * b.tile_cols;
-      auto nr = pl::min(b.tile_rows, b.rows - r0), nc = pl::min(b.tile_cols, b.cols - c0);
+      auto nr = pl::min(b.tile_rows, rows - r0), nc = pl::min(b.tile_cols, cols - c0);
       pl::load(xs.current(), x.slice(r0, nr, c0, nc));
       pl::load(ys.current(), y.slice(r0, nr, c0, nc));
       for (size_t i = 0; i < b.exprs.size(); ++i) {
@@ -322,7 +327,7 @@ auto make_kernel(const Batch& b, bool interpret) {
           else if (e.reduce < 8) zs.current() = value * 0 + pl::cast<T>(arg_rows);
           else zs.current() = value * 0 + pl::cast<T>(arg_cols);
         }
-        pl::store(z.slice(static_cast<int64_t>(i) * b.rows + r0, nr, c0, nc), out,
+        pl::store(z.slice(static_cast<int64_t>(i) * rows + r0, nr, c0, nc), out,
                   {.relu_pre_mode = b.relu_store ? pl::ReluPreMode::NormalRelu : pl::ReluPreMode::NoRelu});
         zs.next();
       }
@@ -372,10 +377,12 @@ std::string compare(const Batch& b, int only = -1) {
   const auto x = input<T>(b, 1), y = input<T>(b, 2);
   const int64_t out_rows = static_cast<int64_t>(b.exprs.size()) * b.rows;
   auto z_jit = Tensor<T>::zeros({out_rows, b.cols}), z_ref = Tensor<T>::zeros({out_rows, b.cols});
-  const auto jit = make_kernel<T>(b, false);
-  const auto ref = make_kernel<T>(b, true);
-  const LaunchProfile pj = jit[{.block_dim = b.block_dim}].run_sync(x, y, z_jit, b.param);
-  const LaunchProfile pr = ref[{.block_dim = b.block_dim}].run_sync(x, y, z_ref, b.param);
+  auto run = [&]<class P>() {
+    const LaunchProfile pj = make_kernel<T, P>(b, false)[{.block_dim = b.block_dim}].run_sync(x, y, z_jit, b.param);
+    const LaunchProfile pr = make_kernel<T, P>(b, true)[{.block_dim = b.block_dim}].run_sync(x, y, z_ref, b.param);
+    return std::pair{pj, pr};
+  };
+  const auto [pj, pr] = b.dynamic ? run.template operator()<pl::Tensor<T, pl::DYNAMIC, pl::DYNAMIC>>() : run.template operator()<pl::Tensor<T>>();
   for (int64_t i = 0; i < z_jit.numel(); ++i) {
     const int e = static_cast<int>(i / (b.rows * b.cols));
     if (only >= 0 && e != only) continue;
@@ -463,6 +470,7 @@ Batch shrink(Batch b) {
     if (b.depth > 1) variant([](Batch& c) { c.depth = 1; });
     if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
     if (b.meet) variant([](Batch& c) { c.meet = false; });
+    if (b.dynamic) variant([](Batch& c) { c.dynamic = false; });
     for (const auto& c : candidates) {
       if (fails(c)) {
         b = c;
@@ -562,7 +570,7 @@ std::string cpp(const Batch& b) {
                                                 cpp_expr(e, e.root, b.dtype), cpp_expr(e, e.root, b.dtype));
   return fmt::format(
       "// x, y: {T} [{R} x {C}] (data seed {seed}), n = {n}, block_dim = {bd}\n"
-      "auto k = pl::jit({{.name = \"repro\", .auto_mutex = true}}, [](pl::Tensor<{T}> x, pl::Tensor<{T}> y, pl::Tensor<{T}> z, pl::Int n) {{\n"
+      "auto k = pl::jit({{.name = \"repro\", .auto_mutex = true}}, [](pl::Tensor<{P}> x, pl::Tensor<{P}> y, pl::Tensor<{P}> z, pl::Int n) {{\n"
       "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots});\n"
       "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
       "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
@@ -571,10 +579,10 @@ std::string cpp(const Batch& b) {
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  auto pad_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}, pl::TilePad::Max);\n"
       "  auto transposed = pl::make_tile<{T}>(pl::Vec, {{{tc}, {tr}}});\n"
-      "  const int64_t col_tiles = {ct};\n"
+      "  const pl::Int col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
       "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"
-      "    auto nr = pl::min({tr}, {R} - r0), nc = pl::min({tc}, {C} - c0);\n"
+      "    auto nr = pl::min({tr}, {rows} - r0), nc = pl::min({tc}, {cols} - c0);\n"
       "    pl::load(xs.current(), x.slice(r0, nr, c0, nc));\n"
       "    pl::load(ys.current(), y.slice(r0, nr, c0, nc));\n"
       "{body}"
@@ -586,8 +594,13 @@ std::string cpp(const Batch& b) {
       fmt::arg("T", T), fmt::arg("R", b.rows), fmt::arg("C", b.cols), fmt::arg("seed", b.data_seed), fmt::arg("n", b.param),
       fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
       fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
-      fmt::arg("ct", (b.cols + b.tile_cols - 1) / b.tile_cols),
-      fmt::arg("tiles", (b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols)), fmt::arg("body", body),
+      fmt::arg("P", b.dynamic ? T + ", pl::DYNAMIC, pl::DYNAMIC" : T),
+      fmt::arg("rows", b.dynamic ? std::string("x.extent(0)") : std::to_string(b.rows)),
+      fmt::arg("cols", b.dynamic ? std::string("x.extent(1)") : std::to_string(b.cols)),
+      fmt::arg("ct", b.dynamic ? fmt::format("pl::ceil_div(x.extent(1), {})", b.tile_cols) : std::to_string((b.cols + b.tile_cols - 1) / b.tile_cols)),
+      fmt::arg("tiles", b.dynamic ? fmt::format("pl::ceil_div(x.extent(0), {}) * col_tiles", b.tile_rows)
+                                  : std::to_string((b.rows + b.tile_rows - 1) / b.tile_rows * ((b.cols + b.tile_cols - 1) / b.tile_cols))),
+      fmt::arg("body", body),
       fmt::arg("relu", b.relu_store ? ", {.relu_pre_mode = pl::ReluPreMode::NormalRelu}" : ""),
       fmt::arg("meet", b.meet ? "  pl::sync_all();\n" : ""));
 }

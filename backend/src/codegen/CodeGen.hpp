@@ -50,9 +50,10 @@ class CodeGen : private ir::Visitor {
     Value* rows;
     Value* cols;
   };
-  struct Region {  // a GM region's offsets and extents, checked
+  struct Region {  // a GM region's offsets and extents, checked, and the (rows, cols) of its view
     Value* off[2];
     Value* ext[2];
+    Value* view[2];  // view[1] is the row pitch in elements (constants unless a dimension is dynamic)
   };
   struct LoopBlocks {
     BasicBlock *latch, *exit;
@@ -163,9 +164,13 @@ class CodeGen : private ir::Visitor {
   Extent extent(const std::array<ir::Expr, 2>& e);
 
   // ---------------------------------------------------------------- CodeGenMove.cpp: transfers, moves, matmul
-  /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch `tile_pitch`).
-  void copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
-                 bool to_tile, bool streaming = false);
+  /// Copies `rows` rows of `cols` elements between GM (pitch `gm_pitch`) and a tile (pitch
+  /// `tile_pitch`); `streaming` (an i1, constant unless the tensor's size is dynamic): through the
+  /// runtime's cache-bypassing copies.
+  void copy_rows(Value* gm, Value* gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
+                 bool to_tile, Value* streaming);
+  /// Whether a transfer with a tensor of `view` (rows, cols) of `es`-byte elements streams (an i1).
+  Value* streams(Value* const (&view)[2], int64_t es);
   /// Prefetch hints for the GM region of `op` (no checks: a hint on a bad address is harmless
   /// only if it is never dereferenced, so the address is clamped into the tensor).
   void prefetch(const ir::Load* op);
@@ -174,7 +179,7 @@ class CodeGen : private ir::Visitor {
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
   /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc), after the
   /// store's relu and `scale` (an f32 value, or null), as ir::Store defines them.
-  void convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
+  void convert_rows(Value* gm, Value* gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
                     bool relu = false,
                     Value* scale = nullptr);
   void move(const ir::Move* op);

@@ -29,20 +29,21 @@ CodeGen::Region CodeGen::region(const ir::GMRegion& r) {
   for (int d = 0; d < 2; ++d) {
     out.off[d] = scalar(r.offset[d]);
     out.ext[d] = scalar(r.extent[d]);
+    out.view[d] = scalar(r.view[d]);
   }
   return out;
 }
 
-std::pair<Value*, Value*> CodeGen::gm_interval(const ir::GMRegion& r, const Region& reg) {
-  Value* lo = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
+std::pair<Value*, Value*> CodeGen::gm_interval(const ir::GMRegion&, const Region& reg) {
+  Value* lo = b_.CreateAdd(b_.CreateMul(reg.off[0], reg.view[1]), reg.off[1]);
   Value* last_row = b_.CreateAdd(reg.off[0], b_.CreateSub(reg.ext[0], b_.getInt64(1)));
-  Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, b_.getInt64(r.view[1])), reg.off[1]), reg.ext[1]);
+  Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, reg.view[1]), reg.off[1]), reg.ext[1]);
   Value* empty = b_.CreateOr(b_.CreateICmpEQ(reg.ext[0], b_.getInt64(0)), b_.CreateICmpEQ(reg.ext[1], b_.getInt64(0)));
   return {lo, b_.CreateSelect(empty, lo, hi)};
 }
 
 Value* CodeGen::gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) {
-  Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], b_.getInt64(r.view[1])), reg.off[1]);
+  Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], reg.view[1]), reg.off[1]);
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
 }
 

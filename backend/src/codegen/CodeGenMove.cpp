@@ -2,21 +2,41 @@
 
 namespace pto::backend::codegen {
 
-void CodeGen::copy_rows(Value* gm, int64_t gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
-                        bool to_tile, bool streaming) {
+Value* CodeGen::streams(Value* const (&view)[2], int64_t es) {
+  return b_.CreateICmpSGE(b_.CreateMul(b_.CreateMul(view[0], view[1]), b_.getInt64(es)), b_.getInt64(kStreamingStoreBytes));
+}
+
+void CodeGen::copy_rows(Value* gm, Value* gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
+                        bool to_tile, Value* streaming) {
   Value* bytes = b_.CreateMul(cols, b_.getInt64(es));
-  counted_loop(rows, [&](Value* r) {
-    Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.getInt64(gm_pitch * es)));
-    Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
-    if (to_tile && streaming) {
+  auto copy_row = [&](Value* g, Value* t, bool stream) {
+    if (to_tile && stream) {
       rt_call(offsetof(RuntimeFunctions, copy_from_gm), b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, {t, g, bytes});
     } else if (to_tile) {
       b_.CreateMemCpy(t, llvm::MaybeAlign(32), g, llvm::MaybeAlign(es), bytes);
-    } else if (streaming) {
+    } else if (stream) {
       rt_call(offsetof(RuntimeFunctions, stream_to_gm), b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, {g, t, bytes});
     } else {
       b_.CreateMemCpy(g, llvm::MaybeAlign(es), t, llvm::MaybeAlign(32), bytes);
     }
+  };
+  auto* fixed = llvm::dyn_cast<llvm::ConstantInt>(streaming);
+  counted_loop(rows, [&](Value* r) {
+    Value* g = b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.CreateMul(gm_pitch, b_.getInt64(es))));
+    Value* t = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile, b_.CreateMul(r, b_.getInt64(tile_pitch * es)));
+    if (fixed) return copy_row(g, t, !fixed->isZero());
+    // A dynamic tensor: its size decides at run time (the branch is the same for every row).
+    auto* stream = BasicBlock::Create(c_, "row.stream", fn_);
+    auto* plain = BasicBlock::Create(c_, "row.plain", fn_);
+    auto* done = BasicBlock::Create(c_, "row.done", fn_);
+    b_.CreateCondBr(streaming, stream, plain);
+    b_.SetInsertPoint(stream);
+    copy_row(g, t, true);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(plain);
+    copy_row(g, t, false);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }, "row");
 }
 
@@ -30,16 +50,16 @@ void CodeGen::prefetch(const ir::Load* op) {
     off[d] = scalar(op->src.offset[d]);
     off[d] = b_.CreateSelect(b_.CreateICmpSLT(off[d], lo), lo, off[d]);
     ext[d] = scalar(op->src.extent[d]);
-    Value* room = b_.CreateSub(b_.getInt64(op->src.view[d]), off[d]);
+    Value* room = b_.CreateSub(scalar(op->src.view[d]), off[d]);
     ext[d] = b_.CreateSelect(b_.CreateICmpSLT(room, ext[d]), room, ext[d]);
     ext[d] = b_.CreateSelect(b_.CreateICmpSLT(ext[d], lo), lo, ext[d]);
   }
-  Region reg{{off[0], off[1]}, {ext[0], ext[1]}};
+  Region reg{{off[0], off[1]}, {ext[0], ext[1]}, {scalar(op->src.view[0]), scalar(op->src.view[1])}};
   Value* base = gm_address(op->src, reg, es);
   Value* row_bytes = b_.CreateMul(ext[1], b_.getInt64(es));
   Value* lines = b_.CreateUDiv(b_.CreateAdd(row_bytes, b_.getInt64(63)), b_.getInt64(64));
   counted_loop(ext[0], [&](Value* r) {
-    Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.getInt64(op->src.view[1] * es)));
+    Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.CreateMul(reg.view[1], b_.getInt64(es))));
     counted_loop(lines, [&](Value* l) {
       Value* p = b_.CreateGEP(b_.getInt8Ty(), row, b_.CreateMul(l, b_.getInt64(64)));
       b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
@@ -51,9 +71,8 @@ void CodeGen::load(const ir::Load* op) {
   const auto& g = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
   const Region reg = region(op->src);
-  const int64_t tensor_bytes = op->src.view[0] * op->src.view[1] * es;
-  copy_rows(gm_address(op->src, reg, es), op->src.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
-            tensor_bytes >= kStreamingStoreBytes);
+  copy_rows(gm_address(op->src, reg, es), reg.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
+            streams(reg.view, es));
   set_valid(op->dst, reg.ext[0], reg.ext[1]);
   if (instrument_) {
     auto [lo, hi] = gm_interval(op->src, reg);
@@ -67,22 +86,21 @@ void CodeGen::store(const ir::Store* op) {
   const Region reg = region(op->dst);
   const DType to = k_.tensors[op->dst.tensor].dtype;
   const int64_t tes = static_cast<int64_t>(dtype_size(to));
-  const int64_t tensor_bytes = op->dst.view[0] * op->dst.view[1] * tes;
   Value* scale = op->scale ? broadcast_scalar(op->scale, b_.getFloatTy()) : nullptr;
   if (op->atomic_add) {
     auto* ptr = b_.getPtrTy();
     auto* i32 = b_.getInt32Ty();
     auto* i64 = b_.getInt64Ty();
     rt_call(offsetof(RuntimeFunctions, atomic_add_rows), b_.getVoidTy(), {ptr, i64, i32, ptr, i64, i32, i64, i64, i32, i32, b_.getFloatTy()},
-                                  {gm_address(op->dst, reg, tes), b_.getInt64(op->dst.view[1]), b_.getInt32(static_cast<int32_t>(to)),
+                                  {gm_address(op->dst, reg, tes), reg.view[1], b_.getInt32(static_cast<int32_t>(to)),
                                    tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
                                    reg.ext[1], b_.getInt32(op->relu ? 1 : 0), b_.getInt32(scale ? 1 : 0),
                                    scale ? scale : llvm::ConstantFP::get(b_.getFloatTy(), 1.0)});
   } else if (to == g.dtype && !op->relu && !scale) {
-    copy_rows(gm_address(op->dst, reg, es), op->dst.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
-              tensor_bytes >= kStreamingStoreBytes);
+    copy_rows(gm_address(op->dst, reg, es), reg.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
+              streams(reg.view, tes));
   } else {
-    convert_rows(gm_address(op->dst, reg, tes), op->dst.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
+    convert_rows(gm_address(op->dst, reg, tes), reg.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
                  op->relu, scale);
   }
   if (instrument_) {
@@ -91,13 +109,13 @@ void CodeGen::store(const ir::Store* op) {
   }
 }
 
-void CodeGen::convert_rows(Value* gm, int64_t gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
+void CodeGen::convert_rows(Value* gm, Value* gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
                            Value* cols, bool relu, Value* scale) {
   llvm::Type* ft = storage_type(from);
   llvm::Type* tt = storage_type(to);
   counted_loop(rows, [&](Value* r) {
     Value* src = b_.CreateInBoundsGEP(ft, tile, b_.CreateMul(r, b_.getInt64(tile_pitch)));
-    Value* dst = b_.CreateInBoundsGEP(tt, gm, b_.CreateMul(r, b_.getInt64(gm_pitch)));
+    Value* dst = b_.CreateInBoundsGEP(tt, gm, b_.CreateMul(r, gm_pitch));
     counted_loop(cols, [&](Value* c) {
       Value* v = widen(b_.CreateLoad(ft, b_.CreateInBoundsGEP(ft, src, c)), from);
       if (relu) {  // x > 0 ? x : 0 (a NaN and -0 give +0), before the conversion
@@ -160,7 +178,7 @@ void CodeGen::move_acc_to_vec(const ir::Move* op) {
     Value* c0 = scalar(part[2]);
     Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base(op->src),
                                       b_.CreateMul(b_.CreateAdd(b_.CreateMul(r0, b_.getInt64(sg.cols)), c0), b_.getInt64(ses)));
-    convert_rows(tile_base_in(peer_arena(s), op->dst), dg.cols, dg.dtype, src, sg.cols, sg.dtype, scalar(part[1]), scalar(part[3]));
+    convert_rows(tile_base_in(peer_arena(s), op->dst), b_.getInt64(dg.cols), dg.dtype, src, sg.cols, sg.dtype, scalar(part[1]), scalar(part[3]));
   }
   report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(static_cast<int64_t>(dtype_size(dg.dtype)))));
 }

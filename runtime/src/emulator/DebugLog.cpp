@@ -62,7 +62,8 @@ std::string DebugLog::dump(const ir::Debug* d, const void* data, int64_t rows, i
   if (d->region.tensor >= 0) {
     const auto& t = k_.ir.tensors[static_cast<size_t>(d->region.tensor)];
     dtype = t.dtype;
-    out = fmt::format("{} (GM {}x{} of {}x{} {})", t.name, rows, cols, d->region.view[0], d->region.view[1], dtype_name(dtype));
+    const auto view_rows = ir::int_constant(d->region.view[0]);  // a dynamic extent is not at hand here: "?"
+    out = fmt::format("{} (GM {}x{} of {}x{} {})", t.name, rows, cols, view_rows ? std::to_string(*view_rows) : "?", pitch, dtype_name(dtype));
   } else {
     const auto& g = k_.ir.groups[d->tile.group];
     dtype = g.dtype;

@@ -65,6 +65,9 @@ int main() {
     pl::store(x.slice(0, 64), t);
   });
   (void)kb;
+#elif PTO_CASE == 12
+  const auto kr = pl::jit({.name = "three_dims"}, [](pl::Tensor<float, pl::DYNAMIC, 8, 8> x) { (void)x; });  // 3 declared dims
+  (void)kr;
 #endif
   return 0;
 }

@@ -114,6 +114,11 @@ struct IntImm : ExprNode {
   IntImm(int64_t v, DType t) : ExprNode(kKind, {t, false}), value(v) {}
   static Expr make(int64_t v, DType t = DType::i64);
 };
+/// The value of an integer constant; nullopt for any other expression.
+inline std::optional<int64_t> int_constant(const Expr& e) {
+  if (const auto* imm = e.as<IntImm>()) return imm->value;
+  return std::nullopt;
+}
 
 /// A floating constant; as a tile operand it is broadcast to every element.
 struct FloatImm : ExprNode {
@@ -292,7 +297,8 @@ struct Assign : StmtNode {
 /// 1-D tensors are views of one row. Offsets and extents are runtime scalars.
 struct GMRegion {
   int tensor = -1;                 // index into KernelIR::tensors
-  std::array<int64_t, 2> view{};   // static (rows, cols) of the view the region was cut from
+  std::array<Expr, 2> view{};      // (rows, cols) of the row-major view the region was cut from: constants,
+                                   // or a dynamic dimension's Param Var (TensorParam::extent)
   std::array<Expr, 2> offset, extent;
 };
 

@@ -8,12 +8,24 @@
 
 namespace pto::ir {
 
+/// Bit d of TensorParam::dynamic: dimension d of the (rows, cols) view is a runtime value.
+inline constexpr uint8_t kDynamicRows = 1, kDynamicCols = 2;
+
 struct TensorParam {
   std::string name;               // "x" or "arg0"
   DType dtype;
   int rank;                       // 1 or 2
-  std::array<int64_t, 2> shape;   // 1-D tensors: {1, n}
+  std::array<int64_t, 2> shape;   // 1-D tensors: {1, n}; a dynamic dimension's entry is -1
+  uint8_t dynamic = 0;            // kDynamicRows | kDynamicCols: declared pl::DYNAMIC (1-D: cols)
+  /// Each dimension's extent as the kernel sees it: an IntImm for a static one, the Param Var
+  /// holding the launch's value for a dynamic one (a hidden scalar argument after the user's;
+  /// set by the trace).
+  std::array<Expr, 2> extent{};
 };
+
+/// Extent d of the (rows, cols) view of `t`: TensorParam::extent, or the static shape's entry for
+/// a parameter made without a trace.
+inline Expr tensor_extent(const TensorParam& t, int d) { return t.extent[d] ? t.extent[d] : IntImm::make(t.shape[d]); }
 
 struct ScalarParam {
   std::string name;
@@ -48,7 +60,8 @@ struct InstrInfo {
   // Filled at the end of the trace (and by passes that add instructions):
   std::vector<std::pair<int, bool>> tiles;  // (group, write) per tile access, as ir::tile_accesses orders them
   int tensor = -1;                          // GM tensor moved to or from, or -1
-  int64_t gm_view_cols = 0;                 // columns of the row-major view the GM region was cut from
+  int64_t gm_view_cols = 0;                 // columns of the row-major view the GM region was cut from; -1 when
+                                            // dynamic: the launch's extent of the tensor's columns
   DType dtype = DType::f32;                 // element type moved or produced
   InstrClass cls = InstrClass::Other;       // what the cost model charges it as (classified once, at trace)
   VecOpCounts vec_ops{};                    // a vector instruction's operations by class (a row reduction

@@ -90,7 +90,7 @@ void dump_data(const Slice<T>& region, std::source_location loc = std::source_lo
 }
 template <Element T>
 void dump_data(const Tensor<T>& tensor, std::source_location loc = std::source_location::current()) {
-  dump_data(tensor.slice(Int(0), tensor.dim(0)), loc);  // 1-D: every element; 2-D: every row
+  dump_data(tensor.slice(Int(0), tensor.extent(0)), loc);  // 1-D: every element; 2-D: every row
 }
 template <Element T>
 void dump_data(const Tile<T>& tile, std::array<Int, 2> offset, std::array<Int, 2> extent,

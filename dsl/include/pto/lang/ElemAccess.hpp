@@ -24,7 +24,8 @@
 namespace pto::lang {
 
 namespace detail {
-/// Where an element access goes: a tile slot (shape given) or a tensor (tensor >= 0).
+/// Where an element access goes: a tile slot (shape given) or a tensor (tensor >= 0; its shape
+/// {1, element count}, or {1, -1} when a dimension is dynamic).
 struct ElemContainer {
   ir::TileRef tile;
   TileShape shape{};
@@ -33,7 +34,7 @@ struct ElemContainer {
   template <Element T>
   ElemContainer(const Tile<T>& t) : tile(t.ref()), shape(t.shape()), dtype(dtype_of<T>) {}  // NOLINT
   template <Element T>
-  ElemContainer(const Tensor<T>& t) : shape{1, t.numel(), 1, MemSpace::GM}, tensor(t.index()), dtype(dtype_of<T>) {}  // NOLINT
+  ElemContainer(const Tensor<T>& t) : shape{1, t.static_numel().value_or(-1), 1, MemSpace::GM}, tensor(t.index()), dtype(dtype_of<T>) {}  // NOLINT
 };
 /// Emits a getval and returns the scalar Var it assigns.
 ir::Expr emit_getval(const ElemContainer& c, const Int& offset, const std::source_location& loc);
@@ -42,7 +43,7 @@ void note_mask_instruction(const std::source_location& loc);
 
 template <class C> struct elem_target : std::false_type {};
 template <Element T> struct elem_target<Tile<T>> : std::true_type { using elem = T; };
-template <Element T> struct elem_target<Tensor<T>> : std::true_type { using elem = T; };
+template <Element T, int64_t... Dims> struct elem_target<Tensor<T, Dims...>> : std::true_type { using elem = T; };
 /// A Tile<T> or a Tensor<T>.
 template <class C>
 concept ElemTarget = elem_target<C>::value;

@@ -77,6 +77,12 @@ struct TensorArg {
   std::array<int64_t, 2> shape;  // 1-D: {1, n}
   void* data;
   std::shared_ptr<void> owner;
+  /// The parameter's declaration (pl::Tensor<T, Dims...>): its rank (0: none, any rank) and per
+  /// dimension an extent, lang::DYNAMIC or lang::STATIC, as {rows, cols} (1-D: {1, n}).
+  int declared_rank = 0;
+  std::array<int64_t, 2> declared{};
+  /// ir::kDynamicRows | ir::kDynamicCols, from the declaration.
+  uint8_t dynamic = 0;
 };
 
 struct LaunchArgs {

@@ -45,7 +45,7 @@ template <class P> struct host_arg {
                 "int64_t or int32_t) or pl::Float (a runtime float: the host passes a float, pto::half or pto::bfloat16)");
   using type = void;
 };
-template <Element T> struct host_arg<lang::Tensor<T>> { using type = pto::Tensor<T>; };
+template <Element T, int64_t... Dims> struct host_arg<lang::Tensor<T, Dims...>> { using type = pto::Tensor<T>; };
 template <> struct host_arg<lang::Int> { using type = int64_t; };
 template <> struct host_arg<lang::Float> { using type = float; };
 template <class P> using host_arg_t = typename host_arg<std::remove_cvref_t<P>>::type;
@@ -73,19 +73,39 @@ class KernelBase {
   std::shared_ptr<State> state_;
 };
 
-/// Appends one host argument; a tensor without storage is recorded as the first bad argument.
-template <Element T>
+/// The dimensions a tensor parameter `P` declares (pl::Tensor<T, Dims...>); empty for pl::Tensor<T>.
+template <class P> struct declared_dims { static constexpr std::array<int64_t, 0> value{}; };
+template <Element T, int64_t... Dims> struct declared_dims<lang::Tensor<T, Dims...>> {
+  static constexpr std::array<int64_t, sizeof...(Dims)> value{Dims...};
+};
+
+/// Appends one host argument for parameter `P`; a tensor without storage is recorded as the
+/// first bad argument.
+template <class P, Element T>
 void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position, int& bad) {
   if (!t) {
     if (bad < 0) bad = static_cast<int>(position);
     return;
   }
   const bool one_d = t.rank() == 1;
-  a.tensors.push_back(TensorArg{static_cast<int>(position), dtype_of<T>, t.rank(), {one_d ? 1 : t.dim(0), one_d ? t.dim(0) : t.dim(1)},
-                                const_cast<T*>(t.data()), t.owner()});
+  TensorArg arg{static_cast<int>(position), dtype_of<T>, t.rank(), {one_d ? 1 : t.dim(0), one_d ? t.dim(0) : t.dim(1)},
+                const_cast<T*>(t.data()), t.owner()};
+  constexpr auto dims = declared_dims<P>::value;
+  arg.declared_rank = static_cast<int>(dims.size());
+  if constexpr (dims.size() == 1) arg.declared = {1, dims[0]};
+  if constexpr (dims.size() == 2) arg.declared = {dims[0], dims[1]};
+  for (int d = 0; d < 2; ++d) arg.dynamic |= arg.declared[d] == lang::DYNAMIC ? uint8_t(1u << d) : uint8_t(0);
+  a.tensors.push_back(std::move(arg));
 }
-inline void add_arg(LaunchArgs& a, int64_t v, size_t, int&) { a.scalars.push_back(v); }
-inline void add_arg(LaunchArgs& a, float v, size_t, int&) { a.scalars.push_back(std::bit_cast<uint32_t>(v)); }  // the float's bits
+template <class P>
+void add_arg(LaunchArgs& a, int64_t v, size_t, int&) { a.scalars.push_back(v); }
+template <class P>
+void add_arg(LaunchArgs& a, float v, size_t, int&) { a.scalars.push_back(std::bit_cast<uint32_t>(v)); }  // the float's bits
+
+/// Checks each tensor argument against its parameter's declared dimensions (rank, static
+/// extents), then appends the extents of dynamic dimensions to the scalars, in the order
+/// TraceContext::bind_tensor_extents numbers them. A mismatch is a UserError at `loc`.
+void bind_declared_dims(LaunchArgs& a, const std::string& kernel, const SourceLoc& loc);
 
 }  // namespace detail
 
@@ -132,9 +152,10 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
     a.tensors.reserve(sizeof...(Ps));
     size_t position = 0;
     int bad = -1;
-    (detail::add_arg(a, args, position++, bad), ...);
+    (detail::add_arg<std::remove_cvref_t<Ps>>(a, args, position++, bad), ...);
     PTO_USER_CHECK(bad < 0, (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
         << "argument " << bad << " is an empty (default-constructed) tensor";
+    detail::bind_declared_dims(a, name(), SourceLoc::from(config.loc));
     PTO_USER_CHECK(config.tiling_key.invalid_reason().empty(), (ErrorSite{.kernel = name(), .loc = SourceLoc::from(config.loc)}))
         << "invalid tiling key: "
         << (config.tiling_key.invalid_reason().ends_with("()") ? "its " + config.tiling_key.invalid_reason() + " check failed"
@@ -154,12 +175,16 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
       return Param(var);
     } else {
       const auto& t = ctx.kernel().tensors.at(tensor);
-      return Param(tensor++, t.rank, t.shape);
+      return Param(tensor++, t.rank, t.shape, t.extent);
     }
   }
 
+  static constexpr int kUserScalars = (0 + ... + (std::is_same_v<std::remove_cvref_t<Ps>, lang::Int> ||
+                                                  std::is_same_v<std::remove_cvref_t<Ps>, lang::Float>));
+
   void trace_body() const {
     auto& ctx = *lang::TraceContext::current();
+    ctx.bind_tensor_extents(kUserScalars);
     int tensor = 0, scalar = 0, position = 0;
     std::tuple<std::remove_cvref_t<Ps>...> params{make_param<Ps>(ctx, tensor, scalar, position)...};
     std::apply(body_, params);
