@@ -122,8 +122,11 @@ class InsertChecks : public ir::Mutator {
 
   /// getval / setval: the element offset inside the tile (axis 2) or the tensor (axis 3).
   Stmt mutate_node(const ir::ElemAccess* a, const Stmt& self) override {
-    const Expr count = a->tensor >= 0 ? op(BinaryOp::Mul, ir::tensor_extent(k_.tensors[a->tensor], 0), ir::tensor_extent(k_.tensors[a->tensor], 1))
-                                      : i64(k_.groups[a->tile.group].elems());
+    Expr count = i64(a->tensor >= 0 ? 1 : k_.groups[a->tile.group].elems());
+    if (a->tensor >= 0) {
+      const auto& t = k_.tensors[a->tensor];
+      for (int d = 0; d < t.rank; ++d) count = op(BinaryOp::Mul, count, ir::tensor_extent(t, d));
+    }
     std::vector<Stmt> out;
     Expr inside = op(BinaryOp::And, op(BinaryOp::GE, a->offset, i64(0)), op(BinaryOp::LT, a->offset, count));
     check(inside, RuntimeCheck::index_out_of_range, a->id, a->tensor >= 0 ? 3 : 2, {a->offset, i64(0), count}, out);
@@ -240,8 +243,12 @@ class InsertChecks : public ir::Mutator {
           {byte_off, i64(align), i64(0)}, out);
   }
 
-  /// A GM region: non-negative extents, inside the tensor's view.
+  /// A GM region: the indices its view fixed inside their dimensions, non-negative extents, inside the view.
   void bounds_checks(const ir::GMRegion& r, int instr, std::vector<Stmt>& out) const {
+    for (const auto& f : r.fixed) {
+      check(op(BinaryOp::And, op(BinaryOp::GE, f.index, i64(0)), op(BinaryOp::LT, f.index, f.extent)), RuntimeCheck::dim_index_out_of_range,
+            instr, f.dim, {f.index, f.extent, i64(0)}, out);
+    }
     for (int d = 0; d < 2; ++d) {
       const Expr& off = r.offset[d];
       const Expr& ext = r.extent[d];

@@ -131,7 +131,10 @@ namespace {
 struct Region {
   int64_t off[2];
   int64_t ext[2];
-  int64_t pitch;  // the view's columns: elements from one GM row to the next
+  int64_t base;       // elements from the tensor's first element to the view's origin (ir::GMRegion)
+  int64_t pitch;      // elements from one row of the view to the next
+  int64_t col_step;   // elements from one column to the next (1 unless the view is permuted)
+  bool unit_columns;  // the column stride is the constant 1 (CodeGen::Region::unit_columns): the cost of a run
 };
 
 int64_t wadd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
@@ -278,37 +281,49 @@ class Runner {
       out.off[d] = eval(r.offset[d]);
       out.ext[d] = eval(r.extent[d]);
     }
-    out.pitch = eval(r.view[1]);
+    out.base = eval(ir::region_base(r));
+    out.pitch = eval(ir::region_stride(r, 0));
+    out.col_step = eval(ir::region_stride(r, 1));
+    out.unit_columns = ir::int_constant(ir::region_stride(r, 1)) == 1;
     return out;
   }
 
-  /// [lo, hi) of the GM elements a region touches, flattened over its view (CodeGen::gm_interval).
+  /// The element (r, c) of the region's view, from the tensor's first element.
+  static int64_t element(const Region& reg, int64_t r, int64_t c) { return wadd(reg.base, wadd(wmul(r, reg.pitch), wmul(c, reg.col_step))); }
+
+  /// [lo, hi) of the GM elements a region touches, flattened (CodeGen::gm_interval).
   static std::pair<int64_t, int64_t> gm_interval(const ir::GMRegion&, const Region& reg) {
-    const int64_t lo = wadd(wmul(reg.off[0], reg.pitch), reg.off[1]);
-    const int64_t last_row = wadd(reg.off[0], wsub(reg.ext[0], 1));
-    const int64_t hi = wadd(wadd(wmul(last_row, reg.pitch), reg.off[1]), reg.ext[1]);
+    const int64_t lo = element(reg, reg.off[0], reg.off[1]);
+    const int64_t hi = wadd(wadd(lo, wadd(wmul(wsub(reg.ext[0], 1), reg.pitch), wmul(wsub(reg.ext[1], 1), reg.col_step))), 1);
     const bool empty = reg.ext[0] == 0 || reg.ext[1] == 0;
     return {lo, empty ? lo : hi};
   }
 
   uint8_t* gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) const {
-    const int64_t elem = wadd(wmul(reg.off[0], reg.pitch), reg.off[1]);
-    return static_cast<uint8_t*>(f_.tensors[r.tensor]) + elem * es;
+    return static_cast<uint8_t*>(f_.tensors[r.tensor]) + element(reg, reg.off[0], reg.off[1]) * es;
+  }
+
+  /// Copies the region's rows x cols elements between GM at `gm` and a tile (pitch `tile_cols`).
+  static void copy_region(uint8_t* gm, const Region& reg, uint8_t* tile, int64_t tile_cols, int64_t es, bool to_tile) {
+    for (int64_t r = 0; r < reg.ext[0]; ++r) {
+      for (int64_t c = 0; c < reg.ext[1]; c += reg.col_step == 1 ? reg.ext[1] : 1) {  // a run per row, or element by element
+        const int64_t n = reg.col_step == 1 ? reg.ext[1] : 1;
+        uint8_t* g = gm + (r * reg.pitch + c * reg.col_step) * es;
+        uint8_t* t = tile + (r * tile_cols + c) * es;
+        std::memcpy(to_tile ? t : g, to_tile ? g : t, static_cast<size_t>(n * es));
+      }
+    }
   }
 
   bool load(const Op& op, const ir::Load* s) {
     const auto& g = group(s->dst);
     const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
     const Region reg = region(s->src);
-    const uint8_t* gm = gm_address(s->src, reg, es);
-    uint8_t* tile = tile_base(s->dst);
-    for (int64_t r = 0; r < reg.ext[0]; ++r) {
-      std::memcpy(tile + r * g.cols * es, gm + r * reg.pitch * es, static_cast<size_t>(reg.ext[1] * es));
-    }
+    copy_region(gm_address(s->src, reg, es), reg, tile_base(s->dst), g.cols, es, true);
     set_valid(s->dst, reg.ext[0], reg.ext[1]);
     if (p_.instrument) {
       auto [lo, hi] = gm_interval(s->src, reg);
-      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), es), lo, hi);
+      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), moved_bytes(1, es, reg.unit_columns)), lo, hi);
     }
     return true;
   }
@@ -326,21 +341,18 @@ class Runner {
       pto_rt_atomic_add_rows(gm_address(s->dst, reg, tes), reg.pitch, static_cast<int32_t>(to), tile, g.cols,
                              static_cast<int32_t>(g.dtype), reg.ext[0], reg.ext[1], s->relu ? 1 : 0, s->scale ? 1 : 0, scale);
     } else if (to == g.dtype && !s->relu && !s->scale) {
-      uint8_t* gm = gm_address(s->dst, reg, es);
-      for (int64_t r = 0; r < reg.ext[0]; ++r) {
-        std::memcpy(gm + r * reg.pitch * es, tile + r * g.cols * es, static_cast<size_t>(reg.ext[1] * es));
-      }
+      copy_region(gm_address(s->dst, reg, es), reg, const_cast<uint8_t*>(tile), g.cols, es, false);
     } else {  // FIX's conversion on the way out of Acc, or relu_pre_mode (CodeGen::convert_rows)
       uint8_t* gm = gm_address(s->dst, reg, tes);
       for (int64_t r = 0; r < reg.ext[0]; ++r) {
         for (int64_t c = 0; c < reg.ext[1]; ++c) {
-          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu, scaled), to, gm + (r * reg.pitch + c) * tes);
+          narrow(store_value(tile + (r * g.cols + c) * es, g.dtype, to, s->relu, scaled), to, gm + (r * reg.pitch + c * reg.col_step) * tes);
         }
       }
     }
     if (p_.instrument) {
       auto [lo, hi] = gm_interval(s->dst, reg);
-      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), tes), lo, hi);
+      report(op, s->id, wmul(wmul(reg.ext[0], reg.ext[1]), moved_bytes(1, tes, reg.unit_columns)), lo, hi);
     }
     return true;
   }

@@ -14,7 +14,19 @@ class MoveValidator : public ir::Visitor {
 
  protected:
   void visit_node(const ir::Load* op) override { check(op->dst, op->src, *op, "load"); }
-  void visit_node(const ir::Store* op) override { check(op->src, op->dst, *op, "store"); }
+  void visit_node(const ir::Store* op) override {
+    check(op->src, op->dst, *op, "store");
+    PTO_USER_CHECK(!op->atomic_add || int_constant(ir::region_stride(op->dst, 1)) == 1, site(*op))
+        << "an atomic-add store needs a region whose columns are contiguous; this view's column stride is not 1 (a permuted tensor)";
+  }
+  /// getval / setval address a tensor by its row-major element index: the argument must be contiguous.
+  void visit_node(const ir::ElemAccess* op) override {
+    if (op->tensor < 0) return;
+    const auto& t = k_.tensors[static_cast<size_t>(op->tensor)];
+    PTO_USER_CHECK(t.contiguous(), site(*op)) << (op->write ? "setval" : "getval") << " of tensor " << t.name
+                                              << ", a non-contiguous view (permute, narrow or select on the host): its element "
+                                                 "offsets are row-major indices; pass a contiguous tensor";
+  }
 
  private:
   ErrorSite site(const ir::Instr& i) const {

@@ -334,6 +334,7 @@ const char* runtime_check_name(RuntimeCheck c) {
     case RuntimeCheck::routine_extent: return "routine_extent";
     case RuntimeCheck::view_out_of_tile: return "view_out_of_tile";
     case RuntimeCheck::view_overlap: return "view_overlap";
+    case RuntimeCheck::dim_index_out_of_range: return "dim_index_out_of_range";
     case RuntimeCheck::result_over_tile: return "result_over_tile";
     case RuntimeCheck::range_step: return "range_step";
     case RuntimeCheck::matmul_k_mismatch: return "matmul_k_mismatch";

@@ -1,6 +1,8 @@
 // Trace-time checks of PyPTO Pro's spellings (pto/lang/PyptoForms.hpp), and the partial ops.
 #include "pto/lang/PyptoForms.hpp"
 
+#include <algorithm>
+
 #include "pto/lang/Control.hpp"
 #include "pto/lang/Cube.hpp"
 
@@ -32,7 +34,7 @@ std::array<Int, 2> offsets_of(std::initializer_list<Int> offsets, int rank, cons
   auto& ctx = TraceContext::get(loc);
   PTO_USER_CHECK(static_cast<int>(offsets.size()) == rank, ctx.site(SourceLoc::from(loc)))
       << op << " with " << offsets.size() << " offsets on a " << rank << "-D tensor: give one offset per dimension";
-  const Int* o = offsets.begin();
+  const Int* o = offsets.end() - std::min(rank, 2);  // the last two: an N-D tensor's leading ones fix its matrix
   return rank == 1 ? std::array<Int, 2>{Int(0), o[0]} : std::array<Int, 2>{o[0], o[1]};
 }
 

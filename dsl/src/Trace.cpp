@@ -130,15 +130,26 @@ class InstrTexts : public ir::Visitor {
     info.cls = classify(s, info);
     return info;
   }
+  /// The width the race checker and the L2 model see a region in: its row stride when its columns
+  /// are contiguous (-1: a dynamic one, the launch's column count of the tensor), else 0 (an interval).
+  int64_t gm_width(const ir::GMRegion& r) const {
+    if (ir::int_constant(ir::region_stride(r, 1)) != 1) return 0;
+    const ir::Expr row = ir::region_stride(r, 0);
+    if (auto c = ir::int_constant(row)) return *c;
+    const auto& t = k_.tensors[r.tensor];
+    const bool one_row = ir::int_constant(r.view[0]) == 1;
+    if (one_row) return ir::int_constant(r.view[1]).value_or(-1);
+    return row.same_as(t.extent[t.rank - 1]) ? -1 : 0;
+  }
   void visit_node(const ir::Load* op) override {
     auto& info = set(*op, op);
     info.tensor = op->src.tensor;
-    info.gm_view_cols = ir::int_constant(op->src.view[1]).value_or(-1);
+    info.gm_view_cols = gm_width(op->src);
   }
   void visit_node(const ir::Store* op) override {
     auto& info = set(*op, op);
     info.tensor = op->dst.tensor;
-    info.gm_view_cols = ir::int_constant(op->dst.view[1]).value_or(-1);
+    info.gm_view_cols = gm_width(op->dst);
     info.gm_write = true;
     info.atomic = op->atomic_add;
   }
@@ -180,7 +191,7 @@ class InstrTexts : public ir::Visitor {
     if (op->tensor < 0) return;
     const auto& t = k_.tensors[op->tensor];
     info.tensor = op->tensor;  // the element is reported as [offset, offset + 1) of the tensor's row-major view,
-    info.gm_view_cols = t.shape[1];  // (-1: dynamic) so the race checker compares it with loads and stores rectangle by rectangle
+    info.gm_view_cols = t.shape[t.rank - 1];  // (-1: dynamic) so the race checker compares it with loads and stores rectangle by rectangle
     info.gm_write = op->write;
     info.dtype = t.dtype;
   }

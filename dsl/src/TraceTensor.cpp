@@ -9,16 +9,22 @@ namespace pto::lang {
 void TraceContext::bind_tensor_extents(int first_hidden_scalar) {
   int next = first_hidden_scalar;
   for (auto& t : kernel_.tensors) {
-    for (int d = 0; d < 2; ++d) {
-      const bool dynamic = (t.dynamic >> d) & 1;
-      if (!dynamic) {
+    for (int d = 0; d < t.rank; ++d) {
+      if (!((t.dynamic >> d) & 1)) {
         t.extent[d] = ir::IntImm::make(t.shape[d]);
         continue;
       }
-      const int declared_dim = t.rank == 1 ? 0 : d;
-      const std::string name = fmt::format("{}.shape{}", t.name, declared_dim);
+      const std::string name = fmt::format("{}.shape{}", t.name, d);
       t.extent[d] = new_var(name, ir::VarKind::Param, next++, DType::i64);
       kernel_.scalars.push_back({name, t.extent[d]});
+    }
+    if (t.contiguous()) {  // row-major: products of the later extents (constants unless dynamic)
+      t.stride[t.rank - 1] = ir::IntImm::make(1);
+      for (int d = t.rank - 2; d >= 0; --d) {  // the row stride is the last extent itself (the race checker's width, Trace.cpp)
+        t.stride[d] = d == t.rank - 2 ? t.extent[d + 1] : ir::Binary::make(ir::BinaryOp::Mul, t.stride[d + 1], t.extent[d + 1]);
+      }
+    } else {  // a host view's strides, part of the specialisation
+      for (int d = 0; d < t.rank; ++d) t.stride[d] = ir::IntImm::make(t.strides[d]);
     }
   }
 }

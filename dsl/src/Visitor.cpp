@@ -26,6 +26,12 @@ void Visitor::visit(const Stmt& s) {
 
 void Visitor::visit_region(const GMRegion& r) {
   for (const auto& e : r.view) visit(e);
+  visit(r.base);
+  for (const auto& e : r.stride) visit(e);
+  for (const auto& f : r.fixed) {
+    visit(f.index);
+    visit(f.extent);
+  }
   for (const auto& e : r.offset) visit(e);
   for (const auto& e : r.extent) visit(e);
 }
@@ -144,7 +150,17 @@ GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
     out.view[i] = mutate(r.view[i]);
     out.offset[i] = mutate(r.offset[i]);
     out.extent[i] = mutate(r.extent[i]);
-    changed |= !out.view[i].same_as(r.view[i]) || !out.offset[i].same_as(r.offset[i]) || !out.extent[i].same_as(r.extent[i]);
+    out.stride[i] = mutate(r.stride[i]);
+    changed |= !out.view[i].same_as(r.view[i]) || !out.offset[i].same_as(r.offset[i]) || !out.extent[i].same_as(r.extent[i]) ||
+               !out.stride[i].same_as(r.stride[i]);
+  }
+  out.base = mutate(r.base);
+  changed |= !out.base.same_as(r.base);
+  for (auto& f : out.fixed) {
+    const Expr index = f.index, extent = f.extent;
+    f.index = mutate(index);
+    f.extent = mutate(extent);
+    changed |= !f.index.same_as(index) || !f.extent.same_as(extent);
   }
   return out;
 }

@@ -28,7 +28,8 @@ SpecKey make_spec_key(const SpecKeyFields& f) {
     put(key.bytes, static_cast<int8_t>(t.dtype));
     put(key.bytes, static_cast<int8_t>(t.rank));
     put(key.bytes, t.dynamic);
-    put(key.bytes, std::array<int64_t, 2>{(t.dynamic & ir::kDynamicRows) ? -1 : t.shape[0], (t.dynamic & ir::kDynamicCols) ? -1 : t.shape[1]});
+    for (int d = 0; d < t.rank; ++d) put(key.bytes, (t.dynamic >> d) & 1 ? int64_t{-1} : t.shape[d]);
+    put(key.bytes, t.strides);
   }
   put(key.bytes, static_cast<uint32_t>(f.args->scalars.size()));
   put(key.bytes, static_cast<uint64_t>(f.args->key.type_hash()));

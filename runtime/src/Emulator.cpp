@@ -57,8 +57,18 @@ std::vector<int64_t> dynamic_tensor_cols(const CompiledKernel& k, const detail::
   const bool dynamic = std::any_of(k.ir.tensors.begin(), k.ir.tensors.end(), [](const ir::TensorParam& t) { return t.dynamic != 0; });
   std::vector<int64_t> cols;
   if (!dynamic) return cols;
-  for (const auto& t : args.tensors) cols.push_back(t.shape[1]);
+  for (const auto& t : args.tensors) cols.push_back(t.cols());
   return cols;
+}
+
+/// Each tensor's first element in its storage (elements), when some tensor is a view into
+/// storage it shares or does not start: the race checker compares accesses in the storage's
+/// coordinates. Empty when every tensor starts its own storage.
+std::vector<int64_t> tensor_storage_offsets(const detail::LaunchArgs& args) {
+  std::vector<int64_t> offsets;
+  for (const auto& t : args.tensors) offsets.push_back(t.storage_offset());
+  if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o == 0; })) offsets.clear();
+  return offsets;
 }
 
 /// One launch being emulated: its cores' status, pipeline models and debug output.
@@ -69,6 +79,7 @@ class Launch {
         status_(static_cast<size_t>(cores_)), models_(k.instrumented ? cores_ : 0),
         memory_of_(k.instrumented && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         tensor_cols_(k.instrumented ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
+        tensor_offsets_(k.instrumented && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
         gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
@@ -212,6 +223,7 @@ class Launch {
       models_[c]->keep_gm_spans(k_.race_check && block_dim_ > 1);  // for the check between blocks
       models_[c]->check_gm_by_memory(memory_of_);
       models_[c]->set_tensor_cols(tensor_cols_);
+      models_[c]->set_tensor_offsets(tensor_offsets_);
       models_[c]->keep_accesses(audit_);
     }
     return static_cast<CoreModel*>(ctx.model);
@@ -332,6 +344,7 @@ class Launch {
   std::vector<std::optional<CoreModel>> models_;
   std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
   std::vector<int64_t> tensor_cols_;  // per tensor, the launch's columns, when a tensor has a dynamic dimension
+  std::vector<int64_t> tensor_offsets_;  // per tensor, its first element in its storage, when a view does not start it
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;

@@ -81,32 +81,46 @@ std::string KernelBase::describe(const LaunchArgs& args) {
   std::string out = args.key.empty() ? "" : fmt::format("key=0x{:x}", args.key.code());
   for (const auto& t : args.tensors) {
     if (!out.empty()) out += ", ";
-    auto extent = [&](int d) { return (t.dynamic >> d) & 1 ? std::string("?") : std::to_string(t.shape[d]); };
-    out += t.rank == 1 ? fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), extent(1))
-                       : fmt::format("arg{}:{}[{}x{}]", t.position, dtype_name(t.dtype), extent(0), extent(1));
+    std::string dims;
+    for (int d = 0; d < t.rank; ++d) dims += (d ? "x" : "") + ((t.dynamic >> d) & 1 ? std::string("?") : std::to_string(t.shape[d]));
+    out += fmt::format("arg{}:{}[{}]", t.position, dtype_name(t.dtype), dims);
+    if (t.strides[0] != 0 || t.strides[t.rank - 1] != 0) {
+      std::string strides;
+      for (int d = 0; d < t.rank; ++d) strides += (d ? "," : "") + std::to_string(t.strides[d]);
+      out += fmt::format("/strides({})", strides);
+    }
   }
   return out;
 }
 
 void bind_declared_dims(LaunchArgs& a, const std::string& kernel, const SourceLoc& loc) {
   auto declaration = [](const TensorArg& t) {
-    auto one = [](int64_t d) { return d == lang::DYNAMIC ? std::string("pl::DYNAMIC") : d == lang::STATIC ? std::string("pl::STATIC") : std::to_string(d); };
-    return t.declared_rank == 1 ? one(t.declared[1]) : one(t.declared[0]) + ", " + one(t.declared[1]);
+    std::string out;
+    for (int d = 0; d < t.declared_rank; ++d) {
+      const int64_t v = t.declared[d];
+      out += std::string(d ? ", " : "") + (v == lang::DYNAMIC ? "pl::DYNAMIC" : v == lang::STATIC ? "pl::STATIC" : std::to_string(v));
+    }
+    return out;
   };
   for (const auto& t : a.tensors) {
     if (t.declared_rank == 0) continue;
-    const std::string actual = t.rank == 1 ? fmt::format("[{}]", t.shape[1]) : fmt::format("[{}x{}]", t.shape[0], t.shape[1]);
+    std::string actual;
+    for (int d = 0; d < t.rank; ++d) actual += (d ? "x" : "") + std::to_string(t.shape[d]);
+    actual = "[" + actual + "]";
     PTO_USER_CHECK(t.rank == t.declared_rank, (ErrorSite{.kernel = kernel, .loc = loc}))
         << "argument " << t.position << " is a " << t.rank << "-D tensor " << actual << "; the kernel declares it pl::Tensor<"
         << dtype_name(t.dtype) << ", " << declaration(t) << ">, " << t.declared_rank << "-D";
-    for (int d = 2 - t.rank; d < 2; ++d) {
+    for (int d = 0; d < t.rank; ++d) {
       PTO_USER_CHECK(t.declared[d] < 0 || t.declared[d] == t.shape[d], (ErrorSite{.kernel = kernel, .loc = loc}))
           << "argument " << t.position << " is " << actual << "; the kernel declares it pl::Tensor<" << dtype_name(t.dtype) << ", "
-          << declaration(t) << ">: dimension " << (t.rank == 1 ? 0 : d) << " must be " << t.declared[d];
+          << declaration(t) << ">: dimension " << d << " must be " << t.declared[d];
     }
+    PTO_USER_CHECK(t.dynamic == 0 || t.strides[t.rank - 1] == 0, (ErrorSite{.kernel = kernel, .loc = loc}))
+        << "argument " << t.position << " is a non-contiguous view (permute, narrow or select) given for a parameter with "
+        << "dynamic dimensions; pass a contiguous tensor, or declare the dimensions static";
   }
   for (const auto& t : a.tensors) {
-    for (int d = 0; d < 2; ++d) {
+    for (int d = 0; d < t.rank; ++d) {
       if ((t.dynamic >> d) & 1) a.scalars.push_back(t.shape[d]);
     }
   }
@@ -121,8 +135,9 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
     HostSpanScope span("compile", &st.options.name);
     TraceSignature signature{.name = st.options.name, .specialization = describe(args), .key = &args.key};
     for (const auto& a : args.tensors) {
-      ir::TensorParam p{fmt::format("arg{}", a.position), a.dtype, a.rank, a.shape, a.dynamic};
-      for (int d = 0; d < 2; ++d) {
+      ir::TensorParam p{.name = fmt::format("arg{}", a.position), .dtype = a.dtype, .rank = a.rank, .shape = a.shape, .dynamic = a.dynamic,
+                        .strides = a.strides};
+      for (int d = 0; d < a.rank; ++d) {
         if ((a.dynamic >> d) & 1) p.shape[d] = -1;  // unknown while tracing: the kernel serves every extent
       }
       signature.tensors.push_back(std::move(p));

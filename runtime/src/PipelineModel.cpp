@@ -369,7 +369,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
   const std::span<const Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi) : std::span<const Access>{};
-  const int64_t gm_cols = info.gm_view_cols >= 0 || info.tensor < 0 ? info.gm_view_cols : tensor_cols_[static_cast<size_t>(info.tensor)];
+  int64_t gm_cols = info.gm_view_cols >= 0 || info.tensor < 0 ? info.gm_view_cols : tensor_cols_[static_cast<size_t>(info.tensor)];
   const double a = static_cast<double>(amount);
   const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
   auto work = [&](const CostModel::Cost& c, bool on_chip) { record_work(info.pipe, c, instr, tiles, on_chip); };
@@ -407,6 +407,12 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   }
   if (race_check_ && info.tensor >= 0 && gm_hi > gm_lo) {
     const int memory = static_cast<size_t>(info.tensor) < memory_of_.size() ? memory_of_[static_cast<size_t>(info.tensor)] : info.tensor;
+    if (!tensor_offsets_.empty()) {  // in the storage's coordinates; a rectangle that no longer starts a row is an interval
+      const int64_t shift = tensor_offsets_[static_cast<size_t>(info.tensor)];
+      gm_lo += shift;
+      gm_hi += shift;
+      if (gm_cols > 0 && shift % gm_cols != 0) gm_cols = 0;
+    }
     access(-(memory + 1), static_cast<int>(info.pipe), info.gm_write, gm_lo, gm_hi, instr, gm_cols);
     if (keep_gm_spans_) append(gm_spans_, GmSpan{memory, Touch{gm_lo, gm_hi, gm_cols, 0, instr}, info.gm_write, static_cast<int>(info.pipe), epoch_});
     if (keep_accesses_) {

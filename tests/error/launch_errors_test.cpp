@@ -266,9 +266,10 @@ TEST_CASE("bad kernel options are rejected where the kernel is made") {
   CHECK_HAS(chip_msg, "unknown chip 'zz_no_chip'", "not a built-in profile (a2, a5) nor a readable JSON file");
 }
 
-TEST_CASE("host tensors reject non-positive dimensions and value lists of the wrong size") {
+TEST_CASE("host tensors reject non-positive dimensions, more than 5 dimensions and value lists of the wrong size") {
   CHECK_HAS(user_error([] { (void)pto::Tensor<float>::zeros({4, 0}); }), "tensor dimensions must be positive, got 0");
-  CHECK_HAS(user_error([] { (void)pto::Tensor<float>::zeros({2, 2, 2}); }), "tensors are 1-D or 2-D, got 3 dimensions");
+  CHECK_HAS(user_error([] { (void)pto::Tensor<float>::zeros({2, 2, 2, 2, 2, 2}); }), "tensors have 1 to 5 dimensions, got 6");
+  CHECK_HAS(user_error([] { (void)pto::Tensor<float>::zeros({}); }), "tensors have 1 to 5 dimensions, got 0");
   CHECK_HAS(user_error([] { (void)pto::Tensor<int32_t>::from({3}, {1, 2}); }), "Tensor::from: 2 values for a shape of 3 elements");
 }
 

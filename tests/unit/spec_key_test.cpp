@@ -17,14 +17,16 @@ struct Inputs {
   pto::detail::LaunchArgs args;
 };
 
-pto::detail::TensorArg tensor(DType dt, int rank, std::array<int64_t, 2> shape, int position, void* data = nullptr) {
-  return pto::detail::TensorArg{position, dt, rank, shape, data, nullptr};
+pto::detail::TensorArg tensor(DType dt, std::vector<int64_t> shape, int position, void* data = nullptr) {
+  pto::detail::TensorArg t{.position = position, .dtype = dt, .rank = static_cast<int>(shape.size()), .data = data};
+  std::copy(shape.begin(), shape.end(), t.shape.begin());
+  return t;
 }
 
 Inputs base() {
   Inputs in;
   static float storage[8];
-  in.args.tensors = {tensor(DType::f32, 1, {1, 4096}, 0, storage), tensor(DType::f16, 2, {32, 128}, 1, storage + 1)};
+  in.args.tensors = {tensor(DType::f32, {4096}, 0, storage), tensor(DType::f16, {32, 128}, 1, storage + 1)};
   in.args.scalars = {5};
   return in;
 }
@@ -76,16 +78,19 @@ TEST_CASE("make_spec_key differs when any keyed field differs") {
       {"race_check", [](Inputs& in) { in.race_check = false; }},
       {"chip", [](Inputs& in) { in.chip = "a5"; }},
       {"chip path", [](Inputs& in) { in.chip = "a2.json"; }},
-      {"1-D length", [](Inputs& in) { in.args.tensors[0].shape = {1, 4099}; }},
+      {"1-D length", [](Inputs& in) { in.args.tensors[0].shape = {4099}; }},
       {"2-D rows", [](Inputs& in) { in.args.tensors[1].shape = {33, 128}; }},
       {"2-D cols", [](Inputs& in) { in.args.tensors[1].shape = {32, 136}; }},
       {"transposed shape", [](Inputs& in) { in.args.tensors[1].shape = {128, 32}; }},
-      {"rank (1-D [n] vs 2-D [1 x n])", [](Inputs& in) { in.args.tensors[0].rank = 2; }},
+      {"rank (1-D [n] vs 2-D [1 x n])", [](Inputs& in) { in.args.tensors[0].rank = 2, in.args.tensors[0].shape = {1, 4096}; }},
+      {"rank (2-D vs 3-D [1 x r x c])", [](Inputs& in) { in.args.tensors[1].rank = 3, in.args.tensors[1].shape = {1, 32, 128}; }},
+      {"strides (a transposed view)", [](Inputs& in) { in.args.tensors[1].strides = {1, 32}; }},
+      {"a dimension declared dynamic", [](Inputs& in) { in.args.tensors[1].dynamic = 1; }},
       {"first dtype", [](Inputs& in) { in.args.tensors[0].dtype = DType::i32; }},
       {"second dtype", [](Inputs& in) { in.args.tensors[1].dtype = DType::bf16; }},
       {"dtypes swapped", [](Inputs& in) { std::swap(in.args.tensors[0].dtype, in.args.tensors[1].dtype); }},
       {"one tensor fewer", [](Inputs& in) { in.args.tensors.pop_back(); }},
-      {"one tensor more", [](Inputs& in) { in.args.tensors.push_back(tensor(DType::f32, 1, {1, 8}, 2)); }},
+      {"one tensor more", [](Inputs& in) { in.args.tensors.push_back(tensor(DType::f32, {8}, 2)); }},
       {"scalar count", [](Inputs& in) { in.args.scalars.push_back(1); }},
       {"no scalars", [](Inputs& in) { in.args.scalars.clear(); }},
   };

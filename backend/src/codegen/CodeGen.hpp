@@ -50,10 +50,17 @@ class CodeGen : private ir::Visitor {
     Value* rows;
     Value* cols;
   };
-  struct Region {  // a GM region's offsets and extents, checked, and the (rows, cols) of its view
+  struct Region {  // a GM region's offsets and extents, checked, and its view (ir::GMRegion)
     Value* off[2];
     Value* ext[2];
-    Value* view[2];  // view[1] is the row pitch in elements (constants unless a dimension is dynamic)
+    Value* view[2];
+    Value* base;       // elements from the tensor's first element to the view's origin
+    Value* stride[2];  // elements per row / per column (constants unless a dimension is dynamic)
+    /// Whether the columns are contiguous (stride 1, known when compiling): rows copy as runs.
+    bool unit_columns() const {
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(stride[1]);
+      return c && c->isOne();
+    }
   };
   struct LoopBlocks {
     BasicBlock *latch, *exit;
@@ -169,8 +176,13 @@ class CodeGen : private ir::Visitor {
   /// runtime's cache-bypassing copies.
   void copy_rows(Value* gm, Value* gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
                  bool to_tile, Value* streaming);
-  /// Whether a transfer with a tensor of `view` (rows, cols) of `es`-byte elements streams (an i1).
-  Value* streams(Value* const (&view)[2], int64_t es);
+  /// Whether a transfer with tensor `tensor` (all its elements, of `es` bytes) streams (an i1).
+  Value* streams(int tensor, int64_t es);
+  /// Copies rows x cols elements between GM (element (r, c) at r * row_stride + c * col_stride)
+  /// and a tile (pitch `tile_pitch`), element by element: a region of a view whose columns are
+  /// not contiguous (a permuted tensor).
+  void copy_elements(Value* gm, Value* row_stride, Value* col_stride, Value* tile, int64_t tile_pitch, Value* rows, Value* cols,
+                     int64_t es, bool to_tile);
   /// Prefetch hints for the GM region of `op` (no checks: a hint on a bad address is harmless
   /// only if it is never dereferenced, so the address is clamped into the tensor).
   void prefetch(const ir::Load* op);
@@ -179,7 +191,7 @@ class CodeGen : private ir::Visitor {
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
   /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc), after the
   /// store's relu and `scale` (an f32 value, or null), as ir::Store defines them.
-  void convert_rows(Value* gm, Value* gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
+  void convert_rows(Value* gm, Value* gm_pitch, Value* gm_col_stride, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows, Value* cols,
                     bool relu = false,
                     Value* scale = nullptr);
   void move(const ir::Move* op);

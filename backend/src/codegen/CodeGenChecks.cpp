@@ -30,20 +30,23 @@ CodeGen::Region CodeGen::region(const ir::GMRegion& r) {
     out.off[d] = scalar(r.offset[d]);
     out.ext[d] = scalar(r.extent[d]);
     out.view[d] = scalar(r.view[d]);
+    out.stride[d] = scalar(ir::region_stride(r, d));
   }
+  out.base = scalar(ir::region_base(r));
   return out;
 }
 
 std::pair<Value*, Value*> CodeGen::gm_interval(const ir::GMRegion&, const Region& reg) {
-  Value* lo = b_.CreateAdd(b_.CreateMul(reg.off[0], reg.view[1]), reg.off[1]);
-  Value* last_row = b_.CreateAdd(reg.off[0], b_.CreateSub(reg.ext[0], b_.getInt64(1)));
-  Value* hi = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(last_row, reg.view[1]), reg.off[1]), reg.ext[1]);
+  Value* lo = b_.CreateAdd(reg.base, b_.CreateAdd(b_.CreateMul(reg.off[0], reg.stride[0]), b_.CreateMul(reg.off[1], reg.stride[1])));
+  Value* one = b_.getInt64(1);
+  Value* last = b_.CreateAdd(b_.CreateMul(b_.CreateSub(reg.ext[0], one), reg.stride[0]), b_.CreateMul(b_.CreateSub(reg.ext[1], one), reg.stride[1]));
+  Value* hi = b_.CreateAdd(b_.CreateAdd(lo, last), one);
   Value* empty = b_.CreateOr(b_.CreateICmpEQ(reg.ext[0], b_.getInt64(0)), b_.CreateICmpEQ(reg.ext[1], b_.getInt64(0)));
   return {lo, b_.CreateSelect(empty, lo, hi)};
 }
 
 Value* CodeGen::gm_address(const ir::GMRegion& r, const Region& reg, int64_t es) {
-  Value* elem = b_.CreateAdd(b_.CreateMul(reg.off[0], reg.view[1]), reg.off[1]);
+  Value* elem = b_.CreateAdd(reg.base, b_.CreateAdd(b_.CreateMul(reg.off[0], reg.stride[0]), b_.CreateMul(reg.off[1], reg.stride[1])));
   return b_.CreateInBoundsGEP(b_.getInt8Ty(), tensor_base_[r.tensor], b_.CreateMul(elem, b_.getInt64(es)));
 }
 

@@ -54,7 +54,7 @@ void CodeGen::debug(const ir::Debug* op) {
       if (op->region.tensor >= 0) {  // a GM region (insert_checks: inside the tensor)
         const Region reg = region(op->region);
         const int64_t es = static_cast<int64_t>(dtype_size(k_.tensors[op->region.tensor].dtype));
-        call_debug(op, null, gm_address(op->region, reg, es), reg.ext[0], reg.ext[1], reg.view[1]);
+        call_debug(op, null, gm_address(op->region, reg, es), reg.ext[0], reg.ext[1], reg.stride[0]);
         break;
       }
       const auto& g = group(op->tile);

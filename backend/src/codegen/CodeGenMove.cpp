@@ -2,8 +2,29 @@
 
 namespace pto::backend::codegen {
 
-Value* CodeGen::streams(Value* const (&view)[2], int64_t es) {
-  return b_.CreateICmpSGE(b_.CreateMul(b_.CreateMul(view[0], view[1]), b_.getInt64(es)), b_.getInt64(kStreamingStoreBytes));
+Value* CodeGen::streams(int tensor, int64_t es) {
+  const auto& t = k_.tensors[static_cast<size_t>(tensor)];
+  Value* bytes = b_.getInt64(es);
+  for (int d = 0; d < t.rank; ++d) bytes = b_.CreateMul(bytes, scalar(ir::tensor_extent(t, d)));
+  return b_.CreateICmpSGE(bytes, b_.getInt64(kStreamingStoreBytes));
+}
+
+void CodeGen::copy_elements(Value* gm, Value* row_stride, Value* col_stride, Value* tile, int64_t tile_pitch, Value* rows, Value* cols,
+                            int64_t es, bool to_tile) {
+  llvm::Type* et = b_.getIntNTy(static_cast<unsigned>(es * 8));
+  counted_loop(rows, [&](Value* r) {
+    Value* g_row = b_.CreateInBoundsGEP(et, gm, b_.CreateMul(r, row_stride));
+    Value* t_row = b_.CreateInBoundsGEP(et, tile, b_.CreateMul(r, b_.getInt64(tile_pitch)));
+    counted_loop(cols, [&](Value* c) {
+      Value* g = b_.CreateInBoundsGEP(et, g_row, b_.CreateMul(c, col_stride));
+      Value* t = b_.CreateInBoundsGEP(et, t_row, c);
+      if (to_tile) {
+        b_.CreateStore(b_.CreateLoad(et, g), t);
+      } else {
+        b_.CreateStore(b_.CreateLoad(et, t), g);
+      }
+    }, "elem");
+  }, "erow");
 }
 
 void CodeGen::copy_rows(Value* gm, Value* gm_pitch, Value* tile, int64_t tile_pitch, Value* rows, Value* cols, int64_t es,
@@ -42,6 +63,8 @@ void CodeGen::copy_rows(Value* gm, Value* gm_pitch, Value* tile, int64_t tile_pi
 
 void CodeGen::prefetch(const ir::Load* op) {
   const auto& g = group(op->dst);
+  const Region whole = region(op->src);
+  if (!whole.unit_columns()) return;  // a column-strided view: no runs of lines to hint
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
   Value* off[2];
   Value* ext[2];
@@ -54,12 +77,13 @@ void CodeGen::prefetch(const ir::Load* op) {
     ext[d] = b_.CreateSelect(b_.CreateICmpSLT(room, ext[d]), room, ext[d]);
     ext[d] = b_.CreateSelect(b_.CreateICmpSLT(ext[d], lo), lo, ext[d]);
   }
-  Region reg{{off[0], off[1]}, {ext[0], ext[1]}, {scalar(op->src.view[0]), scalar(op->src.view[1])}};
+  Region reg = whole;
+  for (int d = 0; d < 2; ++d) reg.off[d] = off[d], reg.ext[d] = ext[d];
   Value* base = gm_address(op->src, reg, es);
   Value* row_bytes = b_.CreateMul(ext[1], b_.getInt64(es));
   Value* lines = b_.CreateUDiv(b_.CreateAdd(row_bytes, b_.getInt64(63)), b_.getInt64(64));
   counted_loop(ext[0], [&](Value* r) {
-    Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.CreateMul(reg.view[1], b_.getInt64(es))));
+    Value* row = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, b_.CreateMul(r, b_.CreateMul(reg.stride[0], b_.getInt64(es))));
     counted_loop(lines, [&](Value* l) {
       Value* p = b_.CreateGEP(b_.getInt8Ty(), row, b_.CreateMul(l, b_.getInt64(64)));
       b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
@@ -71,12 +95,16 @@ void CodeGen::load(const ir::Load* op) {
   const auto& g = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
   const Region reg = region(op->src);
-  copy_rows(gm_address(op->src, reg, es), reg.view[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
-            streams(reg.view, es));
+  if (reg.unit_columns()) {
+    copy_rows(gm_address(op->src, reg, es), reg.stride[0], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
+              streams(op->src.tensor, es));
+  } else {
+    copy_elements(gm_address(op->src, reg, es), reg.stride[0], reg.stride[1], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true);
+  }
   set_valid(op->dst, reg.ext[0], reg.ext[1]);
   if (instrument_) {
     auto [lo, hi] = gm_interval(op->src, reg);
-    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(es)), lo, hi);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(moved_bytes(1, es, reg.unit_columns()))), lo, hi);
   }
 }
 
@@ -92,24 +120,28 @@ void CodeGen::store(const ir::Store* op) {
     auto* i32 = b_.getInt32Ty();
     auto* i64 = b_.getInt64Ty();
     rt_call(offsetof(RuntimeFunctions, atomic_add_rows), b_.getVoidTy(), {ptr, i64, i32, ptr, i64, i32, i64, i64, i32, i32, b_.getFloatTy()},
-                                  {gm_address(op->dst, reg, tes), reg.view[1], b_.getInt32(static_cast<int32_t>(to)),
+                                  {gm_address(op->dst, reg, tes), reg.stride[0], b_.getInt32(static_cast<int32_t>(to)),
                                    tile_base(op->src), b_.getInt64(g.cols), b_.getInt32(static_cast<int32_t>(g.dtype)), reg.ext[0],
                                    reg.ext[1], b_.getInt32(op->relu ? 1 : 0), b_.getInt32(scale ? 1 : 0),
                                    scale ? scale : llvm::ConstantFP::get(b_.getFloatTy(), 1.0)});
   } else if (to == g.dtype && !op->relu && !scale) {
-    copy_rows(gm_address(op->dst, reg, es), reg.view[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
-              streams(reg.view, tes));
+    if (reg.unit_columns()) {
+      copy_rows(gm_address(op->dst, reg, es), reg.stride[0], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false,
+                streams(op->dst.tensor, tes));
+    } else {
+      copy_elements(gm_address(op->dst, reg, es), reg.stride[0], reg.stride[1], tile_base(op->src), g.cols, reg.ext[0], reg.ext[1], es, false);
+    }
   } else {
-    convert_rows(gm_address(op->dst, reg, tes), reg.view[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
+    convert_rows(gm_address(op->dst, reg, tes), reg.stride[0], reg.stride[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
                  op->relu, scale);
   }
   if (instrument_) {
     auto [lo, hi] = gm_interval(op->dst, reg);
-    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(tes)), lo, hi);
+    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(moved_bytes(1, tes, reg.unit_columns()))), lo, hi);
   }
 }
 
-void CodeGen::convert_rows(Value* gm, Value* gm_pitch, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
+void CodeGen::convert_rows(Value* gm, Value* gm_pitch, Value* gm_col_stride, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
                            Value* cols, bool relu, Value* scale) {
   llvm::Type* ft = storage_type(from);
   llvm::Type* tt = storage_type(to);
@@ -125,10 +157,10 @@ void CodeGen::convert_rows(Value* gm, Value* gm_pitch, DType to, Value* tile, in
       }
       if (scale) {  // x * scale in float, then the conversion (ir::Store::scale)
         Value* f = v->getType()->isFloatingPointTy() ? v : b_.CreateSIToFP(v, b_.getFloatTy());
-        b_.CreateStore(narrow(convert(b_.CreateFMul(f, scale), DType::f32, to), to), b_.CreateInBoundsGEP(tt, dst, c));
+        b_.CreateStore(narrow(convert(b_.CreateFMul(f, scale), DType::f32, to), to), b_.CreateInBoundsGEP(tt, dst, b_.CreateMul(c, gm_col_stride)));
         return;
       }
-      b_.CreateStore(narrow(convert(v, from, to), to), b_.CreateInBoundsGEP(tt, dst, c));
+      b_.CreateStore(narrow(convert(v, from, to), to), b_.CreateInBoundsGEP(tt, dst, b_.CreateMul(c, gm_col_stride)));
     }, "cvt");
   }, "cvtrow");
 }
@@ -178,7 +210,7 @@ void CodeGen::move_acc_to_vec(const ir::Move* op) {
     Value* c0 = scalar(part[2]);
     Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), tile_base(op->src),
                                       b_.CreateMul(b_.CreateAdd(b_.CreateMul(r0, b_.getInt64(sg.cols)), c0), b_.getInt64(ses)));
-    convert_rows(tile_base_in(peer_arena(s), op->dst), b_.getInt64(dg.cols), dg.dtype, src, sg.cols, sg.dtype, scalar(part[1]), scalar(part[3]));
+    convert_rows(tile_base_in(peer_arena(s), op->dst), b_.getInt64(dg.cols), b_.getInt64(1), dg.dtype, src, sg.cols, sg.dtype, scalar(part[1]), scalar(part[3]));
   }
   report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(static_cast<int64_t>(dtype_size(dg.dtype)))));
 }

@@ -64,6 +64,9 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
       return fmt::format("{}: it writes columns from {} of a tile view and reads the same row of the same slot from column {}: a "
                          "partial overlap, whose result would depend on the order the elements are computed in; write into "
                          "another tile (or read the written window itself)", op, s.b, s.a);
+    case RuntimeCheck::dim_index_out_of_range:
+      return fmt::format("{} out of bounds on tensor {}: index {} of dimension {} is outside its extent {}", op, tensor_name(k, s.instr),
+                         s.a, s.axis, s.b);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

@@ -11,10 +11,11 @@ TracePool& trace_pool() {
 
 std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs& args) {
   std::vector<int> memory_of(std::min(k.ir.tensors.size(), args.tensors.size()));
+  auto storage = [&](size_t t) { return args.tensors[t].storage ? args.tensors[t].storage : args.tensors[t].data; };
   for (size_t t = 0; t < memory_of.size(); ++t) {
     memory_of[t] = static_cast<int>(t);
     for (size_t u = 0; u < t; ++u) {
-      if (args.tensors[u].data == args.tensors[t].data) {
+      if (storage(u) == storage(t)) {
         memory_of[t] = static_cast<int>(u);
         break;
       }
@@ -36,16 +37,17 @@ std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& 
   uint64_t next = 0;
   constexpr uint64_t kAlign = uint64_t{2} << 20;
   const std::vector<int> memory_of = gm_memory_of(k, args);
+  std::vector<uint64_t> storage_base(memory_of.size(), 0);
   for (size_t t = 0; t < memory_of.size(); ++t) {
+    const auto& a = args.tensors[t];
     const size_t same = static_cast<size_t>(memory_of[t]);
-    if (same != t) {
-      base[t] = base[same];
-      continue;
+    if (same == t) {  // a new allocation (every view of it shares its addresses)
+      const int64_t elems = a.storage ? a.storage_numel : a.numel();
+      const uint64_t bytes = static_cast<uint64_t>(elems) * dtype_size(a.dtype);
+      storage_base[t] = next;
+      next += (bytes + kAlign - 1) / kAlign * kAlign;
     }
-    const auto& shape = args.tensors[t].shape;
-    const uint64_t bytes = static_cast<uint64_t>(shape[0] * shape[1]) * dtype_size(args.tensors[t].dtype);
-    base[t] = next;
-    next += (bytes + kAlign - 1) / kAlign * kAlign;
+    base[t] = storage_base[same] + static_cast<uint64_t>(a.storage_offset()) * dtype_size(a.dtype);
   }
   const timing::ReplayInput in{.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record};
   ReplayCache& cache = replay_cache();

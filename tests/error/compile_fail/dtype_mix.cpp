@@ -66,7 +66,7 @@ int main() {
   });
   (void)kb;
 #elif PTO_CASE == 12
-  const auto kr = pl::jit({.name = "three_dims"}, [](pl::Tensor<float, pl::DYNAMIC, 8, 8> x) { (void)x; });  // 3 declared dims
+  const auto kr = pl::jit({.name = "six_dims"}, [](pl::Tensor<float, pl::DYNAMIC, 8, 8, 2, 2, 2> x) { (void)x; });  // 6 declared dims
   (void)kr;
 #endif
   return 0;

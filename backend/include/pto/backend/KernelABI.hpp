@@ -116,6 +116,15 @@ extern "C" void pto_rt_fence();
 
 /// Tensors at least this large are written with pto_rt_stream_to_gm (host tuning, not chip data).
 inline constexpr int64_t kStreamingStoreBytes = 8 << 20;
+/// The bytes a load or store moves per element of a region whose columns are not contiguous (a
+/// permuted view): each element is its own DMA burst of at least this many bytes. Assumption:
+/// the 32-byte block that GM <-> UB/L1 transfers are aligned to (pto-isa's TLOAD/TSTORE
+/// constraints); no published figure for a strided MTE transfer's rate.
+inline constexpr int64_t kStridedElementBytes = 32;
+/// The bytes reported for moving `elements` of `es` bytes, contiguous in runs or not.
+constexpr int64_t moved_bytes(int64_t elements, int64_t es, bool unit_columns) {
+  return elements * (unit_columns || es >= kStridedElementBytes ? es : kStridedElementBytes);
+}
 
 /// The cube's multiply (pl::matmul): c[m x n] (+)= a[m x k] * b[k x n], row-major with row pitches
 /// lda, ldb, ldc in elements. `in_dtype` (a pto::DType) is f16, bf16 or f32 with a float c, or i8

@@ -295,12 +295,26 @@ struct Assign : StmtNode {
 
 /// A rectangular region of a GM tensor parameter, seen through a (rows, cols) row-major view.
 /// 1-D tensors are views of one row. Offsets and extents are runtime scalars.
+/// A rectangle of a GM tensor: rows [offset[0], +extent[0]) x columns [offset[1], +extent[1]) of
+/// a 2-D view of the tensor whose element (r, c) is at `base + r * stride[0] + c * stride[1]`
+/// elements from the tensor's first element. A contiguous 2-D tensor's own view has base 0 and
+/// strides (cols, 1); views of N-D tensors fix the leading dimensions (`fixed`: each fixed index
+/// is checked against its dimension's extent), permute them, or keep a host view's strides.
 struct GMRegion {
   int tensor = -1;                 // index into KernelIR::tensors
-  std::array<Expr, 2> view{};      // (rows, cols) of the row-major view the region was cut from: constants,
-                                   // or a dynamic dimension's Param Var (TensorParam::extent)
+  std::array<Expr, 2> view{};      // (rows, cols) of the 2-D view: constants, or a dynamic dimension's Param Var
   std::array<Expr, 2> offset, extent;
+  Expr base;                       // null: 0
+  std::array<Expr, 2> stride{};    // null: (view[1], 1), row-major
+  struct Fixed {
+    Expr index, extent;
+    int dim;                       // the tensor's dimension the view fixed at `index`
+  };
+  std::vector<Fixed> fixed;
 };
+/// A region's base and strides with the defaults filled in.
+inline Expr region_base(const GMRegion& r) { return r.base ? r.base : IntImm::make(0); }
+inline Expr region_stride(const GMRegion& r, int d) { return r.stride[d] ? r.stride[d] : d == 0 ? r.view[1] : IntImm::make(1); }
 
 /// Common part of the AI Core instructions.
 struct Instr {

@@ -8,23 +8,34 @@
 
 namespace pto::ir {
 
-/// Bit d of TensorParam::dynamic: dimension d of the (rows, cols) view is a runtime value.
-inline constexpr uint8_t kDynamicRows = 1, kDynamicCols = 2;
+/// The most dimensions a tensor has.
+inline constexpr int kMaxRank = 5;
 
 struct TensorParam {
-  std::string name;               // "x" or "arg0"
+  std::string name;                           // "x" or "arg0"
   DType dtype;
-  int rank;                       // 1 or 2
-  std::array<int64_t, 2> shape;   // 1-D tensors: {1, n}; a dynamic dimension's entry is -1
-  uint8_t dynamic = 0;            // kDynamicRows | kDynamicCols: declared pl::DYNAMIC (1-D: cols)
-  /// Each dimension's extent as the kernel sees it: an IntImm for a static one, the Param Var
-  /// holding the launch's value for a dynamic one (a hidden scalar argument after the user's;
-  /// set by the trace).
-  std::array<Expr, 2> extent{};
+  int rank;                                   // 1 .. kMaxRank
+  std::array<int64_t, kMaxRank> shape{};      // per dimension (first `rank`); a dynamic dimension's entry is -1
+  uint8_t dynamic = 0;                        // bit d: dimension d declared pl::DYNAMIC
+  /// The argument's strides in elements when it is not contiguous (a host view: permute, narrow,
+  /// select), part of the specialisation; all 0 for a contiguous argument (row-major strides).
+  std::array<int64_t, kMaxRank> strides{};
+  /// Each dimension's extent and stride as the kernel sees them (set by the trace): IntImms for
+  /// static ones; a dynamic extent is the Param Var holding the launch's value (a hidden scalar
+  /// argument after the user's), and row-major strides are products of the later extents.
+  std::array<Expr, kMaxRank> extent{};
+  std::array<Expr, kMaxRank> stride{};
+
+  bool contiguous() const {
+    for (int d = 0; d < rank; ++d) {
+      if (strides[d] != 0) return false;
+    }
+    return true;
+  }
 };
 
-/// Extent d of the (rows, cols) view of `t`: TensorParam::extent, or the static shape's entry for
-/// a parameter made without a trace.
+/// Extent d of `t`: TensorParam::extent, or the static shape's entry for a parameter made
+/// without a trace.
 inline Expr tensor_extent(const TensorParam& t, int d) { return t.extent[d] ? t.extent[d] : IntImm::make(t.shape[d]); }
 
 struct ScalarParam {

@@ -28,6 +28,7 @@ enum class RuntimeCheck : int32_t {
   routine_extent,      // a = extent, b = bound, c = RoutineRule; axis (2: a byte offset) (a vector routine's rule on its operands)
   view_out_of_tile,    // a = offset, b = extent, c = tile capacity; axis (a tile view's window)
   view_overlap,        // a = the read view's column offset, b = the written view's, c = their row offset
+  dim_index_out_of_range,  // a = index, b = the dimension's extent; axis = the tensor's dimension (a view fixing it)
 };
 
 /// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).

@@ -292,12 +292,15 @@ PTO_PART_OP(partmul, Mul)
 
 /// GM -> tile at element offsets ({offset} for a 1-D tensor, {row, col} for a 2-D one); the
 /// extent is the tile's valid shape (its capacity until pl::set_validshape declares a tail).
+/// An N-D tensor takes one offset per dimension: the leading ones fix a 2-D matrix of its last
+/// two dimensions, which the tile's rows and columns cover.
 template <Element T>
 void load(const Tile<T>& dst, const Tensor<T>& src, std::initializer_list<Int> offsets,
           std::source_location loc = std::source_location::current()) {
   const auto off = detail::offsets_of(offsets, src.rank(), "load", loc);
   if (src.rank() == 1) return load(dst, src.slice(off[1], valid_cols(dst)), loc);
-  load(dst, src.slice(off[0], valid_rows(dst), off[1], valid_cols(dst), loc), loc);
+  const Tensor<T> m = src.matrix_at(std::span(offsets.begin(), offsets.size() - 2), loc);
+  load(dst, m.slice(off[0], valid_rows(dst), off[1], valid_cols(dst), loc), loc);
 }
 /// tile -> GM at element offsets; the extent is the tile's valid shape.
 template <Element T, Element U>
@@ -305,7 +308,8 @@ void store(const Tensor<T>& dst, const Tile<U>& src, std::initializer_list<Int> 
            std::source_location loc = std::source_location::current()) {
   const auto off = detail::offsets_of(offsets, dst.rank(), "store", loc);
   if (dst.rank() == 1) return store(dst.slice(off[1], valid_cols(src)), src, options, loc);
-  store(dst.slice(off[0], valid_rows(src), off[1], valid_cols(src), loc), src, options, loc);
+  const Tensor<T> m = dst.matrix_at(std::span(offsets.begin(), offsets.size() - 2), loc);
+  store(m.slice(off[0], valid_rows(src), off[1], valid_cols(src), loc), src, options, loc);
 }
 /// load / store with offsets counted in tiles: tile (i, j) starts at (i * rows, j * cols) of the
 /// tile's shape.

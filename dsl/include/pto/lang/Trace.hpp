@@ -34,10 +34,10 @@ class TraceContext {
   size_t scope_depth() const { return scopes_.size(); }
 
   ir::Expr new_var(const std::string& name, ir::VarKind kind, int param_index = -1, DType dtype = DType::i64);
-  /// Gives every tensor parameter its extents (ir::TensorParam::extent): constants for static
-  /// dimensions; for dynamic ones new Param Vars ("arg0.shape0"), hidden scalar arguments
-  /// numbered from `first_hidden_scalar` in parameter order, rows before columns: the order in
-  /// which the launch appends their values after the user's scalars.
+  /// Gives every tensor parameter its extents and strides (ir::TensorParam::extent, stride):
+  /// constants for static dimensions; for dynamic ones new Param Vars ("arg0.shape0"), hidden
+  /// scalar arguments numbered from `first_hidden_scalar` in parameter and dimension order: the
+  /// order in which the launch appends their values after the user's scalars.
   void bind_tensor_extents(int first_hidden_scalar);
   /// The Var of get_block_idx / get_block_num / get_subblock_idx / get_subblock_num (one each).
   ir::Expr core_var(ir::VarKind kind);

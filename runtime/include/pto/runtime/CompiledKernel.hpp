@@ -73,16 +73,31 @@ namespace detail {
 struct TensorArg {
   int position;                  // among all kernel parameters
   DType dtype;
-  int rank;
-  std::array<int64_t, 2> shape;  // 1-D: {1, n}
-  void* data;
+  int rank;                      // 1 .. ir::kMaxRank
+  std::array<int64_t, ir::kMaxRank> shape{};    // the first `rank` entries
+  std::array<int64_t, ir::kMaxRank> strides{};  // elements; all 0 for a contiguous tensor
+  void* data;                    // the first element
   std::shared_ptr<void> owner;
+  const void* storage = nullptr; // the allocation the tensor (a view) lives in, and its elements
+  int64_t storage_numel = 0;
   /// The parameter's declaration (pl::Tensor<T, Dims...>): its rank (0: none, any rank) and per
-  /// dimension an extent, lang::DYNAMIC or lang::STATIC, as {rows, cols} (1-D: {1, n}).
+  /// dimension an extent, lang::DYNAMIC or lang::STATIC.
   int declared_rank = 0;
-  std::array<int64_t, 2> declared{};
-  /// ir::kDynamicRows | ir::kDynamicCols, from the declaration.
+  std::array<int64_t, ir::kMaxRank> declared{};
+  /// Bit d: dimension d is declared pl::DYNAMIC.
   uint8_t dynamic = 0;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  /// Elements of the last dimension (a 1-D tensor's length, a matrix's columns).
+  int64_t cols() const { return shape[rank - 1]; }
+  /// Elements from the storage's first element to the tensor's.
+  int64_t storage_offset() const {
+    return storage ? (static_cast<const char*>(data) - static_cast<const char*>(storage)) / static_cast<int64_t>(dtype_size(dtype)) : 0;
+  }
 };
 
 struct LaunchArgs {

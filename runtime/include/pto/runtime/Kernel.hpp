@@ -87,14 +87,19 @@ void add_arg(LaunchArgs& a, const pto::Tensor<T>& t, size_t position, int& bad) 
     if (bad < 0) bad = static_cast<int>(position);
     return;
   }
-  const bool one_d = t.rank() == 1;
-  TensorArg arg{static_cast<int>(position), dtype_of<T>, t.rank(), {one_d ? 1 : t.dim(0), one_d ? t.dim(0) : t.dim(1)},
-                const_cast<T*>(t.data()), t.owner()};
+  TensorArg arg{.position = static_cast<int>(position), .dtype = dtype_of<T>, .rank = t.rank(), .data = const_cast<T*>(t.data()),
+                .owner = t.owner(), .storage = t.storage(), .storage_numel = t.storage_numel()};
+  const bool contiguous = t.is_contiguous();
+  for (int d = 0; d < t.rank(); ++d) {
+    arg.shape[d] = t.dim(d);
+    arg.strides[d] = contiguous ? 0 : t.stride(d);
+  }
   constexpr auto dims = declared_dims<P>::value;
   arg.declared_rank = static_cast<int>(dims.size());
-  if constexpr (dims.size() == 1) arg.declared = {1, dims[0]};
-  if constexpr (dims.size() == 2) arg.declared = {dims[0], dims[1]};
-  for (int d = 0; d < 2; ++d) arg.dynamic |= arg.declared[d] == lang::DYNAMIC ? uint8_t(1u << d) : uint8_t(0);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    arg.declared[d] = dims[d];
+    if (dims[d] == lang::DYNAMIC) arg.dynamic |= static_cast<uint8_t>(1u << d);
+  }
   a.tensors.push_back(std::move(arg));
 }
 template <class P>
@@ -175,7 +180,7 @@ class Kernel<void(Ps...)> : public detail::KernelBase {
       return Param(var);
     } else {
       const auto& t = ctx.kernel().tensors.at(tensor);
-      return Param(tensor++, t.rank, t.shape, t.extent);
+      return Param(tensor++, t);
     }
   }
 

@@ -269,6 +269,10 @@ class CoreModel {
   /// The launch's columns of each tensor: the row pitch of a GM region cut from a tensor whose
   /// columns are dynamic (ir::InstrInfo::gm_view_cols -1). The span must outlive the model.
   void set_tensor_cols(std::span<const int64_t> cols) { tensor_cols_ = cols; }
+  /// Each tensor's first element in its storage: GM accesses are race-checked in the storage's
+  /// coordinates, so views of one buffer (host permute / narrow / select) are compared. Empty:
+  /// every tensor starts its storage. The span must outlive the model.
+  void set_tensor_offsets(std::span<const int64_t> offsets) { tensor_offsets_ = offsets; }
   /// Keeps every GM access of a race-checked core (for the check between blocks); off by default.
   void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
   /// Every GM access of the core, in program order (with keep_gm_spans).
@@ -365,6 +369,7 @@ class CoreModel {
   bool keep_accesses_ = false;
   std::span<const int> memory_of_;  // check_gm_by_memory
   std::span<const int64_t> tensor_cols_;  // set_tensor_cols
+  std::span<const int64_t> tensor_offsets_;  // set_tensor_offsets
   std::map<std::tuple<std::string, int, int>, size_t> race_index_;
   double gm_read_ = 0, gm_write_ = 0, flops_ = 0, macs_ = 0;
   uint64_t barriers_ = 0;
