@@ -243,12 +243,27 @@ class InsertChecks : public ir::Mutator {
           {byte_off, i64(align), i64(0)}, out);
   }
 
+  /// A pl::make_tensor view's region: strides >= 0, and every element it reaches inside the tensor
+  /// (after the extents are checked non-negative: an empty region reaches nothing).
+  void storage_checks(const ir::GMRegion& r, int instr, std::vector<Stmt>& out) const {
+    const Expr s[2] = {ir::region_stride(r, 0), ir::region_stride(r, 1)};
+    for (int d = 0; d < 2; ++d) check(op(BinaryOp::GE, s[d], i64(0)), RuntimeCheck::negative_stride, instr, d, {s[d], i64(0), i64(0)}, out);
+    const Expr lo = op(BinaryOp::Add, ir::region_base(r), op(BinaryOp::Add, op(BinaryOp::Mul, r.offset[0], s[0]), op(BinaryOp::Mul, r.offset[1], s[1])));
+    const Expr last = op(BinaryOp::Add, op(BinaryOp::Mul, op(BinaryOp::Sub, r.extent[0], i64(1)), s[0]),
+                         op(BinaryOp::Mul, op(BinaryOp::Sub, r.extent[1], i64(1)), s[1]));
+    const Expr hi = op(BinaryOp::Add, op(BinaryOp::Add, lo, last), i64(1));
+    const Expr empty = op(BinaryOp::Or, op(BinaryOp::LE, r.extent[0], i64(0)), op(BinaryOp::LE, r.extent[1], i64(0)));
+    const Expr inside = op(BinaryOp::And, op(BinaryOp::GE, lo, i64(0)), op(BinaryOp::LE, hi, r.storage));
+    check(op(BinaryOp::Or, empty, inside), RuntimeCheck::view_outside_storage, instr, 0, {lo, hi, r.storage}, out);
+  }
+
   /// A GM region: the indices its view fixed inside their dimensions, non-negative extents, inside the view.
   void bounds_checks(const ir::GMRegion& r, int instr, std::vector<Stmt>& out) const {
     for (const auto& f : r.fixed) {
       check(op(BinaryOp::And, op(BinaryOp::GE, f.index, i64(0)), op(BinaryOp::LT, f.index, f.extent)), RuntimeCheck::dim_index_out_of_range,
             instr, f.dim, {f.index, f.extent, i64(0)}, out);
     }
+    if (r.storage) storage_checks(r, instr, out);
     for (int d = 0; d < 2; ++d) {
       const Expr& off = r.offset[d];
       const Expr& ext = r.extent[d];

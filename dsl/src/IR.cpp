@@ -335,6 +335,8 @@ const char* runtime_check_name(RuntimeCheck c) {
     case RuntimeCheck::view_out_of_tile: return "view_out_of_tile";
     case RuntimeCheck::view_overlap: return "view_overlap";
     case RuntimeCheck::dim_index_out_of_range: return "dim_index_out_of_range";
+    case RuntimeCheck::negative_stride: return "negative_stride";
+    case RuntimeCheck::view_outside_storage: return "view_outside_storage";
     case RuntimeCheck::result_over_tile: return "result_over_tile";
     case RuntimeCheck::range_step: return "range_step";
     case RuntimeCheck::matmul_k_mismatch: return "matmul_k_mismatch";

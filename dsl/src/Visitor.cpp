@@ -32,6 +32,7 @@ void Visitor::visit_region(const GMRegion& r) {
     visit(f.index);
     visit(f.extent);
   }
+  visit(r.storage);
   for (const auto& e : r.offset) visit(e);
   for (const auto& e : r.extent) visit(e);
 }
@@ -155,7 +156,8 @@ GMRegion Mutator::mutate_region(const GMRegion& r, bool& changed) {
                !out.stride[i].same_as(r.stride[i]);
   }
   out.base = mutate(r.base);
-  changed |= !out.base.same_as(r.base);
+  out.storage = mutate(r.storage);
+  changed |= !out.base.same_as(r.base) || !out.storage.same_as(r.storage);
   for (auto& f : out.fixed) {
     const Expr index = f.index, extent = f.extent;
     f.index = mutate(index);

@@ -1,7 +1,7 @@
 // N-D tensors and strided views against plain C++: 4-D and 5-D tensors cut into 2-D matrices by
 // fixing leading dimensions (x[b][h], select, load by N offsets), with tails; a kernel-side
-// permute (a transposed matrix read column by column); host views (permute, narrow, select) as
-// arguments, the output's other elements untouched; dynamic dimensions of an N-D tensor; and the
+// permute (a transposed matrix read column by column); pl::make_tensor views of a flat buffer;
+// host views (permute, narrow, select) as arguments, the output's other elements untouched; dynamic dimensions of an N-D tensor; and the
 // race checker seeing two views of one buffer as one memory.
 #include "common.hpp"
 
@@ -137,6 +137,38 @@ TEST_CASE("host views as arguments: a permuted [S, B, D] as [B, S, D], a narrowe
   for (int64_t s = 0; s < S; ++s) {
     for (int64_t d = 0; d < D; ++d) CHECK(m.at(s, d) == sbd.at(s, 1, d) - 1);
   }
+}
+
+TEST_CASE("pl::make_tensor: a flat buffer as a column-major matrix, and as row-major rows of a runtime count") {
+  constexpr int64_t M = 12, N = 40, kTile = 16;
+  // y = the column-major [M, N] matrix stored in x (element (r, c) at c * M + r), tile by tile.
+  const auto k = pl::jit({.name = "nd_make_tensor"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    const auto cm = pl::make_tensor(x, {M, N}, {1, M});
+    auto t = pl::make_tile<float>(pl::Vec, {kTile, kTile});
+    for (auto j : pl::range(pl::get_block_idx(), (N + kTile - 1) / kTile, pl::get_block_num())) {
+      const pl::Int c = j * kTile, w = pl::min(kTile, N - c);
+      pl::load(t, cm.slice(0, M, c, w));
+      pl::store(y.slice(0, M, c, w), t);
+    }
+  });
+  auto x = pto::Tensor<float>::random({M * N}, 4);
+  auto y = pto::Tensor<float>::zeros({M, N});
+  k[{.block_dim = 2}](x, y);
+  pto::synchronize();
+  check_all(y, [&](int64_t i) { return x[(i % N) * M + i / N]; });
+  // Runtime extents and offset: rows [1, 1 + rows) of a flat buffer read as rows of 32.
+  const auto rows_of = pl::jit({.name = "nd_make_tensor_runtime"}, [](pl::Tensor<float> x, pl::Tensor<float> y, pl::Int rows) {
+    const auto m = pl::make_tensor(x, {rows, 32}, {32, 1}, 32);
+    auto t = pl::make_tile<float>(pl::Vec, {8, 32});
+    pl::load(t, m.slice(0, rows, 0, 32));
+    t = t + 1;
+    pl::store(y.slice(0, rows, 0, 32), t);
+  });
+  auto flat = pto::Tensor<float>::random({8 * 32}, 6);
+  auto out = pto::Tensor<float>::full({8, 32}, -1.0f);
+  rows_of[{.block_dim = 1}](flat, out, int64_t{5});
+  pto::synchronize();
+  check_all(out, [&](int64_t i) { return i < 5 * 32 ? flat[i + 32] + 1 : -1.0f; });
 }
 
 TEST_CASE("two overlapping host views of one buffer are one memory to the race checker") {

@@ -66,6 +66,43 @@ TEST_CASE("getval of a non-contiguous argument, an atomic store into a column-st
   check_runtime_usable();
 }
 
+TEST_CASE("pl::make_tensor misuse: a negative stride (at trace time or when the core runs), a view past the tensor, a view of a view") {
+  int line = 0;
+  const auto constant = pl::jit({.name = "make_tensor_negative"}, [&](pl::Tensor<float> x) {
+    line = __LINE__; (void)pl::make_tensor(x, {4, 8}, {-8, 1});
+  });
+  CHECK_HAS(user_error([&] { constant[{.block_dim = 1}](pto::Tensor<float>::zeros({64})); }), "kernel 'make_tensor_negative'",
+            "make_tensor: stride -8 of dimension 0 is negative", PTO_AT(line));
+  const auto of_view = pl::jit({.name = "make_tensor_of_view"}, [&](pl::Tensor<float> x) {
+    line = __LINE__; (void)pl::make_tensor(x[0], {4, 8}, {8, 1});
+  });
+  CHECK_HAS(user_error([&] { of_view[{.block_dim = 1}](pto::Tensor<float>::zeros({2, 64})); }), "make_tensor takes a tensor parameter itself",
+            PTO_AT(line));
+
+  const auto k = pl::jit({.name = "make_tensor_runtime"}, [&](pl::Tensor<float> x, pl::Tensor<float> y, pl::Int stride, pl::Int offset) {
+    const auto m = pl::make_tensor(x, {4, 8}, {stride, 1}, offset);
+    auto t = pl::make_tile<float>(pl::Vec, {4, 8});
+    pl::load(t, m.slice(0, 4, 0, 8));
+    line = __LINE__; pl::store(y.slice(0, 4, 0, 8), t);
+  });
+  auto x = pto::Tensor<float>::random({64}, 3);
+  auto y = pto::Tensor<float>::full({4, 8}, 1.0f);
+  const auto y0 = copy_of(y);
+  k[{.block_dim = 1}](x, y, int64_t{-8}, int64_t{40});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'make_tensor_runtime'", "load through a view of tensor arg0 with a negative stride -8",
+            "pipe: MTE2");
+  k[{.block_dim = 1}](x, y, int64_t{16}, int64_t{8});  // rows at 8, 24, 40, 56: the last ends at 64 + 0... element 63 + 1 = 64: inside
+  CHECK_NOTHROW(pto::synchronize());
+  auto y2 = pto::Tensor<float>::full({4, 8}, 1.0f);
+  const auto y20 = copy_of(y2);
+  k[{.block_dim = 1}](x, y2, int64_t{16}, int64_t{9});  // the last row ends at element 65 of 64
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'make_tensor_runtime'",
+            "load out of bounds on tensor arg0: elements [9, 65) of the pl::make_tensor view are outside the tensor's 64 elements");
+  CHECK(bitwise_equal(y2, y20));
+  (void)y0;
+  check_runtime_usable();
+}
+
 TEST_CASE("host views check their arguments") {
   auto t = pto::Tensor<float>::zeros({4, 8});
   CHECK_HAS(user_error([&] { (void)t.narrow(1, 6, 4); }), "narrow: [6, 10) is outside dimension 1 of extent 8");

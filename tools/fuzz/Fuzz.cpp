@@ -63,6 +63,7 @@ struct Batch {
   bool relu_store = false;  // the stores take relu_pre_mode = NormalRelu
   bool meet = false;        // the blocks sync_all after their tile loop
   bool dynamic = false;     // x, y, z declared pl::Tensor<T, pl::DYNAMIC, pl::DYNAMIC>: extents at run time
+  int view = 0;             // x and y as host views: 0 contiguous, 1 permuted (column-strided), 2 selected from a 3-D tensor
 };
 
 bool floating(DType t) { return is_floating(t); }
@@ -90,6 +91,7 @@ class Generator {
     b.relu_store = pick(4) == 0;
     b.meet = pick(8) == 0;
     b.dynamic = pick(3) == 0;
+    b.view = pick(4) != 0 ? 0 : b.dynamic ? 2 : 1 + pick(2);  // a non-contiguous view cannot take dynamic dimensions
     return b;
   }
 
@@ -340,6 +342,18 @@ auto make_kernel(const Batch& b, bool interpret) {
 
 // ------------------------------------------------------------------------------- running and comparing
 
+/// `t` as the batch passes it: itself, or a host view of other storage holding the same values.
+template <class T>
+Tensor<T> as_view(const Batch& b, const Tensor<T>& t) {
+  if (b.view == 0) return t;
+  Tensor<T> storage = b.view == 1 ? Tensor<T>::zeros({b.cols, b.rows}) : Tensor<T>::zeros({2, b.rows, b.cols});
+  Tensor<T> v = b.view == 1 ? storage.permute({1, 0}) : storage.select(0, 1);
+  for (int64_t r = 0; r < b.rows; ++r) {
+    for (int64_t c = 0; c < b.cols; ++c) v.at(r, c) = t.at(r, c);
+  }
+  return v;
+}
+
 template <class T>
 Tensor<T> input(const Batch& b, uint64_t salt) {
   auto t = Tensor<T>::random({b.rows, b.cols}, b.data_seed ^ salt, -6.0, 6.0);
@@ -374,7 +388,7 @@ bool same_value(T a, T b) {
 /// `only` (all when -1), or "" when they agree.
 template <class T>
 std::string compare(const Batch& b, int only = -1) {
-  const auto x = input<T>(b, 1), y = input<T>(b, 2);
+  const auto x = as_view(b, input<T>(b, 1)), y = as_view(b, input<T>(b, 2));
   const int64_t out_rows = static_cast<int64_t>(b.exprs.size()) * b.rows;
   auto z_jit = Tensor<T>::zeros({out_rows, b.cols}), z_ref = Tensor<T>::zeros({out_rows, b.cols});
   auto run = [&]<class P>() {
@@ -470,7 +484,8 @@ Batch shrink(Batch b) {
     if (b.depth > 1) variant([](Batch& c) { c.depth = 1; });
     if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
     if (b.meet) variant([](Batch& c) { c.meet = false; });
-    if (b.dynamic) variant([](Batch& c) { c.dynamic = false; });
+    if (b.dynamic) variant([](Batch& c) { c.dynamic = false, c.view = c.view == 2 ? 2 : 0; });
+    if (b.view) variant([](Batch& c) { c.view = 0; });
     for (const auto& c : candidates) {
       if (fails(c)) {
         b = c;
@@ -569,7 +584,7 @@ std::string cpp(const Batch& b) {
                                                 e.reduce < 3 ? "red" : "col_red",
                                                 cpp_expr(e, e.root, b.dtype), cpp_expr(e, e.root, b.dtype));
   return fmt::format(
-      "// x, y: {T} [{R} x {C}] (data seed {seed}), n = {n}, block_dim = {bd}\n"
+      "// x, y: {T} [{R} x {C}] (data seed {seed}){hostview}, n = {n}, block_dim = {bd}\n"
       "auto k = pl::jit({{.name = \"repro\", .auto_mutex = true}}, [](pl::Tensor<{P}> x, pl::Tensor<{P}> y, pl::Tensor<{P}> z, pl::Int n) {{\n"
       "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots});\n"
       "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
@@ -594,6 +609,7 @@ std::string cpp(const Batch& b) {
       fmt::arg("T", T), fmt::arg("R", b.rows), fmt::arg("C", b.cols), fmt::arg("seed", b.data_seed), fmt::arg("n", b.param),
       fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
       fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
+      fmt::arg("hostview", std::array<const char*, 3>{"", " as host views: [C x R].permute({1, 0})", " as host views: [2 x R x C].select(0, 1)"}[static_cast<size_t>(b.view)]),
       fmt::arg("P", b.dynamic ? T + ", pl::DYNAMIC, pl::DYNAMIC" : T),
       fmt::arg("rows", b.dynamic ? std::string("x.extent(0)") : std::to_string(b.rows)),
       fmt::arg("cols", b.dynamic ? std::string("x.extent(1)") : std::to_string(b.cols)),

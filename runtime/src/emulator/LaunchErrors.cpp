@@ -67,6 +67,12 @@ std::string describe_failure(const CompiledKernel& k, const CoreStatus& s) {
     case RuntimeCheck::dim_index_out_of_range:
       return fmt::format("{} out of bounds on tensor {}: index {} of dimension {} is outside its extent {}", op, tensor_name(k, s.instr),
                          s.a, s.axis, s.b);
+    case RuntimeCheck::negative_stride:
+      return fmt::format("{} through a view of tensor {} with a negative stride {} (dimension {}): strides are elements, >= 0", op,
+                         tensor_name(k, s.instr), s.a, s.axis);
+    case RuntimeCheck::view_outside_storage:
+      return fmt::format("{} out of bounds on tensor {}: elements [{}, {}) of the pl::make_tensor view are outside the tensor's {} elements",
+                         op, tensor_name(k, s.instr), s.a, s.b, s.c);
     case RuntimeCheck::result_over_tile:
       return fmt::format("the result has {} {} but the destination tile holds {}", s.a, axis, s.b);
     case RuntimeCheck::range_step:

@@ -311,6 +311,8 @@ struct GMRegion {
     int dim;                       // the tensor's dimension the view fixed at `index`
   };
   std::vector<Fixed> fixed;
+  Expr storage;                    // a pl::make_tensor view: the tensor's elements, which every element it
+                                   // reaches must lie in (and its strides are checked >= 0); null otherwise
 };
 /// A region's base and strides with the defaults filled in.
 inline Expr region_base(const GMRegion& r) { return r.base ? r.base : IntImm::make(0); }

@@ -29,6 +29,8 @@ enum class RuntimeCheck : int32_t {
   view_out_of_tile,    // a = offset, b = extent, c = tile capacity; axis (a tile view's window)
   view_overlap,        // a = the read view's column offset, b = the written view's, c = their row offset
   dim_index_out_of_range,  // a = index, b = the dimension's extent; axis = the tensor's dimension (a view fixing it)
+  negative_stride,         // a = the stride; axis = the view's dimension (pl::make_tensor)
+  view_outside_storage,    // a = first element, b = one past the last, c = the tensor's elements (a pl::make_tensor view)
 };
 
 /// How a vector routine's extent must relate to its bound (RuntimeCheck::routine_extent).

@@ -188,6 +188,34 @@ class Tensor<T> {
         << "view of " << v[0] * v[1] << " elements on a tensor of " << numel(loc);
     return Tensor(index_, static_cast<int>(shape.size()), v);
   }
+  /// PyPTO Pro's make_tensor(ptr, shape, stride) on this parameter's memory: a view of `shape`
+  /// with `strides` (elements, >= 0) whose origin is element `offset` of the tensor. Extents and
+  /// strides may be runtime values; every load and store of the view checks that the elements it
+  /// reaches lie inside the tensor (and that the strides are not negative).
+  Tensor reinterpret(const std::vector<Int>& shape, const std::vector<Int>& strides, Int offset,
+                     std::source_location loc = std::source_location::current()) const {
+    auto& ctx = TraceContext::get(loc);
+    const auto site = ctx.site(SourceLoc::from(loc));
+    PTO_USER_CHECK(plain_, site) << "make_tensor takes a tensor parameter itself (contiguous, no view taken): it reinterprets its memory";
+    PTO_USER_CHECK(!shape.empty() && shape.size() <= static_cast<size_t>(ir::kMaxRank) && strides.size() == shape.size(), site)
+        << "make_tensor needs 1 to 5 extents and one stride per extent, got " << shape.size() << " and " << strides.size();
+    Tensor v = *this;
+    v.rank_ = static_cast<int>(shape.size());
+    v.plain_ = false;
+    v.storage_ = ir::IntImm::make(1);
+    for (int d = 0; d < rank_; ++d) v.storage_ = ir::Binary::make(ir::BinaryOp::Mul, v.storage_, extent_[d]);
+    for (int d = 0; d < v.rank_; ++d) {
+      const auto e = shape[d].constant(), st = strides[d].constant();
+      PTO_USER_CHECK(!e || *e >= 0, site) << "make_tensor: extent " << *e << " of dimension " << d << " is negative";
+      PTO_USER_CHECK(!st || *st >= 0, site) << "make_tensor: stride " << *st << " of dimension " << d << " is negative (strides are elements, >= 0)";
+      v.static_[d] = e.value_or(-1);
+      v.extent_[d] = shape[d].expr();
+      v.stride_[d] = strides[d].expr();
+      v.dim_of_[d] = d;
+    }
+    v.base_ = offset.expr();
+    return v;
+  }
   /// The 2-D view left by fixing every dimension but the last two at `leading` (rank - 2 indices).
   Tensor matrix_at(std::span<const Int> leading, std::source_location loc = std::source_location::current()) const {
     Tensor v = *this;
@@ -219,6 +247,7 @@ class Tensor<T> {
       r.stride = {stride_[0], stride_[1]};
     }
     r.fixed = fixed_;
+    r.storage = storage_;
     return Slice<T>{std::move(r), rank_};
   }
 
@@ -230,7 +259,16 @@ class Tensor<T> {
   std::array<int, ir::kMaxRank> dim_of_{};           // the parameter's dimension each one is
   ir::Expr base_;                                    // element offset of the view's origin; null: 0
   std::vector<ir::GMRegion::Fixed> fixed_;
+  ir::Expr storage_;                                 // a make_tensor view: the parameter's element count
 };
+
+/// PyPTO Pro's `make_tensor(ptr, shape, stride)`: a view of tensor parameter `x`'s memory (see
+/// Tensor::reinterpret); `pl::make_tensor(x, {rows, cols}, {1, rows})` is x read as a column-major matrix.
+template <Element T>
+Tensor<T> make_tensor(const Tensor<T>& x, const std::vector<Int>& shape, const std::vector<Int>& strides, Int offset = 0,
+                      std::source_location loc = std::source_location::current()) {
+  return x.reinterpret(shape, strides, std::move(offset), loc);
+}
 
 /// A parameter with declared dimensions (see the top of this file): what the kernel sees is a
 /// Tensor<T>; the declaration is read by the launch, which checks the argument against it.
