@@ -36,6 +36,7 @@ struct Program {
   int64_t align[6] = {};              // gm_move_alignment per space
   std::vector<int64_t> valid_base;    // per group: index of slot 0's rows in Frame::valid
   size_t valid_size = 0;
+  std::vector<int64_t> valid_start;   // Frame::valid at the start: 0, or a placed tile's shape (CodeGen)
   size_t slots_size = 1;
   std::vector<Op> ops;
   std::vector<CompiledExpr> exprs;
@@ -687,6 +688,7 @@ InterpretedKernel::InterpretedKernel(ir::Kernel kernel, const ChipProfile& chip,
     PTO_INTERNAL_CHECK(g.offset >= 0) << "tile group " << g.name << " has no memory: interpret a lowered kernel";
     p->valid_base.push_back(static_cast<int64_t>(p->valid_size));
     p->valid_size += static_cast<size_t>(2 * g.depth);
+    for (int i = 0; i < 2 * g.depth; ++i) p->valid_start.push_back(g.addrs.empty() ? 0 : (i % 2 == 0 ? g.rows : g.cols));
   }
   for (const auto& info : kernel_.instrs) p->slots_size = std::max(p->slots_size, info.tiles.size());
   p->root = p->build(kernel_.body);
@@ -717,7 +719,7 @@ void InterpretedKernel::run(CoreContext* ctx) const {
     const auto* var = s.var.as<ir::Var>();
     f.vars[static_cast<size_t>(var->id)] = ctx->scalars[var->param_index];
   }
-  f.valid.assign(p.valid_size, 0);
+  f.valid.assign(p.valid_start.begin(), p.valid_start.end());
   f.valid_base = p.valid_base.data();
   f.kernel = p.k;
   f.slots.assign(p.slots_size, 0);

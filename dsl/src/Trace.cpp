@@ -253,7 +253,7 @@ ir::Kernel TraceContext::finish() {
 namespace detail {
 
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc, ir::TilePad pad) {
+                  const std::source_location& loc, ir::TilePad pad, std::vector<int64_t> addrs) {
   auto& ctx = TraceContext::get(loc);
   ctx.note(loc);
   const auto site = ctx.site(SourceLoc::from(loc));
@@ -281,6 +281,10 @@ int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::
     ctx.emit(ir::Assign::make(g.counter, ir::IntImm::make(g.depth - 1)));
   }
   g.loc = SourceLoc::from(loc);
+  PTO_USER_CHECK(addrs.empty() || static_cast<int>(addrs.size()) == g.depth, site)
+      << "addrs gives " << addrs.size() << " addresses for a tile group of " << g.depth << " slots: one per slot";
+  for (int64_t a : addrs) PTO_USER_CHECK(a >= 0, site) << "a tile address is a byte offset in its memory, >= 0; got " << a;
+  g.addrs = std::move(addrs);
   return ctx.add_group(std::move(g));
 }
 

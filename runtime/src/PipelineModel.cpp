@@ -88,10 +88,39 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
       group_base_.push_back(base);
       base += g.depth;
     }
+    alias_slots();
     for (const auto& info : kernel_->ir.instrs) {
       if (!info.peer_slots) continue;
       if (shared_group_.empty()) shared_group_.assign(kernel_->ir.groups.size(), false);  // kernels with cross-core moves only
       shared_group_[info.tiles.at(0).first] = true;
+    }
+  }
+}
+
+void CoreModel::alias_slots() {
+  const auto& groups = kernel_->ir.groups;
+  if (std::none_of(groups.begin(), groups.end(), [](const ir::TileGroup& g) { return !g.addrs.empty(); })) return;
+  // Tile slots whose bytes overlap (placed tiles aliasing on purpose, or by accident) are one
+  // resource: each takes the key of the first slot it overlaps.
+  struct Slot {
+    ir::MemSpace space;
+    int64_t lo, hi, key;
+  };
+  std::vector<Slot> seen;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& grp = groups[g];
+    const int64_t size = grp.elems() * static_cast<int64_t>(dtype_size(grp.dtype));
+    for (int s = 0; s < grp.depth; ++s) {
+      const int64_t lo = grp.offset + s * grp.slot_bytes, own = group_base_[g] + s;
+      int64_t key = own;
+      for (const Slot& o : seen) {
+        if (o.space == grp.space && lo < o.hi && o.lo < lo + size) {
+          key = o.key;
+          break;
+        }
+      }
+      alias_.push_back(key);
+      seen.push_back({grp.space, lo, lo + size, key});
     }
   }
 }

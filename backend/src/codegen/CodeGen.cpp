@@ -51,7 +51,10 @@ void CodeGen::setup() {
   // Valid extents: per group, depth x (rows, cols), all zero until written.
   for (const auto& g : k_.groups) {
     auto* a = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(2 * g.depth), g.name + ".valid");
-    for (int i = 0; i < 2 * g.depth; ++i) b_.CreateStore(b_.getInt64(0), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), a, i));
+    for (int i = 0; i < 2 * g.depth; ++i) {  // a placed tile (addrs=) starts with its whole shape valid
+      const int64_t start = g.addrs.empty() ? 0 : (i % 2 == 0 ? g.rows : g.cols);
+      b_.CreateStore(b_.getInt64(start), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), a, i));
+    }
     valid_.push_back(a);
   }
   // Loop variables and the block index/count get their slots on first use.

@@ -7,8 +7,11 @@
 namespace pto::backend {
 
 /// Places every tile group in its memory space: slot 0 at `offset`, slots `slot_bytes` apart,
-/// each aligned to the space's alignment. A kernel whose tiles (x group depth) exceed a space's
-/// capacity is a UserError listing the groups, their sizes and the capacity.
+/// each aligned to the space's alignment. Groups with `addrs` (PyPTO Pro's addrs=) go where they
+/// say (aligned, inside the memory, a constant step: else a UserError); placed groups that
+/// overlap without starting at the same byte get a warning (same start: an alias on purpose); the
+/// others go first-fit around them. A kernel whose tiles (x group depth) exceed a space's capacity
+/// is a UserError listing the groups, their sizes and the capacity.
 void plan_memory(ir::Kernel& k, const ChipProfile& chip);
 
 /// Static checks of data movement: a 2-D tile moved to or from GM must have a row pitch that is

@@ -55,8 +55,12 @@ struct TileGroup {
   int depth;
   Expr counter;                   // Mutable Var holding the current slot; empty when depth == 1
   SourceLoc loc;
+  /// PyPTO Pro's addrs=: each slot's byte address in `space`, placed by the kernel (a constant step
+  /// apart); empty: the planner places the group. Placed tiles may alias each other on purpose.
+  std::vector<int64_t> addrs;
   // Filled by the memory planner:
-  int64_t slot_bytes = 0;         // rows * cols * dtype size, rounded up to the space's alignment
+  int64_t slot_bytes = 0;         // bytes from one slot to the next: the tile's size rounded up to the
+                                  // space's alignment, or a placed group's address step
   int64_t offset = -1;            // byte offset of slot 0 in the core's arena for `space`
 
   int64_t elems() const { return rows * cols; }

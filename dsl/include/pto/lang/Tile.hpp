@@ -153,7 +153,7 @@ class TileGroup {
 
 namespace detail {
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc, ir::TilePad pad = ir::TilePad::Null);
+                  const std::source_location& loc, ir::TilePad pad = ir::TilePad::Null, std::vector<int64_t> addrs = {});
 TileShape group_shape(int group);
 ir::Expr group_counter(int group);
 int group_depth(int group);
@@ -175,6 +175,26 @@ template <Element T>
 TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
                              std::source_location loc = std::source_location::current()) {
   return make_tile_group<T>(space, std::move(shape), std::move(mutex_ids), TilePad::Null, loc);
+}
+
+/// PyPTO Pro's `addrs=`: where a tile (one address) or each slot of a group (one per slot, a
+/// constant step apart) lives in its memory, in bytes. Tiles placed at the same bytes alias on
+/// purpose (a `[rows, 1]` column and its `[1, rows]` row view): the race checker sees one memory
+/// (auto_mutex's locks cover both), and a placed tile starts with its whole shape valid. Unplaced
+/// tiles go around placed ones (docs/semantics.md, "Memory").
+struct Addrs {
+  std::vector<int64_t> bytes;
+  Addrs(std::initializer_list<int64_t> b) : bytes(b) {}  // NOLINT: pl::Addrs{0x0, 0x8000}
+};
+template <Element T>
+TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids, Addrs addrs,
+                             std::source_location loc = std::source_location::current()) {
+  const int g = detail::declare_group(dtype_of<T>, space, std::move(shape), std::move(mutex_ids), loc, TilePad::Null, std::move(addrs.bytes));
+  return TileGroup<T>(g, detail::group_shape(g), detail::group_counter(g), detail::group_depth(g));
+}
+template <Element T>
+Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape, Addrs addr, std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), {}, std::move(addr), loc).current();
 }
 
 /// A single tile (a group of depth 1).

@@ -326,7 +326,12 @@ class CoreModel {
   std::string resource_name(int64_t key) const;
   std::string describe(int instr, int at) const;
   void fail(std::string reason, int instr);
-  int64_t tile_resource(int group, int64_t slot) const { return group_base_[static_cast<size_t>(group)] + slot; }
+  int64_t tile_resource(int group, int64_t slot) const {
+    const int64_t own = group_base_[static_cast<size_t>(group)] + slot;
+    return alias_.empty() ? own : alias_[static_cast<size_t>(own)];
+  }
+  /// Fills alias_ when the kernel places tiles (addrs=): overlapping slots share one key.
+  void alias_slots();
   void lock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic);
   void unlock(int64_t mutex, ir::Pipe pipe, int instr, bool automatic);
   /// The accesses of instruction `instr` (its tiles, in slots `slots`), in accesses_.
@@ -360,6 +365,7 @@ class CoreModel {
   std::vector<Access> accesses_;       // tile_accesses' result, reused
   GmRaceState own_gm_;
   std::vector<int64_t> group_base_;
+  std::vector<int64_t> alias_;      // per tile slot: its resource key when tiles are placed (alias_slots), else empty
   std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by
                                     // the block); empty when the kernel has no cross-core moves
   std::vector<RaceReport> races_;
