@@ -6,9 +6,12 @@
 
 namespace pto::correctness {
 
-TEST_CASE("a [16, 1] column and its [1, 16] row view at one address: row maxima written as a column are stored as a row") {
-  using pl::Pipe;
-  const auto k = pl::jit({.name = "alias_column_row"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+namespace {
+/// Row maxima of x [16, 64] into a [16, 1] column placed at 0x10000, stored through the [1, 16]
+/// row view placed at the same address; `flag_before_store`: V -> MTE3 synchronised.
+auto column_row_body(bool flag_before_store) {
+  return [flag_before_store](pl::Tensor<float> x, pl::Tensor<float> y) {
+    using pl::Pipe;
     auto t = pl::make_tile<float>(pl::Vec, {16, 64});
     auto col = pl::make_tile<float>(pl::Vec, {16, 1}, pl::Addrs{0x10000});
     auto row = pl::make_tile<float>(pl::Vec, {1, 16}, pl::Addrs{0x10000});
@@ -16,10 +19,17 @@ TEST_CASE("a [16, 1] column and its [1, 16] row view at one address: row maxima 
     pl::set_flag(Pipe::MTE2, Pipe::V, 0);
     pl::wait_flag(Pipe::MTE2, Pipe::V, 0);
     pl::row_max(col, t);
-    pl::set_flag(Pipe::V, Pipe::MTE3, 0);
-    pl::wait_flag(Pipe::V, Pipe::MTE3, 0);
+    if (flag_before_store) {
+      pl::set_flag(Pipe::V, Pipe::MTE3, 0);
+      pl::wait_flag(Pipe::V, Pipe::MTE3, 0);
+    }
     pl::store(y.slice(0, 1, 0, 16), row);  // a placed tile starts with its whole shape valid
-  });
+  };
+}
+}  // namespace
+
+TEST_CASE("a [16, 1] column and its [1, 16] row view at one address: row maxima written as a column are stored as a row") {
+  const auto k = pl::jit({.name = "alias_column_row"}, column_row_body(true));
   auto x = pto::Tensor<float>::random({16, 64}, 8, -9, 9);
   auto y = pto::Tensor<float>::zeros({1, 16});
   const pto::LaunchProfile p = k[{.block_dim = 1}].run_sync(x, y);
@@ -70,18 +80,8 @@ TEST_CASE("a double-buffered group at given addresses; unplaced tiles go around 
 
 TEST_CASE("the race checker sees aliased tiles as one memory (and auto_mutex's locks cover both); a partial overlap of placed "
           "tiles is a warning") {
-  using pl::Pipe;
   // V writes the column, MTE3 stores its row alias: with no flag between them, a race on the one memory.
-  auto body = [](pl::Tensor<float> x, pl::Tensor<float> y) {
-    auto t = pl::make_tile<float>(pl::Vec, {16, 64});
-    auto col = pl::make_tile<float>(pl::Vec, {16, 1}, pl::Addrs{0x10000});
-    auto row = pl::make_tile<float>(pl::Vec, {1, 16}, pl::Addrs{0x10000});
-    pl::load(t, x.slice(0, 16, 0, 64));
-    pl::set_flag(Pipe::MTE2, Pipe::V, 0);
-    pl::wait_flag(Pipe::MTE2, Pipe::V, 0);
-    pl::row_max(col, t);
-    pl::store(y.slice(0, 1, 0, 16), row);
-  };
+  const auto body = column_row_body(false);
   const auto racy = pl::jit({.name = "alias_race", .auto_mutex = false}, body);
   auto x = pto::Tensor<float>::random({16, 64}, 8);
   auto y = pto::Tensor<float>::zeros({1, 16});

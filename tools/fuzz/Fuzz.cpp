@@ -11,6 +11,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -64,6 +65,15 @@ struct Batch {
   bool meet = false;        // the blocks sync_all after their tile loop
   bool dynamic = false;     // x, y, z declared pl::Tensor<T, pl::DYNAMIC, pl::DYNAMIC>: extents at run time
   int view = 0;             // x and y as host views: 0 contiguous, 1 permuted (column-strided), 2 selected from a 3-D tensor
+  bool placed = false;      // xs, ys, zs at explicit addresses (pl::Addrs), in reverse order from a high base
+
+  /// The addresses of group `which` (0 xs, 1 ys, 2 zs) when placed: slots two slot sizes apart.
+  std::vector<int64_t> addrs(int which, int64_t elem_bytes) const {
+    const int64_t slot = (tile_rows * tile_cols * elem_bytes + 31) / 32 * 32, step = 2 * slot, base = 0x8000 + (2 - which) * depth * step;
+    std::vector<int64_t> out;
+    for (int s = 0; s < depth; ++s) out.push_back(base + s * step);
+    return out;
+  }
 };
 
 bool floating(DType t) { return is_floating(t); }
@@ -92,6 +102,7 @@ class Generator {
     b.meet = pick(8) == 0;
     b.dynamic = pick(3) == 0;
     b.view = pick(4) != 0 ? 0 : b.dynamic ? 2 : 1 + pick(2);  // a non-contiguous view cannot take dynamic dimensions
+    b.placed = pick(4) == 0;
     return b;
   }
 
@@ -251,9 +262,15 @@ auto make_kernel(const Batch& b, bool interpret) {
                  [b](P x, P y, P z, pl::Int n) {
     std::vector<int> slots(b.depth);
     for (int s = 0; s < b.depth; ++s) slots[s] = s;
-    auto xs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
-    auto ys = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
-    auto zs = pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
+    auto group = [&](int which) {
+      if (!b.placed) return pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
+      pl::Addrs at{};
+      at.bytes = b.addrs(which, static_cast<int64_t>(sizeof(T)));
+      return pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots, at);
+    };
+    auto xs = group(0);
+    auto ys = group(1);
+    auto zs = group(2);
     auto red = pl::make_tile<T>(pl::Vec, {b.tile_rows, 1});
     auto col_red = pl::make_tile<T>(pl::Vec, {1, b.tile_cols});
     auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {b.tile_rows, 1});
@@ -486,6 +503,7 @@ Batch shrink(Batch b) {
     if (b.meet) variant([](Batch& c) { c.meet = false; });
     if (b.dynamic) variant([](Batch& c) { c.dynamic = false, c.view = c.view == 2 ? 2 : 0; });
     if (b.view) variant([](Batch& c) { c.view = 0; });
+    if (b.placed) variant([](Batch& c) { c.placed = false; });
     for (const auto& c : candidates) {
       if (fails(c)) {
         b = c;
@@ -553,6 +571,11 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
   return "?";
 }
 
+/// ", pl::Addrs{...}" for a placed batch's group `which`, else "".
+std::string placed_at(const Batch& b, int which) {
+  return b.placed ? fmt::format(", pl::Addrs{{{}}}", fmt::join(b.addrs(which, static_cast<int64_t>(dtype_size(b.dtype))), ", ")) : "";
+}
+
 std::string cpp(const Batch& b) {
   const std::string T = type_name(b.dtype);
   const Expr& e = b.exprs[0];
@@ -586,9 +609,9 @@ std::string cpp(const Batch& b) {
   return fmt::format(
       "// x, y: {T} [{R} x {C}] (data seed {seed}){hostview}, n = {n}, block_dim = {bd}\n"
       "auto k = pl::jit({{.name = \"repro\", .auto_mutex = true}}, [](pl::Tensor<{P}> x, pl::Tensor<{P}> y, pl::Tensor<{P}> z, pl::Int n) {{\n"
-      "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots});\n"
-      "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
-      "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots});\n"
+      "  auto xs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, /* {d} slots */ {slots}{at0});\n"
+      "  auto ys = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots}{at1});\n"
+      "  auto zs = pl::make_tile_group<{T}>(pl::Vec, {{{tr}, {tc}}}, {slots}{at2});\n"
       "  auto red = pl::make_tile<{T}>(pl::Vec, {{{tr}, 1}}), col_red = pl::make_tile<{T}>(pl::Vec, {{1, {tc}}});\n"
       "  auto arg_rows = pl::make_tile<int32_t>(pl::Vec, {{{tr}, 1}}), arg_cols = pl::make_tile<int32_t>(pl::Vec, {{1, {tc}}});\n"
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
@@ -609,6 +632,7 @@ std::string cpp(const Batch& b) {
       fmt::arg("T", T), fmt::arg("R", b.rows), fmt::arg("C", b.cols), fmt::arg("seed", b.data_seed), fmt::arg("n", b.param),
       fmt::arg("bd", b.block_dim), fmt::arg("tr", b.tile_rows), fmt::arg("tc", b.tile_cols), fmt::arg("d", b.depth),
       fmt::arg("slots", b.depth == 1 ? std::string("{}") : b.depth == 2 ? std::string("{0, 1}") : std::string("{0, 1, 2}")),
+      fmt::arg("at0", placed_at(b, 0)), fmt::arg("at1", placed_at(b, 1)), fmt::arg("at2", placed_at(b, 2)),
       fmt::arg("hostview", std::array<const char*, 3>{"", " as host views: [C x R].permute({1, 0})", " as host views: [2 x R x C].select(0, 1)"}[static_cast<size_t>(b.view)]),
       fmt::arg("P", b.dynamic ? T + ", pl::DYNAMIC, pl::DYNAMIC" : T),
       fmt::arg("rows", b.dynamic ? std::string("x.extent(0)") : std::to_string(b.rows)),
