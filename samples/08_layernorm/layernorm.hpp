@@ -10,6 +10,8 @@
 //     (1, C) gamma and beta down the columns
 //   * f32 / f16 / bf16 inputs, computed in float and rounded once on the way out
 //   * tails in rows and columns, and idle cores when there are fewer row blocks than blocks
+//   * dynamic rows (pl::DYNAMIC, as PyPTO Pro's pl.Tensor[[pl.DYNAMIC, K], ...]): one compiled
+//     kernel per column count serves every batch of rows
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -40,17 +42,22 @@ int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) 
   return std::max<int64_t>(1, std::min<int64_t>({rows, 64, (ub_bytes - fixed) / per_row}));
 }
 
+/// The row count the kernel sizes its tiles for: any (its rows are dynamic).
+inline constexpr int64_t kAnyRows = int64_t{1} << 40;
+
 template <class T>
 auto make_kernel(Params p) {
   return pl::jit(jit_options("layernorm", SyncMode::automatic, p.chip),
-                 [p](pl::Tensor<T> x, pl::Tensor<T> gamma, pl::Tensor<T> beta, pl::Tensor<T> y, pl::Float eps) {
-    pl::require(x.rank() == 2 && x.shape() == y.shape(), "layernorm takes x and y of the same 2-D shape");
-    const int64_t rows = x.dim(0), cols = x.dim(1);
+                 [p](pl::Tensor<T, pl::DYNAMIC, pl::STATIC> x, pl::Tensor<T> gamma, pl::Tensor<T> beta, pl::Tensor<T, pl::DYNAMIC, pl::STATIC> y,
+                     pl::Float eps) {
+    pl::require(x.dim(1) == y.dim(1), "layernorm takes x and y of the same 2-D shape");
+    const pl::Int rows = x.extent(0);  // dynamic: a runtime value (a y of other rows stops the core at its bounds check)
+    const int64_t cols = x.dim(1);
     pl::require(gamma.rank() == 2 && gamma.dim(0) == 1 && gamma.dim(1) == cols && gamma.shape() == beta.shape(),
                 "gamma and beta are [1, cols]");
     const int64_t pc = padded_cols<T>(cols), pcf = padded_cols<float>(cols);
     const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
-                                               : fitting_rows<T>(rows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
+                                               : fitting_rows<T>(kAnyRows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
     std::vector<int> slots(p.buffers);
     std::iota(slots.begin(), slots.end(), 0);
     auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
