@@ -66,8 +66,10 @@ std::vector<int64_t> dynamic_tensor_cols(const CompiledKernel& k, const detail::
 /// coordinates. Empty when every tensor starts its own storage.
 std::vector<int64_t> tensor_storage_offsets(const detail::LaunchArgs& args) {
   std::vector<int64_t> offsets;
+  if (std::all_of(args.tensors.begin(), args.tensors.end(), [](const detail::TensorArg& t) { return t.storage_offset() == 0; })) {
+    return offsets;  // the usual launch: nothing allocated
+  }
   for (const auto& t : args.tensors) offsets.push_back(t.storage_offset());
-  if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o == 0; })) offsets.clear();
   return offsets;
 }
 
