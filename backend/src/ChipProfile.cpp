@@ -34,7 +34,76 @@ double number(const json& j, const char* key, const std::string& origin, const s
   return d;
 }
 
+ir::Layout layout_named(const json& v, const std::string& origin, const std::string& at) {
+  PTO_USER_CHECK(v.is_string(), ErrorSite{}) << "chip profile " << origin << ": field '" << at << "' is not a layout name";
+  for (int l = 1; l < ir::kLayoutCount; ++l) {
+    if (v.get<std::string>() == ir::layout_name(static_cast<ir::Layout>(l))) return static_cast<ir::Layout>(l);
+  }
+  throw UserError("chip profile " + origin + ": field '" + at + "' names layout '" + v.get<std::string>() +
+                      "'; the layouts are ND, DN, NZ, ZN, ZZ, NN",
+                  {});
+}
+
+uint8_t layout_set(const json& list, const std::string& origin, const std::string& at) {
+  PTO_USER_CHECK(list.is_array(), ErrorSite{}) << "chip profile " << origin << ": field '" << at << "' is not a list of layouts";
+  uint8_t bits = 0;
+  for (const auto& v : list) bits |= static_cast<uint8_t>(1u << static_cast<int>(layout_named(v, origin, at)));
+  return bits;
+}
+
+/// The "layouts" section (optional: a profile without one takes PyPTO Pro's a2/a3 defaults, every
+/// layout in every memory, and conversions at full rate).
+LayoutRules parse_layouts(const json& j, const std::string& origin) {
+  using ir::Layout;
+  using ir::MemSpace;
+  LayoutRules r;
+  r.defaults = {Layout::ND, Layout::ND, Layout::NZ, Layout::ZZ, Layout::ZN, Layout::NZ};
+  r.allowed.fill(0x7e);
+  if (!j.contains("layouts")) return r;
+  const json& lj = j.at("layouts");
+  const json& defaults = field(lj, "defaults", origin, "layouts.");
+  const json& allowed = field(lj, "allowed", origin, "layouts.");
+  for (auto space : {MemSpace::Vec, MemSpace::Mat, MemSpace::Left, MemSpace::Right, MemSpace::Acc}) {
+    const char* name = ir::mem_space_name(space);
+    const auto i = static_cast<size_t>(space);
+    r.defaults[i] = layout_named(field(defaults, name, origin, "layouts.defaults."), origin, std::string("layouts.defaults.") + name);
+    r.allowed[i] = layout_set(field(allowed, name, origin, "layouts.allowed."), origin, std::string("layouts.allowed.") + name);
+    PTO_USER_CHECK(r.allows(space, r.defaults[i]), ErrorSite{}) << "chip profile " << origin << ": the default layout of " << name
+                                                                << " is not among its allowed layouts";
+  }
+  if (lj.contains("rejected_in_cube")) {
+    r.rejected_in_cube = layout_set(field(lj.at("rejected_in_cube"), "value", origin, "layouts.rejected_in_cube."), origin,
+                                    "layouts.rejected_in_cube.value");
+  }
+  const json& conv = field(lj, "conversions", origin, "layouts.");
+  const json& nd2nz = field(conv, "nd2nz", origin, "layouts.conversions.");
+  r.nd2nz_efficiency = number(nd2nz, "efficiency", origin, "layouts.conversions.nd2nz.");
+  r.nd2nz_unaligned_efficiency = number(nd2nz, "unaligned_efficiency", origin, "layouts.conversions.nd2nz.");
+  r.nd2nz_aligned_bytes = static_cast<int64_t>(number(nd2nz, "aligned_bytes", origin, "layouts.conversions.nd2nz."));
+  r.nz2nd_efficiency = number(field(conv, "nz2nd", origin, "layouts.conversions."), "efficiency", origin, "layouts.conversions.nz2nd.");
+  const json& tr = field(conv, "transpose", origin, "layouts.conversions.");
+  r.transpose_efficiency = number(tr, "efficiency", origin, "layouts.conversions.transpose.");
+  r.transpose_efficiency_32bit = number(tr, "efficiency_32bit", origin, "layouts.conversions.transpose.");
+  for (double e : {r.nd2nz_efficiency, r.nd2nz_unaligned_efficiency, r.nz2nd_efficiency, r.transpose_efficiency,
+                   r.transpose_efficiency_32bit}) {
+    PTO_USER_CHECK(e > 0 && e <= 1, ErrorSite{}) << "chip profile " << origin << ": a conversion's efficiency is in (0, 1], got " << e;
+  }
+  PTO_USER_CHECK(r.nd2nz_aligned_bytes > 0, ErrorSite{}) << "chip profile " << origin
+                                                         << ": field 'layouts.conversions.nd2nz.aligned_bytes' must be positive";
+  return r;
+}
+
 }  // namespace
+
+double LayoutRules::efficiency(ir::Conversion c, DType dtype, int64_t gm_row_bytes) const {
+  switch (c) {
+    case ir::Conversion::Nd2Nz: return gm_row_bytes % nd2nz_aligned_bytes == 0 ? nd2nz_efficiency : nd2nz_unaligned_efficiency;
+    case ir::Conversion::Nz2Nd: return nz2nd_efficiency;
+    case ir::Conversion::Transpose: return dtype_size(dtype) >= 4 ? transpose_efficiency_32bit : transpose_efficiency;
+    case ir::Conversion::None: break;
+  }
+  return 1;
+}
 
 static std::string text_field(const nlohmann::json& j, const char* key, const std::string& origin, bool required) {
   if (!required && !(j.is_object() && j.contains(key))) return "";
@@ -125,6 +194,7 @@ ChipProfile ChipProfile::from_json(std::string_view text, const std::string& ori
   p.block_dispatch_cycles = number(launch, "block_dispatch_cycles", origin, "launch.");
   p.sync_all_cycles = number(launch, "sync_all_cycles", origin, "launch.");
   p.issue_cycles = number(j, "issue_cycles", origin);
+  p.layouts = parse_layouts(j, origin);
   PTO_USER_CHECK(p.aiv_count > 0 && p.aic_count > 0, ErrorSite{}) << "chip profile " << origin << ": core counts must be positive";
   return p;
 }

@@ -42,6 +42,22 @@ std::vector<Range> place_given(const ir::Kernel& k, ir::TileGroup& g, int index,
   return out;
 }
 
+/// Two tiles at the same address see one set of bytes in their own layouts. The emulator keeps each
+/// tile's elements in row-major order, which is the chip's order when both are ND, or both are the
+/// same layout and shape, or both are one row or column of ND/DN (a [n, 1] DN tile and its [1, n]
+/// ND view); any other pair would read the bytes in an order the emulator does not reproduce.
+void check_alias(const ir::Kernel& k, const ir::TileGroup& a, const ir::TileGroup& b) {
+  auto line = [](const ir::TileGroup& g) { return !ir::is_fractal(g.layout) && (g.rows == 1 || g.cols == 1); };
+  const bool same = (a.layout == b.layout && a.rows == b.rows && a.cols == b.cols) ||
+                    (a.layout == ir::Layout::ND && b.layout == ir::Layout::ND) || (line(a) && line(b));
+  PTO_USER_CHECK(same, group_site(k, b))
+      << "tiles " << a.name << " (" << ir::layout_name(a.layout) << " " << a.rows << "x" << a.cols << ") and " << b.name << " ("
+      << ir::layout_name(b.layout) << " " << b.rows << "x" << b.cols << ") alias the same bytes of " << ir::mem_space_name(b.space)
+      << " in different layouts: the chip reads the bytes of one in the other's order, which the emulator (keeping each tile's "
+         "elements in logical order) does not model; alias tiles of one layout and shape, two ND tiles, or a [n, 1] DN tile and "
+         "its [1, n] ND view";
+}
+
 }  // namespace
 
 void plan_memory(ir::Kernel& k, const ChipProfile& chip) {
@@ -51,11 +67,15 @@ void plan_memory(ir::Kernel& k, const ChipProfile& chip) {
   for (size_t i = 0; i < k.groups.size(); ++i) {
     auto& g = k.groups[i];
     if (g.addrs.empty()) continue;
-    const int64_t size = g.elems() * static_cast<int64_t>(dtype_size(g.dtype));
+    const int64_t size = g.bytes();
     auto& mine = taken[static_cast<size_t>(g.space)];
     for (const Range& r : place_given(k, g, static_cast<int>(i), size, chip)) {
       for (const Range& o : mine) {
-        if (o.group == r.group || r.lo >= o.hi || o.lo >= r.hi || r.lo == o.lo) continue;
+        if (o.group == r.group || r.lo >= o.hi || o.lo >= r.hi) continue;
+        if (r.lo == o.lo) {
+          check_alias(k, k.groups[static_cast<size_t>(o.group)], g);
+          continue;
+        }
         k.warnings.push_back(fmt::format("tiles {} and {} overlap at bytes [{}, {}) of {} without starting at the same address: an "
                                          "accidental overlap? (tiles placed at the same address alias on purpose)",
                                          k.groups[static_cast<size_t>(o.group)].name, g.name, std::max(r.lo, o.lo), std::min(r.hi, o.hi),
@@ -70,7 +90,7 @@ void plan_memory(ir::Kernel& k, const ChipProfile& chip) {
     auto& g = k.groups[i];
     if (!g.addrs.empty()) continue;
     const auto& lim = chip.limits(g.space);
-    const int64_t bytes = g.elems() * static_cast<int64_t>(dtype_size(g.dtype));
+    const int64_t bytes = g.bytes();
     g.slot_bytes = (bytes + lim.align - 1) / lim.align * lim.align;
     const int64_t total = g.slot_bytes * g.depth;
     auto& mine = taken[static_cast<size_t>(g.space)];

@@ -82,10 +82,9 @@ class CoreValidator : public ir::Visitor {
 
  private:
   ErrorSite site(const ir::Instr& i) const {
-    const auto& info = k_.instrs[i.id];
-    return ErrorSite{.kernel = k_.name, .specialization = k_.specialization,
-                     .core_kind = core_ ? ir::core_kind_name(*core_) : "", .pipe = ir::pipe_name(info.pipe),
-                     .instruction = info.text, .loc = i.loc};
+    ErrorSite s = instr_site(k_, i);
+    s.core_kind = core_ ? ir::core_kind_name(*core_) : "";
+    return s;
   }
 
   void instr(const ir::StmtNode* node, const ir::Instr& i) {

@@ -29,11 +29,7 @@ class MoveValidator : public ir::Visitor {
   }
 
  private:
-  ErrorSite site(const ir::Instr& i) const {
-    const auto& info = k_.instrs[i.id];
-    return ErrorSite{.kernel = k_.name, .specialization = k_.specialization, .pipe = ir::pipe_name(info.pipe),
-                     .instruction = info.text, .loc = i.loc};
-  }
+  ErrorSite site(const ir::Instr& i) const { return instr_site(k_, i); }
 
   void check(const ir::TileRef& t, const ir::GMRegion& r, const ir::Instr& instr, const char* what) {
     const auto& g = k_.groups[t.group];

@@ -177,6 +177,7 @@ std::string to_string(const Kernel& k) {
   for (const auto& s : k.scalars) out += fmt::format("  scalar {}\n", to_string(s.var));
   for (const auto& g : k.groups) {
     out += fmt::format("  tiles {}: {} x {}[{}x{}] in {}", g.name, g.depth, dtype_name(g.dtype), g.rows, g.cols, mem_space_name(g.space));
+    if (g.layout != Layout::Default) out += fmt::format(" {}", layout_name(g.layout));
     if (g.offset >= 0) out += fmt::format(" @ {} (+{} B/slot){}", g.offset, g.slot_bytes, g.addrs.empty() ? "" : " placed");
     out += "\n";
   }

@@ -253,7 +253,7 @@ ir::Kernel TraceContext::finish() {
 namespace detail {
 
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc, ir::TilePad pad, std::vector<int64_t> addrs) {
+                  const std::source_location& loc, ir::TilePad pad, std::vector<int64_t> addrs, ir::Layout layout) {
   auto& ctx = TraceContext::get(loc);
   ctx.note(loc);
   const auto site = ctx.site(SourceLoc::from(loc));
@@ -285,6 +285,7 @@ int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::
       << "addrs gives " << addrs.size() << " addresses for a tile group of " << g.depth << " slots: one per slot";
   for (int64_t a : addrs) PTO_USER_CHECK(a >= 0, site) << "a tile address is a byte offset in its memory, >= 0; got " << a;
   g.addrs = std::move(addrs);
+  g.layout = layout;
   return ctx.add_group(std::move(g));
 }
 

@@ -106,12 +106,21 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
                                    chip.hbm_gbps, 100 * l2_hit_frac));
   // FIX and MTE3 also move data between the cores' local memories (Acc -> Vec, Vec -> Mat): how
   // much of the busiest pipe's time is that, rather than GM traffic.
-  double top_busy = 0, top_on_chip = 0;
+  double top_busy = 0, top_on_chip = 0, top_convert = 0;
   for (const auto& c : p.cores) {
     top_busy += c.pipes[static_cast<size_t>(top)].busy;
     top_on_chip += c.pipes[static_cast<size_t>(top)].on_chip;
+    top_convert += c.pipes[static_cast<size_t>(top)].convert;
   }
   const double on_chip_frac = top_busy > 0 ? top_on_chip / top_busy : 0;
+  // Layout conversions on the way (ND -> NZ into L1, block transposes into L0, NZ -> ND out of L0C).
+  const double convert_frac = top_busy > 0 ? top_convert / top_busy : 0;
+  if (convert_frac >= 0.1) {
+    a.evidence.push_back(fmt::format("{} spends {:.0f}% of its busy time converting layouts ({})", ir::pipe_name(top), 100 * convert_frac,
+                                     top == Pipe::MTE1 ? "block transposes on L1 -> L0 loads"
+                                     : top == Pipe::FIX ? "NZ -> ND out of L0C"
+                                                        : "ND -> NZ on GM -> L1 loads"));
+  }
 
   if (p.launch_overhead_us >= 0.5 * p.device_us) {
     a.bottleneck = "launch-dominated";
@@ -134,6 +143,17 @@ Advice advise(const LaunchProfile& p, const ChipProfile& chip) {
                                      ir::pipe_name(top), 100 * on_chip_frac));
     a.suggestion = "the path between the cores' memories is the limit: move fewer bytes across (convert to half on the way out of "
                    "L0C, keep data in the core that uses it), or split the traffic between FIX (Acc -> Vec) and MTE3 (Vec -> Mat)";
+  } else if (top_util >= 0.5 && convert_frac >= 0.3) {
+    a.bottleneck = "format conversions";
+    a.suggestion =
+        top == Pipe::MTE1
+            ? "L1 -> L0 loads transpose every block: give the operand in the order L0 wants (B as N x K moved with {.transpose = true}, "
+              "or loaded through a column-major view into a ZN L1 tile), so the load is a straight block copy"
+        : top == Pipe::FIX
+            ? "the accumulator's NZ -> ND conversion on the way out is the limit: store it less often (accumulate longer in L0C) or in "
+              "a smaller dtype"
+            : "ND -> NZ on the GM -> L1 loads runs at a fraction of the DMA's rate: keep the GM rows a multiple of 256 B (pad K or N) "
+              "and load larger panels, so fewer and aligned rows are converted";
   } else if (gm_pipe && top_util >= 0.7 && hbm_gbps >= 0.8 * chip.hbm_gbps) {
     a.bottleneck = "bandwidth-saturated";
     a.evidence.push_back(fmt::format("HBM runs at {:.0f}% of its sustained {:.0f} GB/s while {} is busy {:.0f}% of the time: more "

@@ -12,7 +12,7 @@ std::string to_json(const LaunchProfile& p, bool with_spans, int spans_core) {
   for (const auto& c : p.cores) {
     json pipes = json::array();
     for (const auto& t : c.pipes) {
-      pipes.push_back({{"busy", t.busy}, {"wait", t.wait}, {"on_chip", t.on_chip}, {"instructions", t.instructions}});
+      pipes.push_back({{"busy", t.busy}, {"wait", t.wait}, {"on_chip", t.on_chip}, {"convert", t.convert}, {"instructions", t.instructions}});
     }
     cores.push_back({{"end_cycles", c.end_cycles}, {"pipes", pipes}, {"gm_read_bytes", c.gm_read_bytes},
                      {"gm_write_bytes", c.gm_write_bytes}, {"flops", c.flops}, {"barriers", c.barriers},
@@ -79,7 +79,7 @@ LaunchProfile launch_profile_from_json(const std::string& text) {
     t.end_cycles = c.at("end_cycles");
     for (size_t i = 0; i < t.pipes.size() && i < c.at("pipes").size(); ++i) {
       const auto& q = c.at("pipes")[i];
-      t.pipes[i] = {q.at("busy"), q.at("wait"), q.value("on_chip", 0.0), q.at("instructions")};
+      t.pipes[i] = {q.at("busy"), q.at("wait"), q.value("on_chip", 0.0), q.value("convert", 0.0), q.at("instructions")};
     }
     t.gm_read_bytes = c.at("gm_read_bytes");
     t.gm_write_bytes = c.at("gm_write_bytes");

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "pto/backend/KernelABI.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
 
 namespace pto {
@@ -15,6 +16,12 @@ namespace pto {
 CostModel::Cost CostModel::transfer(PathId path, double bytes) const {
   const DataPath& p = chip_->path(path);
   return {p.latency_cycles, bytes / p.peak_bytes_per_cycle};
+}
+
+double CostModel::conversion(PathId path, double bytes, ir::Conversion c, DType dtype, int64_t gm_row_bytes) const {
+  if (c == ir::Conversion::None) return 0;
+  const double plain = bytes / chip_->path(path).peak_bytes_per_cycle;
+  return plain * (1 / chip_->layouts.efficiency(c, dtype, gm_row_bytes) - 1);
 }
 
 CostModel::Cost CostModel::vector(const ir::VecOpCounts& ops, DType dtype, double elements) const {
@@ -195,10 +202,11 @@ void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
   }
 }
 
-int CoreModel::record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip) {
+int CoreModel::record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip, double convert) {
   timing::TimedOp op;
   op.head = c.head;
   op.body = c.body;
+  op.convert = static_cast<float>(convert);
   op.instr = instr;
   op.pipe = static_cast<uint8_t>(pipe);
   op.on_chip = on_chip;
@@ -212,10 +220,11 @@ int CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Acce
 }
 
 int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr,
-                        std::span<const Access> tiles) {
+                        std::span<const Access> tiles, double convert) {
   timing::TimedOp op;
   op.kind = timing::OpKind::Transfer;
-  op.head = cost_.transfer(path, bytes).head;
+  op.head = cost_.transfer(path, bytes).head + convert;
+  op.convert = static_cast<float>(convert);
   op.bytes = bytes;
   op.instr = instr;
   op.pipe = static_cast<uint8_t>(pipe);
@@ -407,12 +416,27 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
     case ir::InstrClass::Store: {
       const bool load = info.cls == ir::InstrClass::Load;
       const auto& t = kernel_->ir.tensors[info.tensor];
-      const timing::GmRegion region{info.tensor, static_cast<int32_t>(dtype_size(t.dtype)), gm_lo, gm_hi, gm_cols, !load};
-      transfer(info.pipe, load ? load_path(space) : store_path(space), a, region, instr, tiles);
-      (load ? gm_read_ : gm_write_) += a;
+      const int64_t es = static_cast<int64_t>(dtype_size(t.dtype));
+      const auto& tile = groups[info.tiles[0].first];
+      // A column-major (DN) view moved into or out of a DN or ZN tile moves whole columns, which the
+      // engines report at kStridedElementBytes per element (a column-strided view, KernelABI.hpp).
+      const bool columns = (tile.layout == ir::Layout::DN || tile.layout == ir::Layout::ZN) && tile.rows > 1 && tile.cols > 1;
+      const double bytes = columns && es < kStridedElementBytes ? a * static_cast<double>(es) / kStridedElementBytes : a;
+      const PathId path = load ? load_path(space) : store_path(space);
+      const double convert = cost_.conversion(path, bytes, info.convert, t.dtype, gm_cols > 0 ? gm_cols * es : 0);
+      const timing::GmRegion region{info.tensor, static_cast<int32_t>(es), gm_lo, gm_hi, gm_cols, !load};
+      transfer(info.pipe, path, bytes, region, instr, tiles, convert);
+      (load ? gm_read_ : gm_write_) += bytes;
       break;
     }
-    case ir::InstrClass::Move: work(cost_.transfer(move_path(space, groups[info.tiles.at(1).first].space), a), true); break;
+    case ir::InstrClass::Move: {
+      const PathId path = move_path(space, groups[info.tiles.at(1).first].space);
+      CostModel::Cost c = cost_.transfer(path, a);
+      const double convert = cost_.conversion(path, a, info.convert, info.dtype, 0);
+      c.body += convert;
+      record_work(info.pipe, c, instr, tiles, true, convert);
+      break;
+    }
     case ir::InstrClass::Matmul: {
       // amount: m * n * k MACs; gm_lo, gm_hi: m and n (KernelABI.hpp).
       const double m = static_cast<double>(gm_lo), nn = static_cast<double>(gm_hi);

@@ -34,6 +34,9 @@ struct Params {
   int l0_buffers = 0;                   // slots of the L0 tile groups (0: `buffers`)
   int64_t k0 = 0;                       // K slice moved from L1 into L0 (pl::extract); 0: the whole K step
   int acc_buffers = 2;                  // slots of the L0C accumulator group
+  /// B given as N x K (as with transpose_b), read through its [K, N] column-major view into ZN L1
+  /// tiles (DN -> ZN on the load), which move into L0B as they are (no transpose on MTE1).
+  bool b_column_view = false;
 };
 
 /// The output element type of a multiply of `T` inputs: T itself for floats, int32 for int8.
@@ -47,9 +50,9 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
                   Store&& store_tile) {
   using Acc = pl::accumulator_t<T>;
   const pl::Int M = a.extent(0);  // a constant, unless the kernel declares A's rows pl::DYNAMIC
-  const int64_t K = a.dim(1), N = p.transpose_b ? b.dim(0) : b.dim(1);
-  pl::require((p.transpose_b ? b.dim(1) : b.dim(0)) == K,
-              p.transpose_b ? "A is M x K and B (transposed) must be N x K" : "A is M x K and B must be K x N");
+  const bool b_nk = p.transpose_b || p.b_column_view;  // B given as N x K
+  const int64_t K = a.dim(1), N = b_nk ? b.dim(0) : b.dim(1);
+  pl::require((b_nk ? b.dim(1) : b.dim(0)) == K, b_nk ? "A is M x K and B (transposed) must be N x K" : "A is M x K and B must be K x N");
   auto slots = [](int depth) {
     std::vector<int> s(static_cast<size_t>(depth));
     std::iota(s.begin(), s.end(), 0);
@@ -57,7 +60,9 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
   };
   const auto l1 = slots(p.buffers), l0 = slots(p.l0_buffers > 0 ? p.l0_buffers : p.buffers);
   auto a_l1 = pl::make_tile_group<T>(pl::Mat, {p.tm, p.tk}, l1);
-  auto b_l1 = p.transpose_b ? pl::make_tile_group<T>(pl::Mat, {p.tn, p.tk}, l1) : pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, l1);
+  auto b_l1 = p.transpose_b     ? pl::make_tile_group<T>(pl::Mat, {p.tn, p.tk}, l1)
+              : p.b_column_view ? pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, l1, pl::ZN)
+                                : pl::make_tile_group<T>(pl::Mat, {p.tk, p.tn}, l1);
   const int64_t l0_k = p.k0 > 0 ? std::min(p.k0, p.tk) : p.tk;  // the K slice in L0
   auto a_l0 = pl::make_tile_group<T>(pl::Left, {p.tm, l0_k}, l0);
   auto b_l0 = pl::make_tile_group<T>(pl::Right, {l0_k, p.tn}, l0);
@@ -73,6 +78,8 @@ void matmul_tiles(const pl::Tensor<T>& a, const pl::Tensor<T>& b, const Params& 
       pl::load(a_l1.current(), a.slice(m0, mlen, k0, klen));
       if (p.transpose_b) {
         pl::load(b_l1.current(), b.slice(n0, nlen, k0, klen));
+      } else if (p.b_column_view) {
+        pl::load(b_l1.current(), b.permute({1, 0}).slice(k0, klen, n0, nlen));
       } else {
         pl::load(b_l1.current(), b.slice(k0, klen, n0, nlen));
       }
@@ -115,7 +122,7 @@ auto make_kernel(Params p) {
   return pl::jit({.name = "matmul", .auto_mutex = true, .chip = p.chip, .timing = p.timing, .race_check = p.timing},
                  [p](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<out_t<T>> c) {
                    pl::require(a.rank() == 2 && b.rank() == 2 && c.rank() == 2, "matmul takes 2-D tensors");
-                   pl::require(c.dim(0) == a.dim(0) && c.dim(1) == b.dim(1), "C must be M x N");
+                   pl::require(c.dim(0) == a.dim(0) && c.dim(1) == (p.transpose_b || p.b_column_view ? b.dim(0) : b.dim(1)), "C must be M x N");
                    matmul_tiles<T>(a, b, p, pl::get_block_idx(), pl::get_block_num(),
                                    [&](const auto& acc, const pl::Int& m0, const pl::Int& mlen, const pl::Int& n0, const pl::Int& nlen) {
                                      pl::store(c.slice(m0, mlen, n0, nlen), acc);

@@ -13,7 +13,7 @@ auto column_row_body(bool flag_before_store) {
   return [flag_before_store](pl::Tensor<float> x, pl::Tensor<float> y) {
     using pl::Pipe;
     auto t = pl::make_tile<float>(pl::Vec, {16, 64});
-    auto col = pl::make_tile<float>(pl::Vec, {16, 1}, pl::Addrs{0x10000});
+    auto col = pl::make_tile<float>(pl::Vec, {16, 1}, {.layout = pl::DN, .addrs = {0x10000}});  // PyPTO Pro's DN column
     auto row = pl::make_tile<float>(pl::Vec, {1, 16}, pl::Addrs{0x10000});
     pl::load(t, x.slice(0, 16, 0, 64));
     pl::set_flag(Pipe::MTE2, Pipe::V, 0);

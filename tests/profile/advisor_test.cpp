@@ -161,6 +161,27 @@ TEST_CASE("barriers_after_every_instruction_are_sync_waits") {
   CHECK(verdict(p) == "sync waits");
 }
 
+TEST_CASE("loads_into_l1_whose_rows_are_not_256_byte_aligned_spend_their_time_in_format_conversions") {
+  // [256, cols] half panels into NZ L1 tiles: 224 B rows convert ND -> NZ at half the DMA's rate
+  // (a2's table); 256 B rows at 0.9 of it, which is no bottleneck.
+  auto profile = [](int64_t cols) {
+    const auto k = pl::jit({.name = "advise_nd2nz_" + std::to_string(cols), .auto_mutex = true}, [cols](pl::Tensor<pto::half> x) {
+      auto t = pl::make_tile_group<pto::half>(pl::Mat, {256, cols}, {0, 1});
+      for (auto i : pl::range(0, x.dim(0) / 256)) pl::load(t.next(), x.slice(i * 256, 256, 0, cols));
+    });
+    auto x = pto::Tensor<pto::half>::random({256 * 40, cols}, 3);
+    return k[{.block_dim = 1}].run_sync(x);
+  };
+  const auto unaligned = pto::advise(profile(112));
+  CAPTURE(unaligned.evidence);
+  CHECK(unaligned.bottleneck == "format conversions");
+  CHECK(unaligned.suggestion.find("multiple of 256 B") != std::string::npos);
+  bool named = false;
+  for (const auto& e : unaligned.evidence) named |= e.find("MTE2 spends") != std::string::npos && e.find("ND -> NZ") != std::string::npos;
+  CHECK(named);
+  CHECK(pto::advise(profile(128)).bottleneck != "format conversions");
+}
+
 TEST_CASE("well_tuned_samples_get_no_false_alarm") {
   const std::set<std::string> alarms = {"sync waits", "core imbalance", "too many cores", "load/compute serialised", "launch-dominated"};
   CHECK(alarms.count(verdict(vector_add({}, 1 << 22, 8))) == 0);

@@ -146,7 +146,7 @@ TEST_CASE("hbm_is_shared_by_the_cores_and_pipes_that_move_gm_data_per_core_kind"
   // 1/72 (all cores) or 1/48 (cores x GM pipes of the kernel).
   const auto k = pl::jit({.name = "aic_loads_only", .auto_mutex = true}, [](pl::Tensor<float> a) {
     pl::section_cube([&] {
-      auto m = pl::make_tile<float>(pl::Mat, {64, 64});
+      auto m = pl::make_tile<float>(pl::Mat, {64, 64}, pl::ND);  // a plain copy: no ND -> NZ conversion cycles
       pl::load(m, a.slice(pl::get_block_idx() * 64, 64, 0, 64));
       pl::set_cross_core(pl::Pipe::MTE2, 0);
     });

@@ -192,3 +192,35 @@ TEST_CASE("ChipProfile::get loads a JSON file by path and rejects unknown names"
   }
   CHECK(threw);
 }
+
+TEST_CASE("layouts: each memory's default and allowed layouts per chip, and a profile naming an unknown or disallowed one") {
+  using pto::ir::Layout;
+  const auto& a2 = ChipProfile::get("a2").layouts;
+  const auto& a5 = ChipProfile::get("a5").layouts;
+  CHECK(a2.default_of(MemSpace::Mat) == Layout::NZ);
+  CHECK(a2.default_of(MemSpace::Left) == Layout::ZZ);
+  CHECK(a5.default_of(MemSpace::Left) == Layout::NZ);
+  CHECK(a2.default_of(MemSpace::Right) == Layout::ZN);
+  CHECK(a2.default_of(MemSpace::Acc) == Layout::NZ);
+  CHECK(a2.default_of(MemSpace::Vec) == Layout::ND);
+  CHECK(a2.allows(MemSpace::Left, Layout::NZ));
+  CHECK_FALSE(a5.allows(MemSpace::Left, Layout::ZZ));
+  CHECK(a5.rejected_in_cube == ((1u << static_cast<int>(Layout::ZZ)) | (1u << static_cast<int>(Layout::NN))));
+  // ND -> NZ at 0.9 of the rate for 256 B rows, 0.5 otherwise; 4-byte block transposes at 0.5.
+  CHECK(a2.efficiency(pto::ir::Conversion::Nd2Nz, pto::DType::f16, 512) == 0.9);
+  CHECK(a2.efficiency(pto::ir::Conversion::Nd2Nz, pto::DType::f16, 240) == 0.5);
+  CHECK(a2.efficiency(pto::ir::Conversion::Transpose, pto::DType::f32, 0) == 0.5);
+  CHECK(a2.efficiency(pto::ir::Conversion::Transpose, pto::DType::f16, 0) == 1.0);
+  auto replaced = [](const std::string& from, const std::string& to) {
+    std::string t = a2_text();
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  CHECK(parse_error(replaced("\"Left\": \"ZZ\"", "\"Left\": \"XY\""), "bad.json").find(
+            "chip profile bad.json: field 'layouts.defaults.Left' names layout 'XY'; the layouts are ND, DN, NZ, ZN, ZZ, NN") != std::string::npos);
+  CHECK(parse_error(replaced("\"Acc\": \"NZ\"", "\"Acc\": \"ND\""), "bad.json").find(
+            "chip profile bad.json: the default layout of Acc is not among its allowed layouts") != std::string::npos);
+  CHECK(parse_error(replaced("\"efficiency\": 0.9", "\"efficiency\": 1.5"), "bad.json").find(
+            "chip profile bad.json: a conversion's efficiency is in (0, 1], got 1.5") != std::string::npos);
+}

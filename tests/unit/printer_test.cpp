@@ -154,8 +154,8 @@ TEST_CASE("a traced kernel's instruction table holds the printed form of each in
   CHECK(ck->ir.instrs[2].text == "store arg1[0 +: 1, 0 +: 64] <- t1[0]");
   CHECK(ir::to_string(ck->ir) ==
         "kernel copy_scaled(arg0:f32[64], arg1:f32[64])\n"
-        "  tiles t0: 1 x f32[1x64] in Vec @ 0 (+256 B/slot)\n"
-        "  tiles t1: 1 x f32[1x64] in Vec @ 256 (+256 B/slot)\n"
+        "  tiles t0: 1 x f32[1x64] in Vec ND @ 0 (+256 B/slot)\n"
+        "  tiles t1: 1 x f32[1x64] in Vec ND @ 256 (+256 B/slot)\n"
         "  #0 load t0[0] <- arg0[0 +: 1, 0 +: 64]\n"
         "  #1 vec t1[0] = (t0[0] * 2) over [stored_rows(t0[0]), stored_cols(t0[0])]\n"
         "  check #2 store_beyond_valid: (1 <= stored_rows(t1[0])) [axis 0; 1, stored_rows(t1[0]), 0]\n"

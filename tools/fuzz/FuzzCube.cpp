@@ -1,5 +1,6 @@
 // Random cube kernels for the differential fuzzer: sample 03's matmul over random M, N, K with
-// tails, K steps accumulating in Acc, transposed B, L1/L0 group depths and block_dims, per dtype,
+// tails, K steps accumulating in Acc, transposed B (moved transposed, or read through a column-major
+// view into ZN L1 tiles), L1/L0 group depths and block_dims, per dtype,
 // and FIX's store options on the way out (relu, a scale, the conversion to half); one case in four
 // is instead a matmul with a bias row over output tiles strided across the blocks.
 #include "FuzzCube.hpp"
@@ -29,11 +30,12 @@ struct CubeCase {
   int fix = 0;      // the store out of Acc: 0 plain, 1 with relu and `scale`, 2 into half with `scale`
   float scale = 1;
   bool bias = false;  // pl::matmul(acc, left, right, bias) with whole K, instead of sample 03
+  bool b_column_view = false;  // transposed B read through its column-major view into ZN L1 tiles
   std::string str() const {
     return fmt::format("cube case: {} {}x{}x{} tiles {}x{}x{} L1 depth {} L0 depth {} block_dim {} transpose_b {} k0 {} fix {} scale {} "
                        "data seed {}",
                        dtype_name(dtype), m, n, k, tm, tn, tk, l1_depth, l0_depth, block_dim, transpose_b, k0, fix, scale, data_seed) +
-           (bias ? " bias" : "");
+           (bias ? " bias" : "") + (b_column_view ? " b_column_view" : "");
   }
 };
 
@@ -59,6 +61,10 @@ CubeCase random_case(uint64_t seed) {
   c.scale = static_cast<float>(pick(17) - 8) / 8.0f;  // -1 .. 1 in eighths (0 and negatives included)
   c.bias = pick(4) == 0;
   if (c.bias) c.transpose_b = false;
+  if (c.transpose_b && pick(2) == 0) {  // the same B through the other layout path
+    c.transpose_b = false;
+    c.b_column_view = true;
+  }
   return c;
 }
 
@@ -73,7 +79,8 @@ pl::StoreOptions fix_options(const CubeCase& c) {
 template <class T, class Out>
 auto make_kernel(const CubeCase& c, bool interpret) {
   const samples::matmul::Params p{.tm = c.tm, .tn = c.tn, .tk = c.tk, .buffers = c.l1_depth, .transpose_b = c.transpose_b,
-                                  .l0_buffers = c.l0_depth, .k0 = c.k0};
+                                  .l0_buffers = c.l0_depth, .k0 = c.k0,
+                                  .b_column_view = c.b_column_view};
   const pl::StoreOptions fix = fix_options(c);
   return pl::jit({.name = interpret ? "fuzz_cube_interp" : "fuzz_cube_jit", .auto_mutex = true, .interpret = interpret},
                  [p, fix](pl::Tensor<T> a, pl::Tensor<T> b, pl::Tensor<Out> out) {
@@ -114,7 +121,7 @@ auto make_bias_kernel(const CubeCase& c, bool interpret, const pl::StoreOptions&
 template <class T, class Out>
 std::string compare_into(const CubeCase& c) {
   const auto a = Tensor<T>::random({c.m, c.k}, c.data_seed, -3.0, 3.0);
-  const auto b = c.transpose_b ? Tensor<T>::random({c.n, c.k}, c.data_seed + 1, -3.0, 3.0)
+  const auto b = c.transpose_b || c.b_column_view ? Tensor<T>::random({c.n, c.k}, c.data_seed + 1, -3.0, 3.0)
                                : Tensor<T>::random({c.k, c.n}, c.data_seed + 1, -3.0, 3.0);
   auto jit_out = Tensor<Out>::zeros({c.m, c.n}), ref_out = Tensor<Out>::zeros({c.m, c.n});
   LaunchProfile pj, pr;

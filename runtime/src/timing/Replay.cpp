@@ -354,6 +354,7 @@ class Replayer {
         const double busy = st.end - st.start;
         p.busy += busy;
         if (o.on_chip) p.on_chip += busy;
+        p.convert += std::min(busy, static_cast<double>(o.convert));
         p.instructions += 1;
         if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, st.start, st.end});
       }

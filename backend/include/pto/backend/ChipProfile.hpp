@@ -12,6 +12,7 @@
 
 #include "pto/ir/InstrClass.hpp"
 #include "pto/ir/IR.hpp"
+#include "pto/ir/Layout.hpp"
 
 namespace pto {
 
@@ -50,6 +51,29 @@ struct CubeRate {
   double k0 = 16, cycles = 1;
 };
 
+/// The chip's tile layouts (PyPTO Pro's TileType defaults and checks, ir/Layout.hpp): per memory
+/// its default and the layouts it takes, and what the data paths' conversions cost. A converting
+/// transfer runs at `efficiency` times its path's rate; the extra cycles are the conversion's.
+struct LayoutRules {
+  std::array<ir::Layout, 6> defaults{};  // by ir::MemSpace (GM unused)
+  std::array<uint8_t, 6> allowed{};      // by ir::MemSpace: bit l for ir::Layout l
+  /// Layouts a chip rejects in its cube buffers (Left, Right, Acc) with PyPTO Pro's "use the
+  /// default" message (a5: ZZ, NN); a bit mask as `allowed`.
+  uint8_t rejected_in_cube = 0;
+  double nd2nz_efficiency = 1;            // ND -> NZ (DN -> ZN) when the source's rows are a multiple of
+  double nd2nz_unaligned_efficiency = 1;  // `nd2nz_aligned_bytes`, and when they are not
+  int64_t nd2nz_aligned_bytes = 256;
+  double nz2nd_efficiency = 1;            // NZ -> ND out of Acc (FIX)
+  double transpose_efficiency = 1;        // an L1 -> L0 load that transposes each block: 1- and 2-byte elements
+  double transpose_efficiency_32bit = 1;  // and 4-byte ones
+
+  bool allows(ir::MemSpace s, ir::Layout l) const { return (allowed[static_cast<size_t>(s)] >> static_cast<int>(l)) & 1; }
+  ir::Layout default_of(ir::MemSpace s) const { return defaults[static_cast<size_t>(s)]; }
+  /// The rate factor of a transfer performing `c` of `dtype` elements; `gm_row_bytes`: the GM
+  /// source's row pitch (0: not from GM, counted as aligned).
+  double efficiency(ir::Conversion c, DType dtype, int64_t gm_row_bytes) const;
+};
+
 struct ChipProfile {
   std::string name;
   std::string origin;  // what it was loaded from: a built-in name or a file path (ChipProfile::get takes it back)
@@ -76,6 +100,7 @@ struct ChipProfile {
   double launch_overhead_us = 0;       // a launch's fixed device cost
   double block_dispatch_cycles = 0;    // block b starts b * this after the first
   double sync_all_cycles = 0;          // a sync_all, from the last core's arrival to everyone going on
+  LayoutRules layouts;
 
   const MemoryLimits& limits(ir::MemSpace s) const { return memory[static_cast<size_t>(s)]; }
   const DataPath& path(PathId p) const { return paths[static_cast<size_t>(p)]; }

@@ -6,11 +6,23 @@
 
 namespace pto::backend {
 
+/// Layouts (docs/semantics.md, "Layouts"): gives each tile group without a declared layout the
+/// chip's default for its memory, checks declared ones against what the memory takes (PyPTO Pro's
+/// messages), and sets each load, store and move's InstrInfo::convert to the conversion its data
+/// path performs; a conversion the path cannot perform (ND into a ZN tile, NZ out to a DN view, an
+/// untiled Mat tile into L0) is a UserError naming the instruction.
+void resolve_layouts(ir::Kernel& k, const ChipProfile& chip);
+
+/// Where instruction `i` of `k` is, for its UserErrors: kernel, pipe, instruction text and line.
+ErrorSite instr_site(const ir::Kernel& k, const ir::Instr& i);
+
 /// Places every tile group in its memory space: slot 0 at `offset`, slots `slot_bytes` apart,
 /// each aligned to the space's alignment. Groups with `addrs` (PyPTO Pro's addrs=) go where they
 /// say (aligned, inside the memory, a constant step: else a UserError); placed groups that
 /// overlap without starting at the same byte get a warning (same start: an alias on purpose); the
-/// others go first-fit around them. A kernel whose tiles (x group depth) exceed a space's capacity
+/// others go first-fit around them. A slot takes its tile's bytes as laid out (ir::layout_bytes:
+/// whole blocks for fractal layouts). Tiles that alias must see the same bytes in the same order:
+/// one layout and shape, two ND tiles, or two single-row/column ND/DN tiles; else a UserError. A kernel whose tiles (x group depth) exceed a space's capacity
 /// is a UserError listing the groups, their sizes and the capacity.
 void plan_memory(ir::Kernel& k, const ChipProfile& chip);
 

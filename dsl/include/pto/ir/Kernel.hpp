@@ -5,6 +5,7 @@
 
 #include "pto/ir/IR.hpp"
 #include "pto/ir/InstrClass.hpp"
+#include "pto/ir/Layout.hpp"
 
 namespace pto::ir {
 
@@ -58,12 +59,26 @@ struct TileGroup {
   /// PyPTO Pro's addrs=: each slot's byte address in `space`, placed by the kernel (a constant step
   /// apart); empty: the planner places the group. Placed tiles may alias each other on purpose.
   std::vector<int64_t> addrs;
+  /// How the elements lie in `space` (ir/Layout.hpp): as declared, Default until the lowering
+  /// gives it the chip's default for the space.
+  Layout layout = Layout::Default;
   // Filled by the memory planner:
   int64_t slot_bytes = 0;         // bytes from one slot to the next: the tile's size rounded up to the
                                   // space's alignment, or a placed group's address step
   int64_t offset = -1;            // byte offset of slot 0 in the core's arena for `space`
 
   int64_t elems() const { return rows * cols; }
+  /// Bytes of one slot as laid out: rows x cols elements, rounded up to whole blocks for a fractal
+  /// layout (16 rows x 32 B with rows inside, its transpose with columns inside; 16 x 16 for a
+  /// 4-byte Acc tile, pto-isa's 1024 B fractal).
+  int64_t bytes() const {
+    const int64_t es = static_cast<int64_t>(dtype_size(dtype));
+    if (!is_fractal(layout)) return elems() * es;
+    const int64_t c0 = space == MemSpace::Acc && es == 4 ? 16 : (es >= 32 ? 1 : 32 / es);
+    const int64_t block_rows = rows_inside(layout) ? 16 : c0, block_cols = rows_inside(layout) ? c0 : 16;
+    auto up = [](int64_t n, int64_t m) { return (n + m - 1) / m * m; };
+    return up(rows, block_rows) * up(cols, block_cols) * es;
+  }
 };
 
 /// Static facts about one instruction, for errors, profiles and the timing model.
@@ -88,6 +103,7 @@ struct InstrInfo {
   bool automatic = false;                   // inserted by a pass (auto_mutex), not written by the user
   int vector_function = -1;                 // the pl::vector_function it belongs to (its index), or -1
   bool vf_first = false;                    // the function's first instruction: it carries the start and drain
+  Conversion convert = Conversion::None;    // the layout conversion its data path performs (set by the lowering)
 };
 
 /// Which cores a launch runs: `block_dim` AIVs (Vector), `block_dim` AICs (Cube), or

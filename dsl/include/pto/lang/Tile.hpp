@@ -153,7 +153,8 @@ class TileGroup {
 
 namespace detail {
 int declare_group(DType dtype, MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids,
-                  const std::source_location& loc, ir::TilePad pad = ir::TilePad::Null, std::vector<int64_t> addrs = {});
+                  const std::source_location& loc, ir::TilePad pad = ir::TilePad::Null, std::vector<int64_t> addrs = {},
+                  ir::Layout layout = ir::Layout::Default);
 TileShape group_shape(int group);
 ir::Expr group_counter(int group);
 int group_depth(int group);
@@ -195,6 +196,47 @@ TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::ve
 template <Element T>
 Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape, Addrs addr, std::source_location loc = std::source_location::current()) {
   return make_tile_group<T>(space, std::move(shape), {}, std::move(addr), loc).current();
+}
+
+/// PyPTO Pro's layouts (TileType(layout=...)): how a tile's elements lie in its memory
+/// (ir/Layout.hpp). Each memory has the chip's default (a2: Mat NZ, Left ZZ, Right ZN, Acc NZ,
+/// Vec ND; a5: Left NZ) and takes only the layouts the chip's data paths handle; the timing model
+/// charges the conversions those paths make (ND -> NZ on a GM -> Mat load, a block transpose on an
+/// L1 -> L0 move, NZ -> ND out of Acc). docs/semantics.md, "Layouts".
+using Layout = ir::Layout;
+inline constexpr Layout ND = Layout::ND;
+inline constexpr Layout DN = Layout::DN;
+inline constexpr Layout NZ = Layout::NZ;
+inline constexpr Layout ZN = Layout::ZN;
+inline constexpr Layout ZZ = Layout::ZZ;
+inline constexpr Layout NN = Layout::NN;
+
+/// Everything optional about a tile or group, by name:
+///   pl::make_tile_group<half>(pl::Mat, {128, 64}, {0, 1}, {.layout = pl::ZN, .addrs = {0, 0x4000}});
+struct TileOptions {
+  Layout layout = Layout::Default;  // the memory's default on the chip
+  TilePad pad = TilePad::Null;
+  std::vector<int64_t> addrs{};     // as Addrs: one byte address per slot, or empty (the planner places it)
+};
+template <Element T>
+TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids, TileOptions options,
+                             std::source_location loc = std::source_location::current()) {
+  const int g = detail::declare_group(dtype_of<T>, space, std::move(shape), std::move(mutex_ids), loc, options.pad,
+                                      std::move(options.addrs), options.layout);
+  return TileGroup<T>(g, detail::group_shape(g), detail::group_counter(g), detail::group_depth(g));
+}
+template <Element T>
+TileGroup<T> make_tile_group(MemSpace space, std::vector<int64_t> shape, std::vector<int> mutex_ids, Layout layout,
+                             std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), std::move(mutex_ids), TileOptions{.layout = layout}, loc);
+}
+template <Element T>
+Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape, TileOptions options, std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), {}, std::move(options), loc).current();
+}
+template <Element T>
+Tile<T> make_tile(MemSpace space, std::vector<int64_t> shape, Layout layout, std::source_location loc = std::source_location::current()) {
+  return make_tile_group<T>(space, std::move(shape), {}, TileOptions{.layout = layout}, loc).current();
 }
 
 /// A single tile (a group of depth 1).

@@ -58,6 +58,9 @@ class CostModel {
   /// A cube multiply of `fractals` fractal steps on inputs of `dtype` (KernelABI: the exec hook's
   /// gm_lo of a matmul).
   Cost matmul(DType dtype, double fractals) const;
+  /// The cycles a transfer of `bytes` on `path` spends beyond the plain copy performing layout
+  /// conversion `c` (LayoutRules::efficiency; `gm_row_bytes`: the GM side's row pitch, 0 if none).
+  double conversion(PathId path, double bytes, ir::Conversion c, DType dtype, int64_t gm_row_bytes) const;
   double issue_cycles() const { return chip_->issue_cycles; }
   double cycles_to_us(double cycles) const { return cycles / (chip_->clock_ghz * 1e3); }
   const ChipProfile& chip() const { return *chip_; }
@@ -70,6 +73,7 @@ struct PipeTotals {
   double busy = 0;     // cycles running instructions
   double wait = 0;     // cycles held back by flags, barriers and mutexes
   double on_chip = 0;  // of `busy`: moves between local memories (Mat -> L0, Acc -> Vec, Vec -> Mat), no GM
+  double convert = 0;  // of `busy`: layout conversions on the way (ND -> NZ, NZ -> ND, block transposes)
   uint64_t instructions = 0;
 };
 
@@ -223,8 +227,9 @@ class CoreModel {
   /// returns its op index in trace().
   int run(ir::Pipe pipe, double cycles, int instr = -1, std::span<const Access> tiles = {}, double head = 0);
   /// Records a GM transfer of `bytes` on `path` (uncontended cost from the CostModel).
+  /// `convert`: cycles of layout conversion on top (CostModel::conversion), paid like the latency.
   int transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr = -1,
-               std::span<const Access> tiles = {});
+               std::span<const Access> tiles = {}, double convert = 0);
   void set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
   void wait_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr = -1);
   void barrier(ir::Pipe pipe);
@@ -305,7 +310,8 @@ class CoreModel {
   /// Appends an op on `pipe` (or a barrier) with `deps`; returns its index.
   int record(timing::TimedOp op, std::span<const timing::OpRef> deps = {});
   /// A Work op of cost `c` on `pipe`, issued by the scalar unit (ticks the pipe's clock, checks `tiles`).
-  int record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip);
+  /// `convert`: the part of c.body that is layout conversion (reported, already in the cost).
+  int record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip, double convert = 0);
   /// A Sync op on `pipe` that waits for `deps`.
   int record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, int instr, bool flow);
   /// The op a set on `pipe` marks: a Sync op after everything issued on it so far.

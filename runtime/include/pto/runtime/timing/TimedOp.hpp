@@ -51,7 +51,8 @@ struct TimedOp {
   PathId path = PathId::GmToVec;  // Transfer: the path (its peak caps the rate)
   bool on_chip = false;       // Work: a move between local memories
   bool flow = false;          // Sync: a flag wait whose flows the trace view shows
-  uint8_t spare[5] = {};
+  uint8_t spare = 0;
+  float convert = 0;          // Work, Transfer: cycles of it spent converting layouts (ir::Conversion)
 };
 static_assert(sizeof(TimedOp) == 56, "TimedOp must have no padding");
 
