@@ -66,6 +66,7 @@ struct Batch {
   bool dynamic = false;     // x, y, z declared pl::Tensor<T, pl::DYNAMIC, pl::DYNAMIC>: extents at run time
   int view = 0;             // x and y as host views: 0 contiguous, 1 permuted (column-strided), 2 selected from a 3-D tensor
   bool placed = false;      // xs, ys, zs at explicit addresses (pl::Addrs), in reverse order from a high base
+  bool dn_tiles = false;    // with permuted views (view 1): xs and ys are DN tiles, loaded column by column
 
   /// The addresses of group `which` (0 xs, 1 ys, 2 zs) when placed: slots two slot sizes apart.
   std::vector<int64_t> addrs(int which, int64_t elem_bytes) const {
@@ -103,6 +104,7 @@ class Generator {
     b.dynamic = pick(3) == 0;
     b.view = pick(4) != 0 ? 0 : b.dynamic ? 2 : 1 + pick(2);  // a non-contiguous view cannot take dynamic dimensions
     b.placed = pick(4) == 0;
+    b.dn_tiles = b.view == 1 && pick(2) == 0;
     return b;
   }
 
@@ -263,10 +265,9 @@ auto make_kernel(const Batch& b, bool interpret) {
     std::vector<int> slots(b.depth);
     for (int s = 0; s < b.depth; ++s) slots[s] = s;
     auto group = [&](int which) {
-      if (!b.placed) return pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots);
-      pl::Addrs at{};
-      at.bytes = b.addrs(which, static_cast<int64_t>(sizeof(T)));
-      return pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots, at);
+      pl::TileOptions options{.layout = b.dn_tiles && which < 2 ? pl::DN : pl::ND};
+      if (b.placed) options.addrs = b.addrs(which, static_cast<int64_t>(sizeof(T)));
+      return pl::make_tile_group<T>(pl::Vec, {b.tile_rows, b.tile_cols}, slots, options);
     };
     auto xs = group(0);
     auto ys = group(1);
@@ -502,7 +503,8 @@ Batch shrink(Batch b) {
     if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
     if (b.meet) variant([](Batch& c) { c.meet = false; });
     if (b.dynamic) variant([](Batch& c) { c.dynamic = false, c.view = c.view == 2 ? 2 : 0; });
-    if (b.view) variant([](Batch& c) { c.view = 0; });
+    if (b.view) variant([](Batch& c) { c.view = 0, c.dn_tiles = false; });
+    if (b.dn_tiles) variant([](Batch& c) { c.dn_tiles = false; });
     if (b.placed) variant([](Batch& c) { c.placed = false; });
     for (const auto& c : candidates) {
       if (fails(c)) {
@@ -571,9 +573,14 @@ std::string cpp_expr(const Expr& e, int i, DType t) {
   return "?";
 }
 
-/// ", pl::Addrs{...}" for a placed batch's group `which`, else "".
+/// The options of group `which` in the repro: ", pl::Addrs{...}" for a placed batch, ", pl::DN" for
+/// DN tiles, both as one pl::TileOptions, else "".
 std::string placed_at(const Batch& b, int which) {
-  return b.placed ? fmt::format(", pl::Addrs{{{}}}", fmt::join(b.addrs(which, static_cast<int64_t>(dtype_size(b.dtype))), ", ")) : "";
+  const bool dn = b.dn_tiles && which < 2;
+  const std::string at = fmt::format("{}", fmt::join(b.addrs(which, static_cast<int64_t>(dtype_size(b.dtype))), ", "));
+  if (b.placed && dn) return fmt::format(", {{.layout = pl::DN, .addrs = {{{}}}}}", at);
+  if (b.placed) return fmt::format(", pl::Addrs{{{}}}", at);
+  return dn ? ", pl::DN" : "";
 }
 
 std::string cpp(const Batch& b) {
