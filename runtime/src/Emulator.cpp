@@ -155,17 +155,21 @@ class Launch {
     // they run side by side.
     std::shared_ptr<const timing::ReplayResult> replay_result;
     std::vector<RaceReport> between;
-    PTO_TSAN_RELEASE(&between);
-    tbb::parallel_for(0, 2, [&](int part) {
-      PTO_TSAN_ACQUIRE(&between);
-      if (part == 0) {
-        replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
-      } else if (k_.race_check && block_dim_ > 1) {
-        between = races_between_blocks();
-      }
+    if (k_.race_check && block_dim_ > 1) {
       PTO_TSAN_RELEASE(&between);
-    });
-    PTO_TSAN_ACQUIRE(&between);
+      tbb::parallel_for(0, 2, [&](int part) {
+        PTO_TSAN_ACQUIRE(&between);
+        if (part == 0) {
+          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+        } else {
+          between = races_between_blocks();
+        }
+        PTO_TSAN_RELEASE(&between);
+      });
+      PTO_TSAN_ACQUIRE(&between);
+    } else {  // one part: no tasks to hand out (waking TBB's workers costs a small launch more than the replay)
+      replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+    }
     const timing::ReplayResult& replayed = *replay_result;
     debug_log_.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
     debug_log_.deliver();

@@ -43,6 +43,7 @@ class Stream {
   std::deque<std::function<void()>> queue_;
   bool running_ = false;
   bool stop_ = false;
+  bool worker_asleep_ = false;  // the worker waits on cv_: only then does enqueue wake it (a futex call)
   std::exception_ptr error_;
   std::atomic<uint64_t> submitted_{0}, finished_{0};
   std::thread worker_;
