@@ -85,27 +85,4 @@ extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dt
   }
 }
 
-extern "C" void pto_rt_copy_from_gm(void* dst, const void* src, int64_t bytes) {
-  constexpr int kStreams = 8;
-  constexpr int64_t kStep = 128;  // bytes per stream per round
-  const int64_t part = bytes / (kStreams * kStep) * kStep;
-  if (part == 0) {
-    std::memcpy(dst, src, static_cast<size_t>(bytes));
-    return;
-  }
-  auto* d = static_cast<uint8_t*>(dst);
-  const auto* s = static_cast<const uint8_t*>(src);
-  for (int64_t off = 0; off < part; off += kStep) {
-    for (int j = 0; j < kStreams; ++j) {
-      const uint8_t* from = s + j * part + off;
-      uint8_t* to = d + j * part + off;
-      for (int k = 0; k < kStep; k += 16) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(to + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k)));
-      }
-    }
-  }
-  const int64_t done = part * kStreams;
-  std::memcpy(d + done, s + done, static_cast<size_t>(bytes - done));
-}
-
 }  // namespace pto

@@ -1,4 +1,5 @@
-// Code generation: the optimised LLVM IR of vector_add is vectorised at -O2 and not at -O0.
+// Code generation: the optimised LLVM IR of vector_add is vectorised at -O2 and not at -O0; the
+// shared object binds its C library calls to versioned glibc symbols.
 #include <doctest/doctest.h>
 
 #include <pto/pto.hpp>
@@ -39,6 +40,16 @@ TEST_CASE("the optimised LLVM IR of vector_add<float> at O2 has a vectorised loo
   CHECK(code.llvm_ir.find("fadd <") != std::string::npos);
   CHECK(static_cast<bool>(code.fn));
   CHECK(code.object_bytes > 0);
+}
+
+TEST_CASE("a kernel's C library calls carry glibc's symbol versions (the copy glibc picks for this CPU)") {
+  // Unversioned, memcpy would bind at dlopen to memcpy@GLIBC_2.2.5, the SSE2 compatibility copy.
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_libc");
+  auto x = pto::Tensor<float>::zeros({4096 + 17});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  REQUIRE_FALSE(ck->object.empty());
+  CHECK(ck->object.find("memcpy") != std::string::npos);
+  CHECK(ck->object.find("GLIBC_2.") != std::string::npos);
 }
 
 TEST_CASE("the LLVM IR of vector_add<float> at O0 is not vectorised") {

@@ -96,9 +96,6 @@ using KernelFn = void (*)(CoreContext*);
 /// Copies `bytes` from a tile to GM with non-temporal (cache-bypassing) stores, as a DMA engine
 /// writes: used for stores into tensors too large to stay in the host's cache.
 extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes);
-/// Copies `bytes` from GM into a tile (`dst` 32-byte aligned) as several interleaved streams, so
-/// one host thread keeps more DRAM requests in flight than a plain memcpy (as the MTE2 engine does).
-extern "C" void pto_rt_copy_from_gm(void* dst, const void* src, int64_t bytes);
 
 /// An atomic-add store (pl::store with AtomicType::AtomicAdd): rows x cols elements of a tile of
 /// `tile_dtype` (row pitch `tile_pitch` elements) added to GM of `gm_dtype` (pitch `gm_pitch`),
@@ -168,7 +165,6 @@ extern "C" void pto_rt_fail(CoreContext* ctx, int32_t instr, int32_t check, int3
 struct RuntimeFunctions {
   decltype(&pto_rt_fail) fail = &pto_rt_fail;
   decltype(&pto_rt_stream_to_gm) stream_to_gm = &pto_rt_stream_to_gm;
-  decltype(&pto_rt_copy_from_gm) copy_from_gm = &pto_rt_copy_from_gm;
   decltype(&pto_rt_matmul) matmul = &pto_rt_matmul;
   decltype(&pto_rt_matmul_bias_start) matmul_bias_start = &pto_rt_matmul_bias_start;
   decltype(&pto_rt_atomic_add_rows) atomic_add_rows = &pto_rt_atomic_add_rows;
