@@ -1,5 +1,9 @@
 // Row reductions (row_sum, row_max, row_min) on 2-D tiles, with plain and fused sources, wider
 // float accumulators, tail row blocks and unpadded column counts, and (R, 1) broadcast.
+#include <bit>
+#include <cmath>
+#include <limits>
+
 #include "common.hpp"
 
 namespace pto::correctness {
@@ -150,6 +154,51 @@ TEST_CASE_TEMPLATE("row_sum, row_max and row_min reduce each row of a tile, with
   }
   // Aligned rows and columns, 48 cores.
   check_reduce<T, T>(Red::Sum, false, 64, 256, 16, 48, 0, 1);
+}
+
+TEST_CASE("float row_max / row_min skip NaNs and break +0/-0 ties as documented, in any lane (JIT and interpreter alike)") {
+  // The JIT runs max/min in 32 lanes folded to 8 (order-free); the result must not depend on the
+  // lane a special lands in: columns 1..77 put NaN, -0, +0 and infinities in every lane position.
+  for (int64_t cols : {int64_t{1}, int64_t{31}, int64_t{45}, int64_t{77}}) {
+    const int64_t rows = 12;
+    auto x = pto::Tensor<float>::random({rows, cols}, 5, -3, 3);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t k = (r * 7 + c * 3) % 11;
+        if (r == 0) x.at(r, c) = nan;                            // a row of NaNs: -inf (max) / +inf (min)
+        else if (r == 1) x.at(r, c) = (c % 2) ? 0.0f : -0.0f;   // only zeros: +0 (max) / -0 (min)
+        else if (k == 0) x.at(r, c) = nan;
+        else if (k == 1) x.at(r, c) = -0.0f;
+        else if (k == 2 && r % 3 == 0) x.at(r, c) = (r % 2) ? inf : -inf;
+      }
+    }
+    for (Red op : {Red::Max, Red::Min}) {
+      CAPTURE(cols);
+      CAPTURE(red_name(op));
+      const auto kernel = make_reduce_kernel<float, float>(op, false, 4);
+      auto zeros = pto::Tensor<float>::zeros({rows, 8});  // -0: -0 + red is red, the sign of a zero kept
+      for (int64_t i = 0; i < zeros.numel(); ++i) zeros[i] = -0.0f;
+      auto out = pto::Tensor<float>::zeros({rows, 8});
+      kernel[{.block_dim = 2}](x, zeros, out);
+      pto::synchronize();
+      for (int64_t r = 0; r < rows; ++r) {
+        float want = op == Red::Max ? -inf : inf;
+        for (int64_t c = 0; c < cols; ++c) {
+          const float v = x.at(r, c);
+          if (std::isnan(v)) continue;
+          if (v == want) {  // a tie: max ANDs the bits (+0 wins), min ORs them (-0 wins)
+            const uint32_t a = std::bit_cast<uint32_t>(v), b = std::bit_cast<uint32_t>(want);
+            want = std::bit_cast<float>(op == Red::Max ? (a & b) : (a | b));
+          } else if (op == Red::Max ? v > want : v < want) {
+            want = v;
+          }
+        }
+        CAPTURE(r);
+        CHECK(std::bit_cast<uint32_t>(out.at(r, 0)) == std::bit_cast<uint32_t>(want));
+      }
+    }
+  }
 }
 
 TEST_CASE_TEMPLATE("row reductions of 16-bit sources into a float destination accumulate and round in float", T, half, bfloat16) {

@@ -125,7 +125,7 @@ class CodeGen : private ir::Visitor {
   /// (which may return either zero on ties): a NaN `c` gives `a`, else a NaN `a` gives `c`;
   /// equal values give the AND (max: +0 over -0) or OR (min) of their bits; else the larger
   /// (smaller) one.
-  Value* float_max_min(Value* a, Value* c, bool max);
+  Value* float_max_min(Value* a, Value* c, bool max);  // scalars or vectors alike
   /// pl::Float arithmetic and comparisons (f32 scalars held as their bits in an i64).
   Value* float_scalar(const ir::Binary* op);
   /// Integer comparisons, max and min: signed, except booleans (i1), which are 0 and 1.
@@ -150,10 +150,11 @@ class CodeGen : private ir::Visitor {
   /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
   /// combines its columns in order starting from `init`, and the lanes are combined as
   /// ((l0 . l1) . (l2 . l3)) . ((l4 . l5) . (l6 . l7)) — a sum's one defined order, the same on
-  /// every host and in the interpreter. The lanes of each full group of 8 columns are independent,
-  /// so the SLP vectoriser makes them one vector operation, with no reassociation.
+  /// every host and in the interpreter. The lanes are one <8 x ct> vector: each full group of 8
+  /// columns is combined into it by one vector operation, with no reassociation. `order_free`
+  /// (max, min: the same result in any order) may use more lanes, so more chains run at once.
   Value* float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
-                         const std::function<Value*(Value*, Value*)>& combine);
+                         const std::function<Value*(Value*, Value*)>& combine, bool order_free);
   void row_reduce(const ir::RowReduce* op);
   void arg_reduce(const ir::RowReduce* op);
 

@@ -164,6 +164,7 @@ Value* CodeGen::float_scalar(const ir::Binary* op) {
 
 Value* CodeGen::float_max_min(Value* a, Value* c, bool max) {
   llvm::Type* bits = b_.getIntNTy(a->getType()->getScalarSizeInBits());
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(a->getType())) bits = llvm::VectorType::get(bits, vt->getElementCount());
   Value* tie = max ? b_.CreateAnd(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits))
                    : b_.CreateOr(b_.CreateBitCast(a, bits), b_.CreateBitCast(c, bits));
   Value* r = b_.CreateSelect(max ? b_.CreateFCmpOGT(a, c) : b_.CreateFCmpOLT(a, c), a, c);
@@ -326,30 +327,38 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
 }
 
 Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
-                                const std::function<Value*(Value*, Value*)>& combine) {
-  constexpr int kLanes = 8;
-  std::array<llvm::AllocaInst*, kLanes> lane{};
-  for (auto& l : lane) {
-    l = entry_alloca(ct);  // promoted to registers by mem2reg
-    b_.CreateStore(init, l);
-  }
-  Value* groups = b_.CreateUDiv(cols, b_.getInt64(kLanes));
+                                const std::function<Value*(Value*, Value*)>& combine, bool order_free) {
+  constexpr unsigned kLanes = 8;
+  // The lanes are one vector: each group of columns is gathered into a vector (the SLP vectoriser
+  // turns neighbouring loads into one) and combined lane by lane in one operation. An order-free
+  // combine (max, min) runs 32 lanes (four independent chains), folded into 8 at the end.
+  const unsigned width = order_free ? 4 * kLanes : kLanes;
+  auto* vt = llvm::FixedVectorType::get(ct, width);
+  auto* lanes = entry_alloca(vt);  // promoted to a register by mem2reg
+  b_.CreateStore(b_.CreateVectorSplat(width, init), lanes);
+  Value* groups = b_.CreateUDiv(cols, b_.getInt64(width));
   counted_loop(groups, [&](Value* g) {
-    for (int l = 0; l < kLanes; ++l) {
-      Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(kLanes)), b_.getInt64(l));
-      b_.CreateStore(combine(b_.CreateLoad(ct, lane[l]), element(value, col, rows, ct)), lane[l]);
+    Value* group = llvm::PoisonValue::get(vt);
+    for (unsigned l = 0; l < width; ++l) {
+      Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(width)), b_.getInt64(l));
+      group = b_.CreateInsertElement(group, element(value, col, rows, ct), b_.getInt64(l));
     }
-  }, "lanes8");
-  Value* full = b_.CreateMul(groups, b_.getInt64(kLanes));
-  counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last cols % 8 columns: column full + t to lane t
+    b_.CreateStore(combine(b_.CreateLoad(vt, lanes), group), lanes);
+  }, "lanes");
+  Value* full = b_.CreateMul(groups, b_.getInt64(width));
+  counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last columns: column full + t to lane t
     Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
-    for (int l = 0; l < kLanes; ++l) {
-      Value* cur = b_.CreateLoad(ct, lane[l]);
-      b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(t, b_.getInt64(l)), combine(cur, v), cur), lane[l]);
-    }
+    Value* cur = b_.CreateLoad(vt, lanes);
+    b_.CreateStore(b_.CreateInsertElement(cur, combine(b_.CreateExtractElement(cur, t), v), t), lanes);
   }, "lanestail");
+  Value* all = b_.CreateLoad(vt, lanes);
+  for (unsigned w = width; w > kLanes; w /= 2) {  // order-free: fold the upper half onto the lower
+    llvm::SmallVector<int, 32> lo, hi;
+    for (unsigned l = 0; l < w / 2; ++l) lo.push_back(static_cast<int>(l)), hi.push_back(static_cast<int>(l + w / 2));
+    all = combine(b_.CreateShuffleVector(all, lo), b_.CreateShuffleVector(all, hi));
+  }
   std::array<Value*, kLanes> v{};
-  for (int l = 0; l < kLanes; ++l) v[l] = b_.CreateLoad(ct, lane[l]);
+  for (unsigned l = 0; l < kLanes; ++l) v[l] = b_.CreateExtractElement(all, b_.getInt64(l));
   return combine(combine(combine(v[0], v[1]), combine(v[2], v[3])), combine(combine(v[4], v[5]), combine(v[6], v[7])));
 }
 
@@ -430,7 +439,7 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     auto rows = leaf_rows(bases, r);
     Value* result = nullptr;
     if (fp) {  // in 8 lanes: the sum's defined order; max and min give the same in any order
-      result = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step);
+      result = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step, op->op != ir::ReduceOp::Sum);
     } else {
       auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
       b_.CreateStore(init_value(), acc);
