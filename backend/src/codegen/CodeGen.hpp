@@ -151,7 +151,8 @@ class CodeGen : private ir::Visitor {
   /// combines its columns in order starting from `init`, and the lanes are combined as
   /// ((l0 . l1) . (l2 . l3)) . ((l4 . l5) . (l6 . l7)) — a sum's one defined order, the same on
   /// every host and in the interpreter. The lanes are one <8 x ct> vector: each full group of 8
-  /// columns is combined into it by one vector operation, with no reassociation. `order_free`
+  /// columns is combined into it by one vector operation (from a row chunk computed element-wise
+  /// first), with no reassociation. `order_free`
   /// (max, min: the same result in any order) may use more lanes, so more chains run at once.
   Value* float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
                          const std::function<Value*(Value*, Value*)>& combine, bool order_free);

@@ -329,23 +329,30 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
 Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
                                 const std::function<Value*(Value*, Value*)>& combine, bool order_free) {
   constexpr unsigned kLanes = 8;
-  // The lanes are one vector: each group of columns is gathered into a vector (the SLP vectoriser
-  // turns neighbouring loads into one) and combined lane by lane in one operation. An order-free
-  // combine (max, min) runs 32 lanes (four independent chains), folded into 8 at the end.
+  // The lanes are one vector. The columns of full lane groups are computed a chunk at a time into
+  // a small row buffer (an element-wise loop the loop vectoriser handles like any tile
+  // expression), then combined into the lanes one vector load at a time. An order-free combine
+  // (max, min) runs 32 lanes (four independent chains), folded into 8 at the end.
   const unsigned width = order_free ? 4 * kLanes : kLanes;
+  constexpr int64_t kChunk = 256;  // columns per chunk: a multiple of every width
   auto* vt = llvm::FixedVectorType::get(ct, width);
   auto* lanes = entry_alloca(vt);  // promoted to a register by mem2reg
+  auto* chunk = entry_alloca(llvm::ArrayType::get(ct, kChunk), "row.chunk");
+  chunk->setAlignment(llvm::Align(64));
   b_.CreateStore(b_.CreateVectorSplat(width, init), lanes);
-  Value* groups = b_.CreateUDiv(cols, b_.getInt64(width));
-  counted_loop(groups, [&](Value* g) {
-    Value* group = llvm::PoisonValue::get(vt);
-    for (unsigned l = 0; l < width; ++l) {
-      Value* col = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(width)), b_.getInt64(l));
-      group = b_.CreateInsertElement(group, element(value, col, rows, ct), b_.getInt64(l));
-    }
-    b_.CreateStore(combine(b_.CreateLoad(vt, lanes), group), lanes);
-  }, "lanes");
-  Value* full = b_.CreateMul(groups, b_.getInt64(width));
+  Value* full = b_.CreateMul(b_.CreateUDiv(cols, b_.getInt64(width)), b_.getInt64(width));
+  Value* chunks = b_.CreateUDiv(b_.CreateAdd(full, b_.getInt64(kChunk - 1)), b_.getInt64(kChunk));
+  counted_loop(chunks, [&](Value* k) {
+    Value* first = b_.CreateMul(k, b_.getInt64(kChunk));
+    Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateSub(full, first), b_.getInt64(kChunk));
+    counted_loop(n, [&](Value* i) {
+      b_.CreateStore(element(value, b_.CreateAdd(first, i), rows, ct), b_.CreateInBoundsGEP(ct, chunk, i));
+    }, "chunk.fill");
+    counted_loop(b_.CreateUDiv(n, b_.getInt64(width)), [&](Value* g) {
+      Value* group = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(ct, chunk, b_.CreateMul(g, b_.getInt64(width))), llvm::Align(32));
+      b_.CreateStore(combine(b_.CreateLoad(vt, lanes), group), lanes);
+    }, "lanes");
+  }, "chunks");
   counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last columns: column full + t to lane t
     Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
     Value* cur = b_.CreateLoad(vt, lanes);
