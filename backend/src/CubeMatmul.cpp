@@ -1,7 +1,8 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): a register-blocked
 // 6x16 float micro-kernel over a packed copy of the Right tile, with an AVX2/FMA build chosen at
 // run time and a portable one otherwise. Half and bfloat16 inputs are widened to float first
-// (their products are exact in float, as in the cube); int8 multiplies into int32.
+// (their products are exact in float, as in the cube); int8 multiplies into int32 through
+// vpmaddwd on k-pairs (AVX2), or a plain loop.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -96,7 +97,7 @@ void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, flo
 using Micro = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t, bool);
 
 template <template <int> class Pick>
-Micro select_micro(int rows) {
+auto select_micro(int rows) -> std::remove_const_t<decltype(Pick<1>::fn)> {
   switch (rows) {
     case 1: return Pick<1>::fn;
     case 2: return Pick<2>::fn;
@@ -153,15 +154,97 @@ const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std:
   return out.data();
 }
 
-void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate) {
+/// int8: any order of the int32 sum gives the same (wrapping) result, so the fast path is free to
+/// pair up k. A's rows are packed as int32 words holding two k-neighbours as int16, B as panels of
+/// kNR columns holding, per pair of k rows, the two values of each column side by side as int16:
+/// one vpmaddwd then multiplies and adds a pair for 8 columns (int8 products fit int16 sums).
+struct PackedI8 {
+  std::vector<int32_t> a;  // [m][pairs]
+  std::vector<int16_t> b;  // [panels][pairs][kNR][2]
+};
+thread_local PackedI8 packed_i8;
+
+void pack_i8(const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb) {
+  const int64_t pairs = (k + 1) / 2, panels = (n + kNR - 1) / kNR;
+  packed_i8.a.resize(static_cast<size_t>(m * pairs));
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t p = 2 * q;
+      const auto lo = static_cast<uint16_t>(static_cast<int16_t>(a[r * lda + p]));
+      const auto hi = static_cast<uint16_t>(p + 1 < k ? static_cast<int16_t>(a[r * lda + p + 1]) : int16_t{0});
+      packed_i8.a[static_cast<size_t>(r * pairs + q)] = static_cast<int32_t>(lo | (static_cast<uint32_t>(hi) << 16));
+    }
+  }
+  packed_i8.b.assign(static_cast<size_t>(panels * pairs * kNR * 2), 0);
+  for (int64_t j = 0; j < panels; ++j) {
+    const int64_t cols = std::min<int64_t>(kNR, n - j * kNR);
+    for (int64_t q = 0; q < pairs; ++q) {
+      int16_t* dst = packed_i8.b.data() + (j * pairs + q) * kNR * 2;
+      for (int64_t c = 0; c < cols; ++c) {
+        dst[2 * c] = b[2 * q * ldb + j * kNR + c];
+        if (2 * q + 1 < k) dst[2 * c + 1] = b[(2 * q + 1) * ldb + j * kNR + c];
+      }
+    }
+  }
+}
+
+template <int MR>
+__attribute__((target("avx2"))) void micro_i8_avx2(int64_t pairs, const int32_t* ap, const int16_t* bp, int32_t* c, int64_t ldc,
+                                                   int64_t cols, bool accumulate) {
+  __m256i lo[MR], hi[MR];  // columns 0-7 and 8-15 of each row
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) lo[r] = hi[r] = _mm256_setzero_si256();
+  for (int64_t q = 0; q < pairs; ++q) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + q * kNR * 2));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + q * kNR * 2 + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m256i av = _mm256_set1_epi32(ap[r * pairs + q]);
+      lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(av, b0));
+      hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(av, b1));
+    }
+  }
+  alignas(32) int32_t tmp[kNR];
+  for (int r = 0; r < MR; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), lo[r]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), hi[r]);
+    int32_t* row = c + r * ldc;
+    for (int64_t j = 0; j < cols; ++j) {  // int32 sums wrap, as the cube's do
+      row[j] = static_cast<int32_t>(static_cast<uint32_t>(accumulate ? row[j] : 0) + static_cast<uint32_t>(tmp[j]));
+    }
+  }
+}
+
+using MicroI8 = void (*)(int64_t, const int32_t*, const int16_t*, int32_t*, int64_t, int64_t, bool);
+template <int MR> struct PickI8 { static constexpr MicroI8 fn = &micro_i8_avx2<MR>; };
+
+void matmul_i8_portable(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                        int64_t ldc, bool accumulate) {
   for (int64_t i = 0; i < m; ++i) {
     int32_t* row = c + i * ldc;
     if (!accumulate) std::fill(row, row + n, 0);
     for (int64_t p = 0; p < k; ++p) {
-      const int32_t av = a[i * lda + p];
+      const auto av = static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]));
       const int8_t* brow = b + p * ldb;
-      for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<int32_t>(brow[j]);
+      for (int64_t j = 0; j < n; ++j) {
+        row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + av * static_cast<uint32_t>(static_cast<int32_t>(brow[j])));
+      }
+    }
+  }
+}
+
+void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (!avx2) return matmul_i8_portable(c, a, b, m, n, k, lda, ldb, ldc, accumulate);
+  pack_i8(a, b, m, n, k, lda, ldb);
+  const int64_t pairs = (k + 1) / 2, panels = (n + kNR - 1) / kNR;
+  for (int64_t i = 0; i < m; i += kMR) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
+    const MicroI8 micro = select_micro<PickI8>(rows);
+    for (int64_t j = 0; j < panels; ++j) {
+      micro(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * pairs * kNR * 2, c + i * ldc + j * kNR, ldc,
+            std::min<int64_t>(kNR, n - j * kNR), accumulate);
     }
   }
 }

@@ -3,6 +3,8 @@
 //     24 blocks, timing and race checking on) versus OpenBLAS sgemm with as many threads as the
 //     emulator's host pool, side by side (ratio: OpenBLAS time / emulated time, target >= 0.5 for
 //     float). The half path widens to float for OpenBLAS (counted in its time).
+//   * matmul at 1024^3 in bfloat16 and int8 (int32 out) beside float and half: the emulator's
+//     host time per dtype (half and bfloat16 not slower than float, int8 within 1.5x of half).
 //   * flash attention forward at 2048 x 128 (half), emulated (target: under a second), on a2
 //     through GM workspaces and on a5 fused through the cross-core moves (host ratio printed).
 #include "03_matmul/matmul.hpp"
@@ -17,10 +19,11 @@ namespace {
 template <class T>
 struct Inputs {
   int64_t n;
-  pto::Tensor<T> a, b, c;
+  pto::Tensor<T> a, b;
+  pto::Tensor<mm::out_t<T>> c;
   explicit Inputs(int64_t size)
       : n(size), a(pto::Tensor<T>::random({size, size}, 1)), b(pto::Tensor<T>::random({size, size}, 2)),
-        c(pto::Tensor<T>::zeros({size, size})) {}
+        c(pto::Tensor<mm::out_t<T>>::zeros({size, size})) {}
 };
 template <class T>
 Inputs<T>& inputs(int64_t n) {
@@ -64,6 +67,8 @@ BENCHMARK(BM_MatmulEmulated<float>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMill
 BENCHMARK(BM_MatmulOpenBLAS<float>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_MatmulEmulated<pto::half>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_MatmulOpenBLAS<pto::half>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_MatmulEmulated<pto::bfloat16>)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_MatmulEmulated<int8_t>)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 /// Arg 0: chip a2 (S, P and PV through GM workspaces); arg 1: chip a5 (fused through the
 /// cross-core moves, pipelined across the cores). The counter device_us is the simulated time.
@@ -100,6 +105,12 @@ int main(int argc, char** argv) {
         "BM_MatmulEmulated<pto::half>/1024/min_time:1.000/real_time"},
        {"matmul f16 2048^3 OpenBLAS/emulated", "BM_MatmulOpenBLAS<pto::half>/2048/min_time:1.000/real_time",
         "BM_MatmulEmulated<pto::half>/2048/min_time:1.000/real_time"},
+       {"matmul 1024^3 emulated f32 / f16 (half not slower: >= 1)", "BM_MatmulEmulated<float>/1024/min_time:1.000/real_time",
+        "BM_MatmulEmulated<pto::half>/1024/min_time:1.000/real_time"},
+       {"matmul 1024^3 emulated f32 / bf16 (>= 1)", "BM_MatmulEmulated<float>/1024/min_time:1.000/real_time",
+        "BM_MatmulEmulated<pto::bfloat16>/1024/min_time:1.000/real_time"},
+       {"matmul 1024^3 emulated f16 / int8 (int8 within 1.5x of half: >= 0.67)", "BM_MatmulEmulated<pto::half>/1024/min_time:1.000/real_time",
+        "BM_MatmulEmulated<int8_t>/1024/min_time:1.000/real_time"},
        {"flash attention host time a5 fused / a2 workspaces", "BM_FlashAttention2048x128/1/min_time:1.000/real_time",
         "BM_FlashAttention2048x128/0/min_time:1.000/real_time"}});
 }
