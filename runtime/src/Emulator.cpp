@@ -2,6 +2,7 @@
 // failures become UserErrors, and for a timed kernel the launch is replayed on the chip model and
 // its profile assembled. The parts live in emulator/: CoreSetup (core layout and memories),
 // CoreGroup (cores co-scheduled as fibers: a mix block, or a launch that calls sync_all),
+// Interleave (neighbouring vector cores taking turns on one host thread),
 // DebugLog, LaunchErrors, LaunchReplay.
 #include "pto/runtime/Emulator.hpp"
 
@@ -27,6 +28,7 @@
 #include "emulator/RacePolicy.hpp"
 #include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
+#include "emulator/Interleave.hpp"
 #include "TbbTsan.hpp"
 #include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/PipelineModel.hpp"
@@ -41,6 +43,7 @@ std::atomic<uint64_t> launches{0};
 std::atomic<uint64_t> compiles{0};
 std::atomic<uint64_t> disk_loads{0};
 std::atomic<bool> race_audit{false};
+std::atomic<bool> core_interleaving{true};
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -92,16 +95,28 @@ class Launch {
 
   /// Step 1: every block runs to its end. Blocks are handed out in order from a shared counter:
   /// the host threads run neighbouring blocks at the same time, and with strided tile assignment
-  /// their tiles are GM neighbours.
+  /// their tiles are GM neighbours. A vector kernel with more blocks than host threads hands out
+  /// runs of neighbouring blocks, each run interleaved on its thread (emulator/Interleave.hpp).
   void run_blocks() {
     if (meets_across_blocks()) return run_together();
     if (block_dim_ == 1) return run_block(0);
+    const int threads = tbb::this_task_arena::max_concurrency();
+    const bool interleave = k_.ir.mode == ir::KernelMode::Vector && core_interleaving.load(std::memory_order_relaxed);
+    const int turn = interleave && block_dim_ > threads
+                         ? std::min(Interleave::kCoresPerThread, (block_dim_ + threads - 1) / threads)
+                         : 1;
     std::atomic<int> next{0};
-    const int workers = std::min(block_dim_, tbb::this_task_arena::max_concurrency());
+    const int workers = std::min((block_dim_ + turn - 1) / turn, threads);
     PTO_TSAN_RELEASE(&next);
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
-      for (int b = next.fetch_add(1); b < block_dim_; b = next.fetch_add(1)) run_block(b);
+      for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
+        if (turn == 1) {
+          run_block(b);
+        } else {
+          run_interleaved(b, std::min(turn, block_dim_ - b));
+        }
+      }
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
@@ -271,6 +286,15 @@ class Launch {
     pto_rt_fence();
   }
 
+  /// Runs the single-core blocks [first, first + count) of a vector kernel interleaved on this thread.
+  void run_interleaved(int first, int count) {
+    thread_local std::array<CoreMemory, Interleave::kCoresPerThread> memory;
+    std::array<CoreContext, Interleave::kCoresPerThread> ctx;
+    for (int i = 0; i < count; ++i) prepare_core(first + i, 0, ctx[static_cast<size_t>(i)], memory[static_cast<size_t>(i)]);
+    Interleave(k_).run(std::span(ctx.data(), static_cast<size_t>(count)));
+    pto_rt_fence();
+  }
+
   /// Runs block `b`: one core, or a mix block's AIC and two AIVs co-scheduled as fibers.
   void run_block(int b) {
     thread_local std::array<CoreMemory, kCoresPerBlock> memory;
@@ -384,6 +408,8 @@ void set_host_threads(int n) {
 void set_race_audit(bool on) { race_audit.store(on, std::memory_order_relaxed); }
 
 void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
+
+void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 
 RuntimeStats runtime_stats() { return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits()}; }
 

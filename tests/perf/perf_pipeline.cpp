@@ -83,6 +83,40 @@ void BM_TimingCostPaired(benchmark::State& state) {
   state.counters["on_ms"] = median(checked_ms);
   pto::set_replay_cache(true);
 }
+// Core interleaving on and off, in pairs as above (the order alternating): vector_add 16M on 8
+// blocks, timing off, so the ratio is the host's memory order alone.
+void BM_InterleavePaired(benchmark::State& state) {
+  const auto kernel = va::make_kernel<float>({.timing = false});
+  auto& in = inputs();
+  auto time_launch = [&](bool interleave) {
+    pto::set_core_interleaving(interleave);
+    const auto t0 = std::chrono::steady_clock::now();
+    kernel[{.block_dim = 8}](in.x, in.y, in.z);
+    pto::synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  time_launch(true);
+  std::vector<double> ratio, on_ms, off_ms;
+  bool first_on = true;
+  for (auto _ : state) {
+    double on = 0, off = 0;
+    if (first_on) {
+      on = time_launch(true), off = time_launch(false);
+    } else {
+      off = time_launch(false), on = time_launch(true);
+    }
+    first_on = !first_on;
+    ratio.push_back(off / on);
+    on_ms.push_back(on);
+    off_ms.push_back(off);
+  }
+  pto::set_core_interleaving(true);
+  state.counters["ratio"] = median(ratio);
+  state.counters["on_ms"] = median(on_ms);
+  state.counters["off_ms"] = median(off_ms);
+}
+BENCHMARK(BM_InterleavePaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 // The replay alone, on hand-built traces shaped like a double-buffered vector add (two loads, an
@@ -186,6 +220,8 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPaired/replay_cache:1/min_time:3.000/real_time", ""},
                                                          {"timing+races on / off, paired, every launch replayed",
                                                           "BM_TimingCostPaired/replay_cache:0/min_time:3.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, vector_add 16M timing off (> 1: faster on)",
+                                                          "BM_InterleavePaired/min_time:3.000/real_time", ""},
                                                          {"profiled / unprofiled launch (<= 2)", "BM_LaunchProfiled/min_time:1.000/real_time",
                                                           "BM_LaunchUnprofiled/min_time:1.000/real_time"}});
   print_roofline();

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <tuple>
 
 
 #include "02_softmax/softmax.hpp"
@@ -101,6 +103,38 @@ TEST_CASE("simulated_time_does_not_depend_on_host_threads_or_runs") {
   CHECK(p2.core_us == p3.core_us);
   CHECK(s1.core_us == s2.core_us);
   CHECK(s1.device_us == s3.device_us);
+  pto::set_replay_cache(true);
+}
+
+TEST_CASE("core_interleaving_changes_no_result_and_no_cycle") {
+  // Vector kernels with more blocks than host threads run neighbouring cores in turns on a thread
+  // (set_core_interleaving); only the host's order of work may change.
+  pto::set_replay_cache(false);
+  auto run = [](bool interleave, int threads) {
+    pto::set_core_interleaving(interleave);
+    pto::set_host_threads(threads);
+    auto p = vector_add_profile({.tile = 2048}, 300000, 13);  // checked bit-exact against plain C++ inside
+    const auto kernel = sm::make_kernel<float>({});
+    auto x = pto::Tensor<float>::random({100, 1000}, 3), y = pto::Tensor<float>::zeros({100, 1000});
+    auto s = kernel[{.block_dim = 7}].run_sync(x, y);
+    pto::set_host_threads(0);
+    pto::set_core_interleaving(true);
+    return std::make_tuple(p, s, y);
+  };
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    auto [p_on, s_on, y_on] = run(true, threads);
+    auto [p_off, s_off, y_off] = run(false, threads);
+    CHECK(p_on.core_us == p_off.core_us);
+    CHECK(p_on.device_us == p_off.device_us);
+    CHECK(s_on.core_us == s_off.core_us);
+    CHECK(p_on.races.size() == p_off.races.size());
+    REQUIRE(p_on.cores.size() == p_off.cores.size());
+    for (size_t c = 0; c < p_on.cores.size(); ++c) {
+      for (size_t q = 0; q < p_on.cores[c].pipes.size(); ++q) CHECK(p_on.cores[c].pipes[q].busy == p_off.cores[c].pipes[q].busy);
+    }
+    CHECK(std::memcmp(y_on.data(), y_off.data(), y_on.bytes()) == 0);
+  }
   pto::set_replay_cache(true);
 }
 

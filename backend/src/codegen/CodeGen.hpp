@@ -188,6 +188,8 @@ class CodeGen : private ir::Visitor {
   /// Prefetch hints for the GM region of `op` (no checks: a hint on a bad address is harmless
   /// only if it is never dereferenced, so the address is clamped into the tensor).
   void prefetch(const ir::Load* op);
+  /// Calls CoreContext::yield when the emulator set it (vector kernels, before a run of GM loads).
+  void yield_point();
   void load(const ir::Load* op);
   void store(const ir::Store* op);
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch

@@ -36,8 +36,22 @@ void CodeGen::section(const ir::Section* op) {
   b_.SetInsertPoint(end);
 }
 
+void CodeGen::yield_point() {
+  Value* hook = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kYield), "yield_hook");
+  BasicBlock* call = BasicBlock::Create(c_, "yield", fn_);
+  BasicBlock* cont = BasicBlock::Create(c_, "yield.done", fn_);
+  b_.CreateCondBr(b_.CreateIsNull(hook), cont, call, llvm::MDBuilder(c_).createBranchWeights(1, 1));
+  b_.SetInsertPoint(call);
+  b_.CreateCall(llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false), hook, {ctx_});
+  b_.CreateBr(cont);
+  b_.SetInsertPoint(cont);
+}
+
 void CodeGen::visit_node(const ir::Seq* op) {
   for (size_t i = 0; i < op->body.size(); ++i) {
+    // A vector core gives way before each run of GM loads (a tile's inputs), so the emulator can
+    // run the cores of one host thread tile by tile (see CoreContext::yield).
+    if (k_.mode == ir::KernelMode::Vector && op->body[i].as<ir::Load>() && (i == 0 || !op->body[i - 1].as<ir::Load>())) yield_point();
     // Back-to-back loads: prefetch the next one's region so both GM streams are in flight at
     // once, as two MTE2 transfers would be (the copies themselves stay in program order).
     if (i + 1 < op->body.size() && op->body[i].as<ir::Load>()) {

@@ -1,35 +1,10 @@
 #include "CoreGroup.hpp"
 
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <fmt/format.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
+#include "FiberStack.hpp"
 
 namespace pto::emulator {
-namespace {
-
-/// A fiber's stack (protected_fixedsize_stack: mmap with a guard page). Under AddressSanitizer the
-/// frames that ran on it leave their redzones poisoned in ASan's shadow; the stack goes back to
-/// the OS and the address may come back from mmap as other memory (the JIT's sections), so the
-/// shadow is cleared before the stack is freed.
-class FiberStack {
- public:
-  explicit FiberStack(size_t bytes) : impl_(bytes) {}
-  boost::context::stack_context allocate() { return impl_.allocate(); }
-  void deallocate(boost::context::stack_context& sc) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
-    ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(sc.sp) - sc.size, sc.size);
-#endif
-    impl_.deallocate(sc);
-  }
-
- private:
-  boost::context::protected_fixedsize_stack impl_;
-};
-
-}  // namespace
 
 CoreGroup::CoreGroup(const CompiledKernel& k, CoreLayout layout, int first_block, int blocks, int participants)
     : k_(k), layout_(layout), first_block_(first_block), participants_(participants),
@@ -40,7 +15,7 @@ void CoreGroup::run(std::span<CoreContext> ctx, std::span<CoreModel* const> mode
   namespace bc = boost::context;
   for (size_t i = 0; i < cores_.size(); ++i) {
     ctx[i].block = this;
-    cores_[i].fiber = bc::fiber(std::allocator_arg, FiberStack(kStackBytes), [this, i, c = &ctx[i]](bc::fiber&& back) {
+    cores_[i].fiber = bc::fiber(std::allocator_arg, FiberStack(), [this, i, c = &ctx[i]](bc::fiber&& back) {
       cores_[i].back = std::move(back);
       k_.fn(c);
       cores_[i].done = true;

@@ -43,7 +43,6 @@ class CoreGroup {
   const std::optional<Deadlock>& deadlock() const { return deadlock_; }
 
  private:
-  static constexpr size_t kStackBytes = 256 * 1024;
   enum class Wait : uint8_t { None, Flag, SyncAll };
   struct Core {
     boost::context::fiber fiber, back;

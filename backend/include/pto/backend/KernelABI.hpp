@@ -41,6 +41,10 @@ using DebugHook = int32_t (*)(CoreContext* ctx, int32_t instr, const int64_t* ar
 /// nonzero when the core must stop at once (a deadlock was found; the emulator reports it).
 using CrossHook = int32_t (*)(CoreContext* ctx, int32_t instr, int32_t op, int64_t event);
 
+/// A point where a vector core may give way to the others its host thread runs (before a run of GM
+/// loads); called only when CoreContext::yield is set.
+using YieldHook = void (*)(CoreContext* ctx);
+
 struct RuntimeFunctions;
 /// The process's runtime functions (KernelABI.cpp), what every CoreContext points to.
 extern const RuntimeFunctions kRuntimeFunctions;
@@ -69,6 +73,9 @@ struct CoreContext {
   /// The runtime functions generated code calls: through this table, so that a kernel's machine
   /// code names no symbol of the process and links anywhere (a shared object, the JIT) as it is.
   const RuntimeFunctions* rt = &kRuntimeFunctions;
+  /// Set when the emulator interleaves this core with others on one host thread (vector kernels):
+  /// generated code calls it before each run of GM loads, and `block` is the interleaving's state.
+  YieldHook yield = nullptr;
 };
 
 namespace abi {
@@ -88,6 +95,7 @@ inline constexpr size_t kProgram = offsetof(CoreContext, program);
 inline constexpr size_t kDebug = offsetof(CoreContext, debug);
 inline constexpr size_t kBudget = offsetof(CoreContext, budget);
 inline constexpr size_t kPeer = offsetof(CoreContext, peer);
+inline constexpr size_t kYield = offsetof(CoreContext, yield);
 inline constexpr size_t kRuntime = offsetof(CoreContext, rt);
 }  // namespace abi
 

@@ -20,6 +20,11 @@ void set_host_threads(int n);
 /// its input). Off: every timed launch is replayed, and the kept replays are dropped.
 void set_replay_cache(bool on);
 
+/// Lets one host thread run neighbouring cores of a vector kernel in turns, tile by tile, when a
+/// launch has more blocks than host threads (on by default; results and cycles are the same
+/// either way, only the host's memory order changes). Off: each core runs to its end in turn.
+void set_core_interleaving(bool on);
+
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
 /// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
