@@ -21,8 +21,9 @@ void set_host_threads(int n);
 void set_replay_cache(bool on);
 
 /// Lets one host thread run neighbouring cores of a vector kernel in turns, tile by tile, when a
-/// launch has more blocks than host threads (on by default; results and cycles are the same
-/// either way, only the host's memory order changes). Off: each core runs to its end in turn.
+/// launch has more blocks than host threads and a tensor too large for the host's cache (on by
+/// default; results and cycles are the same either way, only the host's memory order changes).
+/// Off: each core runs to its end in turn.
 void set_core_interleaving(bool on);
 
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
