@@ -44,6 +44,7 @@ std::atomic<uint64_t> compiles{0};
 std::atomic<uint64_t> disk_loads{0};
 std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
+std::atomic<uint64_t> interleaved_launches{0};
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -105,6 +106,7 @@ class Launch {
     const int turn = interleave && block_dim_ > threads
                          ? std::min(Interleave::kCoresPerThread, (block_dim_ + threads - 1) / threads)
                          : 1;
+    if (turn > 1) interleaved_launches.fetch_add(1, std::memory_order_relaxed);
     std::atomic<int> next{0};
     const int workers = std::min((block_dim_ + turn - 1) / turn, threads);
     PTO_TSAN_RELEASE(&next);
@@ -421,7 +423,9 @@ void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 
-RuntimeStats runtime_stats() { return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits()}; }
+RuntimeStats runtime_stats() {
+  return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load()};
+}
 
 namespace detail {
 void count_compile() { compiles.fetch_add(1, std::memory_order_relaxed); }

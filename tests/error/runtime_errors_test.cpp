@@ -67,6 +67,33 @@ TEST_CASE("of many failing cores the lowest is reported, whatever the host threa
   check_runtime_usable();
 }
 
+TEST_CASE("a failing core among cores interleaved on a host thread is reported; its neighbours run to their ends") {
+  // A tensor past the host's cache makes the emulator interleave neighbouring cores (Interleave.hpp).
+  int load_line = 0;
+  const auto k = pl::jit({.name = "interleaved_cores_fail"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Tensor<float> big) {
+    auto t = pl::make_tile<float>(pl::Vec, {8});
+    auto u = pl::make_tile<float>(pl::Vec, {8});
+    auto b = pl::get_block_idx();
+    pl::load(u, big.slice(b * 8, 8));                        // a first run of loads: a yield point
+    pl::store(big.slice(b * 8, 8), u);
+    auto off = b * 16 + (pl::min(b / 5, 1) - pl::min(b / 6, 1)) * 3;  // core 5 alone starts 12 B off the 32 B grid
+    load_line = __LINE__; pl::load(t, x.slice(off, 8));
+    pl::store(z.slice(b * 16, 8), t);
+  });
+  auto x = pto::Tensor<float>::random({16 * 8 + 8}, 2);
+  auto z = pto::Tensor<float>::full({16 * 8 + 8}, -1.0f);
+  auto big = pto::Tensor<float>::random({(9 << 20) / 4}, 3);
+  const auto before = pto::runtime_stats().interleaved;
+  k[{.block_dim = 8}](x, z, big);
+  const std::string msg = user_error([] { pto::synchronize(); });
+  CHECK(pto::runtime_stats().interleaved == before + 1);
+  CHECK_HAS(msg, "kernel 'interleaved_cores_fail'", "load misaligned", "core: AIV 5", "pipe: MTE2", PTO_AT(load_line));
+  for (int64_t b = 0; b < 8; ++b) {
+    for (int64_t i = 0; i < 8; ++i) CHECK(z[b * 16 + i] == (b == 5 ? -1.0f : x[b * 16 + i]));
+  }
+  check_runtime_usable();
+}
+
 TEST_CASE("an out-of-bounds slice at run time is reported with its range and the tensor's extent; the output is untouched") {
   int load_line = 0, store_line = 0;
   const auto k = pl::jit({.name = "oob"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int load_off, pl::Int store_off) {

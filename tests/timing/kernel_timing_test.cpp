@@ -107,24 +107,29 @@ TEST_CASE("simulated_time_does_not_depend_on_host_threads_or_runs") {
 }
 
 TEST_CASE("core_interleaving_changes_no_result_and_no_cycle") {
-  // Vector kernels with more blocks than host threads run neighbouring cores in turns on a thread
-  // (set_core_interleaving); only the host's order of work may change.
+  // Vector kernels with more blocks than host threads and a tensor past the host's cache (8 MiB)
+  // run neighbouring cores in turns on a thread (set_core_interleaving); only the host's order of
+  // work may change.
   pto::set_replay_cache(false);
   auto run = [](bool interleave, int threads) {
     pto::set_core_interleaving(interleave);
     pto::set_host_threads(threads);
-    auto p = vector_add_profile({.tile = 2048}, 300000, 13);  // checked bit-exact against plain C++ inside
+    const auto before = pto::runtime_stats().interleaved;
+    auto p = vector_add_profile({.tile = 8192}, 2300000, 13);  // 9.2 MB tensors, checked bit-exact inside
     const auto kernel = sm::make_kernel<float>({});
-    auto x = pto::Tensor<float>::random({100, 1000}, 3), y = pto::Tensor<float>::zeros({100, 1000});
+    auto x = pto::Tensor<float>::random({2100, 1024}, 3), y = pto::Tensor<float>::zeros({2100, 1024});
     auto s = kernel[{.block_dim = 7}].run_sync(x, y);
+    const auto interleaved = pto::runtime_stats().interleaved - before;
     pto::set_host_threads(0);
     pto::set_core_interleaving(true);
-    return std::make_tuple(p, s, y);
+    return std::make_tuple(p, s, y, interleaved);
   };
   for (int threads : {1, 2}) {
     CAPTURE(threads);
-    auto [p_on, s_on, y_on] = run(true, threads);
-    auto [p_off, s_off, y_off] = run(false, threads);
+    auto [p_on, s_on, y_on, n_on] = run(true, threads);
+    auto [p_off, s_off, y_off, n_off] = run(false, threads);
+    CHECK(n_on == 2);  // both launches ran interleaved
+    CHECK(n_off == 0);
     CHECK(p_on.core_us == p_off.core_us);
     CHECK(p_on.device_us == p_off.device_us);
     CHECK(s_on.core_us == s_off.core_us);
@@ -135,6 +140,10 @@ TEST_CASE("core_interleaving_changes_no_result_and_no_cycle") {
     }
     CHECK(std::memcmp(y_on.data(), y_off.data(), y_on.bytes()) == 0);
   }
+  // A small launch (cache-resident tensors) runs its cores one after another.
+  const auto before = pto::runtime_stats().interleaved;
+  vector_add_profile({.tile = 2048}, 300000, 13);
+  CHECK(pto::runtime_stats().interleaved == before);
   pto::set_replay_cache(true);
 }
 

@@ -39,6 +39,7 @@ struct RuntimeStats {
   uint64_t compiles = 0;    // specialisations built by LLVM in this process
   uint64_t disk_loads = 0;  // specialisations loaded from the disk cache instead
   uint64_t replay_hits = 0; // timed launches whose replay was found in the replay cache
+  uint64_t interleaved = 0; // launches whose cores ran interleaved (set_core_interleaving)
 };
 RuntimeStats runtime_stats();
 
