@@ -289,9 +289,10 @@ class Launch {
   }
 
   /// Whether some tensor of the launch is too large to stay in the host's cache (the size from
-  /// which stores stream past it, kStreamingStoreBytes): interleaving pays off in GM order only
-  /// then; with cache-resident tensors the extra UB working sets of the interleaved cores cost
-  /// more (measured on vector_add 1M: 188 -> 300 us interleaved).
+  /// which stores stream past it, kStreamingStoreBytes). Interleaving is for such launches: its
+  /// gain is the order of DRAM reads (vector_add 16M: 1.2x, `BM_InterleavePaired`); with
+  /// cache-resident tensors there is no such gain and the interleaved cores' UB working sets
+  /// would compete for the host's cache (an assumption, not measured).
   bool streams_gm() const {
     return std::any_of(args_.tensors.begin(), args_.tensors.end(), [](const detail::TensorArg& t) {
       return t.numel() * static_cast<int64_t>(dtype_size(t.dtype)) >= kStreamingStoreBytes;
