@@ -1,8 +1,8 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): a register-blocked
 // 6x16 float micro-kernel over a packed copy of the Right tile, with an AVX2/FMA build chosen at
-// run time and a portable one otherwise. Half and bfloat16 inputs are widened to float first
-// (their products are exact in float, as in the cube); int8 multiplies into int32 through
-// vpmaddwd on k-pairs (AVX2), or a plain loop.
+// run time and a portable one otherwise. Half and bfloat16 inputs are widened to float (their
+// products are exact in float, as in the cube): A first, B while it is packed. int8 multiplies
+// into int32 through vpmaddwd on k-pairs (AVX2), or a plain loop.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -20,23 +20,9 @@ constexpr int kMR = 6;   // rows of C per micro-kernel call
 constexpr int kNR = 16;  // columns of C per micro-kernel call (two 8-wide vectors)
 
 struct Scratch {
-  std::vector<float> a, b, b_wide;
+  std::vector<float> a, b;  // A widened to float; B packed into panels
 };
 thread_local Scratch scratch;
-
-/// Packs b (k x n, pitch ldb) into panels of kNR columns, zero padded: panel j holds k rows of kNR.
-void pack_b(const float* b, int64_t k, int64_t n, int64_t ldb, std::vector<float>& out) {
-  const int64_t panels = (n + kNR - 1) / kNR;
-  out.resize(static_cast<size_t>(panels * k * kNR));
-  for (int64_t j = 0; j < panels; ++j) {
-    float* dst = out.data() + j * k * kNR;
-    const int64_t cols = std::min<int64_t>(kNR, n - j * kNR);
-    for (int64_t p = 0; p < k; ++p) {
-      std::memcpy(dst + p * kNR, b + p * ldb + j * kNR, static_cast<size_t>(cols) * sizeof(float));
-      std::fill(dst + p * kNR + cols, dst + (p + 1) * kNR, 0.0f);
-    }
-  }
-}
 
 /// Writes a rows x cols block of `acc` (pitch kNR) into c, adding c's values when `accumulate`.
 void write_block(const float* acc, int rows, int64_t cols, float* c, int64_t ldc, bool accumulate) {
@@ -110,21 +96,6 @@ auto select_micro(int rows) -> std::remove_const_t<decltype(Pick<1>::fn)> {
 template <int MR> struct PickAvx2 { static constexpr Micro fn = &micro_avx2<MR>; };
 template <int MR> struct PickPortable { static constexpr Micro fn = &micro_portable<MR>; };
 
-void matmul_f32(float* c, const float* a, const float* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-                bool accumulate) {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  pack_b(b, k, n, ldb, scratch.b);
-  const int64_t panels = (n + kNR - 1) / kNR;
-  for (int64_t i = 0; i < m; i += kMR) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
-    const Micro micro = avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
-    for (int64_t j = 0; j < panels; ++j) {
-      micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR),
-            accumulate);
-    }
-  }
-}
-
 /// Widens 8 16-bit floats at `src` to float at `dst`: half with F16C, bfloat16 by a 16-bit shift.
 template <class Half>
 __attribute__((target("avx2,f16c"))) void widen8_avx2(const uint16_t* src, float* dst) {
@@ -152,6 +123,51 @@ const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std:
     for (; j < cols; ++j) o[j] = static_cast<float>(in[j]);
   }
   return out.data();
+}
+
+/// Packs b (k x n of T, pitch ldb) into scratch.b as panels of kNR float columns, zero padded:
+/// panel j holds k rows of kNR. Half and bfloat16 are widened on the way (exact).
+template <class T>
+void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
+  static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  const int64_t panels = (n + kNR - 1) / kNR;
+  scratch.b.resize(static_cast<size_t>(panels * k * kNR));
+  for (int64_t j = 0; j < panels; ++j) {
+    float* dst = scratch.b.data() + j * k * kNR;
+    const int64_t cols = std::min<int64_t>(kNR, n - j * kNR);
+    for (int64_t p = 0; p < k; ++p) {
+      const T* src = b + p * ldb + j * kNR;
+      float* row = dst + p * kNR;
+      int64_t c = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        std::memcpy(row, src, static_cast<size_t>(cols) * sizeof(float));
+        c = cols;
+      } else {
+        if (fast) {
+          for (; c + 8 <= cols; c += 8) widen8_avx2<T>(reinterpret_cast<const uint16_t*>(src + c), row + c);
+        }
+        for (; c < cols; ++c) row[c] = static_cast<float>(src[c]);
+      }
+      std::fill(row + c, row + kNR, 0.0f);
+    }
+  }
+}
+
+/// c (+)= a b: `a` float (m x k, pitch lda), `b` of T (k x n, pitch ldb), packed first.
+template <class T>
+void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                  bool accumulate) {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  pack_b(b, k, n, ldb);
+  const int64_t panels = (n + kNR - 1) / kNR;
+  for (int64_t i = 0; i < m; i += kMR) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
+    const Micro micro = avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
+    for (int64_t j = 0; j < panels; ++j) {
+      micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR),
+            accumulate);
+    }
+  }
 }
 
 /// int8: any order of the int32 sum gives the same (wrapping) result, so the fast path is free to
@@ -257,17 +273,12 @@ extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, 
   auto* cf = static_cast<float*>(c);
   switch (static_cast<DType>(in_dtype)) {
     case DType::f32:
-      return matmul_f32(cf, static_cast<const float*>(a), static_cast<const float*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
-    case DType::f16: {
-      const float* af = widen<half>(a, m, k, lda, scratch.a);
-      const float* bf = widen<half>(b, k, n, ldb, scratch.b_wide);
-      return matmul_f32(cf, af, bf, m, n, k, k, n, ldc, accumulate != 0);
-    }
-    case DType::bf16: {
-      const float* af = widen<bfloat16>(a, m, k, lda, scratch.a);
-      const float* bf = widen<bfloat16>(b, k, n, ldb, scratch.b_wide);
-      return matmul_f32(cf, af, bf, m, n, k, k, n, ldc, accumulate != 0);
-    }
+      return matmul_float(cf, static_cast<const float*>(a), static_cast<const float*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
+    case DType::f16:  // A widened, B widened into its packed panels
+      return matmul_float(cf, widen<half>(a, m, k, lda, scratch.a), static_cast<const half*>(b), m, n, k, k, ldb, ldc, accumulate != 0);
+    case DType::bf16:
+      return matmul_float(cf, widen<bfloat16>(a, m, k, lda, scratch.a), static_cast<const bfloat16*>(b), m, n, k, k, ldb, ldc,
+                          accumulate != 0);
     case DType::i8:
       return matmul_i8(static_cast<int32_t*>(c), static_cast<const int8_t*>(a), static_cast<const int8_t*>(b), m, n, k, lda, ldb, ldc,
                        accumulate != 0);
