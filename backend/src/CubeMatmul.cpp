@@ -96,6 +96,22 @@ auto select_micro(int rows) -> std::remove_const_t<decltype(Pick<1>::fn)> {
 template <int MR> struct PickAvx2 { static constexpr Micro fn = &micro_avx2<MR>; };
 template <int MR> struct PickPortable { static constexpr Micro fn = &micro_portable<MR>; };
 
+/// Whether the host converts 16-bit floats with AVX2 + F16C (widen8_avx2).
+bool has_f16c() {
+  static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return fast;
+}
+
+/// Walks C in micro-kernel blocks: `block(i, rows, j)` for rows [i, i + rows) and panel j.
+template <class Block>
+void for_each_block(int64_t m, int64_t n, const Block& block) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  for (int64_t i = 0; i < m; i += kMR) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
+    for (int64_t j = 0; j < panels; ++j) block(i, rows, j);
+  }
+}
+
 /// Widens 8 16-bit floats at `src` to float at `dst`: half with F16C, bfloat16 by a 16-bit shift.
 template <class Half>
 __attribute__((target("avx2,f16c"))) void widen8_avx2(const uint16_t* src, float* dst) {
@@ -110,7 +126,7 @@ __attribute__((target("avx2,f16c"))) void widen8_avx2(const uint16_t* src, float
 /// Widens a rows x cols block of 16-bit floats (pitch ld) into out (pitch cols).
 template <class Half>
 const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std::vector<float>& out) {
-  static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  const bool fast = has_f16c();
   out.resize(static_cast<size_t>(rows * cols));
   const auto* s = static_cast<const Half*>(src);
   for (int64_t r = 0; r < rows; ++r) {
@@ -129,7 +145,7 @@ const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std:
 /// panel j holds k rows of kNR. Half and bfloat16 are widened on the way (exact).
 template <class T>
 void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
-  static const bool fast = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  const bool fast = has_f16c();
   const int64_t panels = (n + kNR - 1) / kNR;
   scratch.b.resize(static_cast<size_t>(panels * k * kNR));
   for (int64_t j = 0; j < panels; ++j) {
@@ -159,15 +175,10 @@ void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, in
                   bool accumulate) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   pack_b(b, k, n, ldb);
-  const int64_t panels = (n + kNR - 1) / kNR;
-  for (int64_t i = 0; i < m; i += kMR) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
+  for_each_block(m, n, [&](int64_t i, int rows, int64_t j) {
     const Micro micro = avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
-    for (int64_t j = 0; j < panels; ++j) {
-      micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR),
-            accumulate);
-    }
-  }
+    micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR), accumulate);
+  });
 }
 
 /// int8: any order of the int32 sum gives the same (wrapping) result, so the fast path is free to
@@ -254,15 +265,11 @@ void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t 
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (!avx2) return matmul_i8_portable(c, a, b, m, n, k, lda, ldb, ldc, accumulate);
   pack_i8(a, b, m, n, k, lda, ldb);
-  const int64_t pairs = (k + 1) / 2, panels = (n + kNR - 1) / kNR;
-  for (int64_t i = 0; i < m; i += kMR) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
-    const MicroI8 micro = select_micro<PickI8>(rows);
-    for (int64_t j = 0; j < panels; ++j) {
-      micro(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * pairs * kNR * 2, c + i * ldc + j * kNR, ldc,
-            std::min<int64_t>(kNR, n - j * kNR), accumulate);
-    }
-  }
+  const int64_t pairs = (k + 1) / 2;
+  for_each_block(m, n, [&](int64_t i, int rows, int64_t j) {
+    select_micro<PickI8>(rows)(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * pairs * kNR * 2, c + i * ldc + j * kNR,
+                               ldc, std::min<int64_t>(kNR, n - j * kNR), accumulate);
+  });
 }
 
 }  // namespace
