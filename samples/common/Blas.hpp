@@ -10,23 +10,18 @@
 #include <type_traits>
 #include <vector>
 
-#include <cblas.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "OpenBlas.hpp"
 #include "native/NativeRows.hpp"
 
 namespace pto::samples {
 
 /// Runs `band(first_row, rows)` over [0, m) in one band per host thread, each band calling
-/// OpenBLAS single-threaded.
+/// OpenBLAS single-threaded (OpenBlas.hpp opens it without its pool).
 template <class Band>
 void blas_by_bands(int64_t m, const Band& band) {
-  static const bool single = [] {
-    openblas_set_num_threads(1);
-    return true;
-  }();
-  (void)single;
   const int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
   const int64_t rows = (m + threads - 1) / threads;
   tbb::parallel_for(int64_t{0}, threads, [&](int64_t t) {
@@ -38,7 +33,7 @@ void blas_by_bands(int64_t m, const Band& band) {
 /// c[m x n] = a[m x k] * b[k x n] (+ c when `accumulate`), row-major, OpenBLAS.
 inline void blas_sgemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, bool accumulate = false) {
   blas_by_bands(m, [&](int64_t r0, int64_t rows) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), 1.0f,
+    openblas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), 1.0f,
                 a + r0 * k, static_cast<int>(k), b, static_cast<int>(n), accumulate ? 1.0f : 0.0f, c + r0 * n, static_cast<int>(n));
   });
 }
@@ -46,7 +41,7 @@ inline void blas_sgemm(const float* a, const float* b, float* c, int64_t m, int6
 /// c[m x n] = a[m x k] * b[n x k]^T, row-major, OpenBLAS (attention's Q K^T).
 inline void blas_sgemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, float alpha = 1.0f) {
   blas_by_bands(m, [&](int64_t r0, int64_t rows) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), alpha,
+    openblas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), alpha,
                 a + r0 * k, static_cast<int>(k), b, static_cast<int>(k), 0.0f, c + r0 * n, static_cast<int>(n));
   });
 }
@@ -54,7 +49,7 @@ inline void blas_sgemm_nt(const float* a, const float* b, float* c, int64_t m, i
 /// c[m x n] = a[m x k] * b[k x n] in double, row-major, OpenBLAS (the matmul samples' reference).
 inline void blas_dgemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k) {
   blas_by_bands(m, [&](int64_t r0, int64_t rows) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), 1.0,
+    openblas().dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(n), static_cast<int>(k), 1.0,
                 a + r0 * k, static_cast<int>(k), b, static_cast<int>(n), 0.0, c + r0 * n, static_cast<int>(n));
   });
 }

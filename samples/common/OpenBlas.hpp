@@ -1,0 +1,22 @@
+#pragma once
+// OpenBLAS, opened on first use and single-threaded: the matmul samples' reference (dgemm) and
+// native baseline (sgemm). It is not linked into the programs: Debian's OpenBLAS starts a thread
+// pool in its load-time constructor whose workers spin on sched_yield for about 0.1 s, which on a
+// small host took a core from every process that links it, whether it ever called BLAS or not
+// (measured on `pto run vector_add --shape 1024` with no cache: 50-80 ms of system time, most
+// of it sched_yield, down to 10-20 ms). Opened with OPENBLAS_NUM_THREADS=1, it starts no threads; the callers
+// split work into one band per TBB thread themselves (Blas.hpp).
+#include <cblas.h>
+
+namespace pto::samples {
+
+struct OpenBlas {
+  decltype(&cblas_sgemm) sgemm;
+  decltype(&cblas_dgemm) dgemm;
+};
+
+/// The process's OpenBLAS, opened on the first call (thread-safe). Throws std::runtime_error naming
+/// the library when it cannot be opened.
+const OpenBlas& openblas();
+
+}  // namespace pto::samples
