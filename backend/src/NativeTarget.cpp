@@ -51,7 +51,18 @@ void NativeTarget::give_back(std::unique_ptr<llvm::TargetMachine> tm) {
   pool_.push_back(std::move(tm));
 }
 
-std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m, llvm::TargetMachine& tm) {
+std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenOpt::Level level) {
+  struct AtLevel {  // puts the leased machine back at the default level, whatever happens
+    llvm::TargetMachine& tm;
+    AtLevel(llvm::TargetMachine& t, llvm::CodeGenOpt::Level l) : tm(t) {
+      tm.setOptLevel(l);
+      tm.setO0WantsFastISel(l == llvm::CodeGenOpt::None);
+    }
+    ~AtLevel() {
+      tm.setOptLevel(llvm::CodeGenOpt::Default);
+      tm.setO0WantsFastISel(false);
+    }
+  } at_level(tm, level);
   llvm::orc::SimpleCompiler compiler(tm);
   return take(compiler(m), "compile module");
 }

@@ -37,8 +37,10 @@ class NativeTarget {
   };
   Lease lease();
 
-  /// Compiles `m` to an object for the host CPU on `tm` (a leased TargetMachine).
-  std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m, llvm::TargetMachine& tm);
+  /// Compiles `m` to an object for the host CPU on `tm` (a leased TargetMachine) at `level`
+  /// (CodeGenOpt::None: the fast instruction selector and register allocator); `tm` is left at
+  /// the default level.
+  std::unique_ptr<llvm::MemoryBuffer> compile(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenOpt::Level level);
 
   /// The process's TargetMachine: the host CPU and features (names, data layout), not for pass
   /// pipelines or code generation (those take a lease).

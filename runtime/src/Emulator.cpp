@@ -45,6 +45,7 @@ std::atomic<uint64_t> disk_loads{0};
 std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
 std::atomic<uint64_t> interleaved_launches{0};
+std::atomic<uint64_t> tier_ups{0};
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -314,7 +315,7 @@ class Launch {
     if (layout_.per_block == 1) {
       CoreContext ctx;
       prepare_core(b, 0, ctx, memory[0]);
-      k_.fn(&ctx);
+      k_.fn.load(std::memory_order_acquire)(&ctx);
     } else {
       std::array<CoreContext, kCoresPerBlock> ctx;
       std::array<CoreModel*, kCoresPerBlock> block_models{};
@@ -425,12 +426,13 @@ void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 
 RuntimeStats runtime_stats() {
-  return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load()};
+  return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load()};
 }
 
 namespace detail {
 void count_compile() { compiles.fetch_add(1, std::memory_order_relaxed); }
 void count_disk_load() { disk_loads.fetch_add(1, std::memory_order_relaxed); }
+void count_tier_up() { tier_ups.fetch_add(1, std::memory_order_relaxed); }
 }  // namespace detail
 
 }  // namespace pto

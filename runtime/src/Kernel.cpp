@@ -10,6 +10,7 @@
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Pipeline.hpp"
 #include "pto/runtime/Profiler.hpp"
+#include "pto/runtime/TierUp.hpp"
 #include "pto/support/Environment.hpp"
 #include "pto/support/Stopwatch.hpp"
 
@@ -35,6 +36,7 @@ JitOptions apply_environment(JitOptions options) {
   const Environment& env = Environment::get();
   if (env.interpret) options.interpret = *env.interpret;
   if (env.opt_level) options.opt_level = *env.opt_level;
+  if (env.tiered) options.tiered = *env.tiered;
   if (env.on_race) {
     const std::string& v = *env.on_race;
     bool known = false;
@@ -169,6 +171,7 @@ void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::
   HostSpanScope span("launch", &state_->options.name);
   auto ck = specialize(args, trace, config.loc);
   check_block_dim(*this, *ck, config, args);
+  note_launch(ck);
   Stream& stream = config.stream ? *config.stream : Stream::default_stream();
   stream.enqueue([ck = std::move(ck), args = std::move(args), block_dim = config.block_dim, s = &stream] {
     s->record(std::make_shared<const LaunchProfile>(emulate_launch(*ck, args, block_dim)));
@@ -178,6 +181,7 @@ void KernelBase::launch(const LaunchConfig& config, LaunchArgs args, const std::
 LaunchProfile KernelBase::run_now(const LaunchConfig& config, const LaunchArgs& args, const std::function<void()>& trace) const {
   auto ck = specialize(args, trace, config.loc);
   check_block_dim(*this, *ck, config, args);
+  note_launch(ck);
   return emulate_launch(*ck, args, config.block_dim);
 }
 

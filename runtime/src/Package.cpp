@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "pto/runtime/JsonFile.hpp"
+#include "pto/runtime/Pipeline.hpp"
+#include "pto/runtime/TierUp.hpp"
 
 namespace pto {
 namespace fs = std::filesystem;
@@ -42,7 +44,13 @@ PackageBuilder::PackageBuilder(std::string dir) : dir_(std::move(dir)), objects_
 
 void PackageBuilder::add_compiled(const CompiledKernel& ck) {
   PTO_INTERNAL_CHECK(!ck.object.empty() && !ck.object_key.empty()) << "a compiled kernel without its object";
-  objects_.store(ck.object_key, ck.ir.name, ck.symbol, ck.object, ck.cold.total_ms());
+  if (ck.quick) {  // a package serves optimised code: a quick-tier kernel's is compiled now
+    backend::ObjectCode full;
+    detail::compile_for_cache(ck.ir, *ck.tier_up->chip, ck.tier_up->options, /*quick=*/false, ck.tier_up->full_key, full);
+    objects_.store(ck.object_key, ck.ir.name, full.symbol, full.bytes, ck.cold.total_ms());
+  } else {
+    objects_.store(ck.object_key, ck.ir.name, ck.symbol, ck.object, ck.cold.total_ms());
+  }
   for (const auto& e : entries_) {
     if (e.kernel == ck.ir.name && e.specialization == ck.ir.specialization) return;  // added before
   }

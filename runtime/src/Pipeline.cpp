@@ -13,6 +13,7 @@
 #include "pto/runtime/DiskCache.hpp"
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Package.hpp"
+#include "pto/runtime/TierUp.hpp"
 #include "pto/support/Stopwatch.hpp"
 
 namespace pto {
@@ -55,17 +56,25 @@ std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const 
                      o.race_check, o.auto_mutex, chip.name, chip.origin, backend::jit_target_description());
 }
 
+/// The disk cache key of the quick tier's object: the optimised one's, marked.
+std::string quick_key(const std::string& full_key) { return full_key + "\ntier=quick"; }
+
 /// Machine code from a package or the disk cache, loaded without LLVM; false when neither has it.
-bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_site) {
+/// A tiered kernel takes the optimised object when there is one, else the quick tier's (disk only).
+bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_site, bool tiered) {
   const auto t = Clock::now();
   DiskCache& disk = DiskCache::global();
   std::string symbol;
   std::optional<std::string> found =
       Package::lookup(ck.object_key, &symbol, ErrorSite{.kernel = o.name, .specialization = ck.ir.specialization, .loc = call_site});
   if (!found && disk.enabled()) found = disk.load(ck.object_key, &symbol);
+  if (!found && disk.enabled() && tiered) {
+    found = disk.load(quick_key(ck.object_key), &symbol);
+    ck.quick = found.has_value();
+  }
   if (!found) return false;
   ck.cold.cache_load_ms = ms_since(t);
-  ck.fn = backend::load_kernel_object({symbol, *found}, &ck.cold.link_ms);
+  ck.fn.store(backend::load_kernel_object({symbol, *found}, &ck.cold.link_ms), std::memory_order_release);
   ck.object_bytes = found->size();
   ck.symbol = symbol;
   ck.object = std::move(*found);
@@ -75,12 +84,13 @@ bool load_cached(CompiledKernel& ck, const JitOptions& o, const SourceLoc& call_
 }
 
 /// Machine code from LLVM (the compiler module, loaded on the first miss of the process), stored
-/// in the disk cache for the next process.
-void compile_with_llvm(CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
+/// in the disk cache for the next process: the quick tier's (tiered) or the optimised one.
+void compile_with_llvm(CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o, bool quick) {
   ck.cold.engine_init_ms = backend::take_engine_init_ms();  // the compiler module and LLVM, once per process
   backend::ObjectCode object;
-  backend::CompiledCode code = backend::compile_kernel(ck.ir, chip, {.opt_level = o.opt_level, .instrument = o.timing}, &object);
-  ck.fn = code.fn;
+  backend::CompiledCode code = detail::compile_for_cache(ck.ir, chip, o, quick, quick ? quick_key(ck.object_key) : ck.object_key, object);
+  ck.fn.store(code.fn, std::memory_order_release);
+  ck.quick = quick;
   ck.cold.emit_ms = code.timings.emit_ms;
   ck.cold.optimise_ms = code.timings.optimise_ms;
   ck.cold.codegen_ms = code.timings.codegen_ms;
@@ -88,9 +98,6 @@ void compile_with_llvm(CompiledKernel& ck, const ChipProfile& chip, const JitOpt
   ck.llvm_ir = std::move(code.llvm_ir);
   ck.object_bytes = code.object_bytes;
   detail::count_compile();
-  if (DiskCache& disk = DiskCache::global(); disk.enabled()) {
-    disk.store(ck.object_key, o.name, object.symbol, object.bytes, ck.cold.total_ms());
-  }
   ck.symbol = std::move(object.symbol);
   ck.object = std::move(object.bytes);
 }
@@ -126,13 +133,32 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
     auto program = std::make_shared<const backend::InterpretedKernel>(ck->ir, chip, options.timing);
     ck->program = program.get();
     ck->program_owner = std::move(program);
-    ck->fn = &pto_interpret;
+    ck->fn.store(&pto_interpret, std::memory_order_release);
     detail::count_compile();  // a specialisation was prepared (interpreted, not compiled by LLVM)
     return ck;
   }
   ck->object_key = object_key(*ck, chip, options);
-  if (!load_cached(*ck, options, call_site)) compile_with_llvm(*ck, chip, options);
+  const bool tiered = options.tiered && options.opt_level >= 2;
+  if (!load_cached(*ck, options, call_site, tiered)) compile_with_llvm(*ck, chip, options, tiered);
+  if (ck->quick) {
+    ck->tier_up = std::make_shared<TierUp>();
+    ck->tier_up->chip = &chip;
+    ck->tier_up->options = options;
+    ck->tier_up->full_key = ck->object_key;
+  }
   return ck;
 }
+
+namespace detail {
+
+backend::CompiledCode compile_for_cache(const ir::Kernel& k, const ChipProfile& chip, const JitOptions& o, bool quick, const std::string& key,
+                                        backend::ObjectCode& object) {
+  const auto t = Clock::now();
+  backend::CompiledCode code = backend::compile_kernel(k, chip, {.opt_level = o.opt_level, .quick = quick, .instrument = o.timing}, &object);
+  if (DiskCache& disk = DiskCache::global(); disk.enabled()) disk.store(key, o.name, object.symbol, object.bytes, ms_since(t));
+  return code;
+}
+
+}  // namespace detail
 
 }  // namespace pto

@@ -1,6 +1,7 @@
 #pragma once
 // A Google Benchmark reporter that also prints ratios between benchmarks of the same run, so a
 // perf test states "emulated / native" from measurements taken side by side.
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -47,8 +48,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> counted_;  // the "ratio" counters
 };
 
-/// Runs the registered benchmarks with a RatioReporter.
+/// Runs the registered benchmarks with a RatioReporter. Steady-state benchmarks compile each
+/// kernel once, optimised (PTO_TIERED=0 unless the environment or the caller says otherwise):
+/// a quick-tier first call and a background compile would blur their first iterations.
 inline int run_with_ratios(int argc, char** argv, std::vector<RatioReporter::Ratio> ratios) {
+  setenv("PTO_TIERED", "0", /*overwrite=*/0);
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter(std::move(ratios));
   benchmark::RunSpecifiedBenchmarks(&reporter);

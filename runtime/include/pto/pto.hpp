@@ -14,6 +14,7 @@
 #include "pto/runtime/LaunchProfile.hpp"
 #include "pto/runtime/Op.hpp"
 #include "pto/runtime/Package.hpp"
+#include "pto/runtime/TierUp.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/Profiler.hpp"
 #include "pto/runtime/Stream.hpp"

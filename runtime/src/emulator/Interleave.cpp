@@ -13,7 +13,7 @@ void Interleave::run(std::span<CoreContext> ctx) {
     ctx[i].yield = &Interleave::yield;
     cores_[i].fiber = bc::fiber(std::allocator_arg, FiberStack(), [this, i, c = &ctx[i]](bc::fiber&& back) {
       cores_[i].back = std::move(back);
-      k_.fn(c);
+      k_.fn.load(std::memory_order_acquire)(c);
       cores_[i].done = true;
       return std::move(cores_[i].back);
     });

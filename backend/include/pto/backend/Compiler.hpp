@@ -21,6 +21,11 @@ namespace pto::backend {
 struct CompileOptions {
   std::string symbol;          // the kernel function's name; derived from content when empty
   int opt_level = 2;           // 0..3
+  /// The quick tier: a short pass pipeline that still vectorises tile loops, then the fast
+  /// instruction selector and register allocator (CodeGenOpt::None): about a third of an O2
+  /// compile, for code that runs somewhat slower with identical results (no pass here changes
+  /// floating-point semantics; the kernel calls the pipeline model's hooks in the same order).
+  bool quick = false;
   bool keep_llvm_ir = false;   // keep the optimised LLVM IR text (tests, PTO_DEBUG=3)
   bool instrument = true;      // report instructions and syncs to the pipeline model (CoreContext hooks)
   bool print_llvm_ir = false;  // also print it to stderr (PTO_DEBUG=3; set by compile_kernel)

@@ -30,6 +30,7 @@ struct BenchResult {
   ColdTimings cold;
   bool compiled_here = false;  // the first call in this bench compiled the specialisation
   double first_call_ms = 0;    // wall time of the first launch + synchronize in this bench
+  double tier_up_ms = 0;       // the optimising compile that replaced the quick tier's code (JitOptions::tiered), 0 when none
   int warmup = 0, repeat = 0;
   double median_us = 0, min_us = 0, max_us = 0, p10_us = 0, p90_us = 0;
   double async_per_launch_us = 0;

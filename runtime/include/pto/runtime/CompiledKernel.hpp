@@ -1,6 +1,7 @@
 #pragma once
 // One compiled specialisation of a kernel, and the arguments of one launch.
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -39,11 +40,14 @@ struct SyncInfo {
   bool automatic = false;       // inserted by auto_mutex
 };
 
+struct TierUp;  // TierUp.hpp
+
 struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
   std::vector<SyncInfo> syncs;  // by instruction id; meaningful for sync instructions only
   bool instrumented = false;    // reports to the pipeline model
   bool from_disk = false;       // loaded from the disk cache or a package: no optimiser, no codegen ran
+  bool quick = false;           // the quick tier's code (JitOptions::tiered): `object` and `symbol` are its
   std::string object_key;       // the content key of its object (lowered IR, options, chip, LLVM, CPU)
   std::string symbol;           // its function's name in the object
   std::string object;           // the object file (kept for packages)
@@ -61,7 +65,12 @@ struct CompiledKernel {
   std::vector<const ir::Debug*> debugs;  // by instruction id: the debugging aids (nodes of `ir`), else null
   bool has_debug = false;                // any debugging aid: launches collect debug output
   const ChipProfile* chip = nullptr;
-  KernelFn fn = nullptr;
+  /// The code launches run. A quick-tier kernel's is replaced, once, by the optimising compile's
+  /// (tier_up); each core call reads it, and both compute the same results and cycles.
+  mutable std::atomic<KernelFn> fn{nullptr};
+  /// The optimising compile that replaces a quick-tier kernel's code, started on its second
+  /// launch (TierUp.hpp); null for a kernel compiled once.
+  std::shared_ptr<TierUp> tier_up;
   const void* program = nullptr;  // CoreContext::program: the interpreter's kernel when fn interprets
   std::shared_ptr<const void> program_owner;
   ColdTimings cold;

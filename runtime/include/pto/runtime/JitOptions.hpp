@@ -21,6 +21,12 @@ struct JitOptions {
   bool auto_mutex = true;    // insert the tile-slot mutexes (RAW/WAR ordering) automatically (PyPTO Pro's default);
                              // false for kernels that order their pipes by hand with flags
   int opt_level = 2;
+  /// Tiered compilation (at opt_level 2 and 3): a specialisation's first call compiles it quickly
+  /// (backend::CompileOptions::quick: about a third of the time, code up to 2x slower, identical
+  /// results and simulated cycles); its second launch starts the optimising compile on a
+  /// background thread, whose code replaces the quick one once it is ready (pto::await_tier_ups
+  /// waits for that). False: one optimising compile on the first call. PTO_TIERED=0|1 overrides.
+  bool tiered = true;
   std::string chip = "a2";   // a built-in profile name or a JSON file path
   bool timing = true;        // simulate pipe timing (LaunchProfile); off: functional only
   bool race_check = true;    // happens-before race checking (needs timing)
@@ -36,7 +42,7 @@ struct JitOptions {
 /// `options` after the environment's overrides (pto::Environment): PTO_INTERPRET=1 forces the
 /// interpreter, PTO_OPT_LEVEL=N the optimisation level (the parameterised correctness runs use
 /// them), PTO_ON_RACE=report|warn|fail what a race does (another value: a UserError naming the
-/// variable); unset, `options` is returned as given.
+/// variable), PTO_TIERED=0|1 tiered compilation; unset, `options` is returned as given.
 JitOptions apply_environment(JitOptions options);
 
 /// Overrides that apply_environment applies after the environment's, for tools that run

@@ -7,7 +7,8 @@
 //                                                  emulator needs, and an executable — the
 //                                                  reference interpreter (options.interpret), or
 //                                                  machine code from an AOT package, the disk
-//                                                  cache or LLVM, in that order.
+//                                                  cache or LLVM, in that order (tiered: the
+//                                                  quick tier's, TierUp.hpp).
 //
 // Neither step caches: pto::Kernel keeps its specialisations in the CompileCache.
 #include <functional>
@@ -38,5 +39,12 @@ ir::Kernel trace_kernel(const TraceSignature& signature, const std::function<voi
 /// package built for another CPU).
 std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProfile& chip, const JitOptions& options,
                                                const SourceLoc& call_site = {});
+
+namespace detail {
+/// The LLVM compile of a lowered kernel (quick tier or optimised) with its object stored in the
+/// disk cache under `key` when the cache is on: prepare_kernel and the tier-up thread share it.
+backend::CompiledCode compile_for_cache(const ir::Kernel& k, const ChipProfile& chip, const JitOptions& o, bool quick, const std::string& key,
+                                        backend::ObjectCode& object);
+}  // namespace detail
 
 }  // namespace pto

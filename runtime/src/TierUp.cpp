@@ -1,0 +1,104 @@
+// TierUp.hpp: one background thread of the process runs the queued optimising compiles in turn.
+#include "pto/runtime/TierUp.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Pipeline.hpp"
+#include "pto/support/Stopwatch.hpp"
+
+namespace pto {
+namespace {
+
+/// The optimising compile of one quick-tier kernel; its code replaces the quick code.
+void tier_up(const CompiledKernel& ck) {
+  TierUp& t = *ck.tier_up;
+  try {
+    const auto start = SteadyClock::now();
+    backend::ObjectCode object;
+    const backend::CompiledCode code = detail::compile_for_cache(ck.ir, *t.chip, t.options, /*quick=*/false, t.full_key, object);
+    t.compile_ms.store(ms_since(start));
+    ck.fn.store(code.fn, std::memory_order_release);
+    detail::count_tier_up();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pto: warning: kernel {} ({}) stays on its quick-tier code: its optimising compile failed: {}\n", ck.ir.name,
+               ck.ir.specialization, e.what());
+  }
+  t.done.store(true, std::memory_order_release);
+}
+
+class TierUpThread {
+ public:
+  static TierUpThread& get() {
+    static TierUpThread thread;  // destroyed at exit: the compile in flight finishes, queued ones are dropped
+    return thread;
+  }
+
+  void submit(std::shared_ptr<const CompiledKernel> ck) {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(ck));
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    wake_.notify_all();
+  }
+
+  void await_idle() {
+    std::unique_lock lock(mu_);
+    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+
+  ~TierUpThread() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      queue_.clear();
+      wake_.notify_all();
+    }
+    if (worker_.joinable()) worker_.join();
+  }
+
+ private:
+  TierUpThread() = default;
+
+  void run() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      std::shared_ptr<const CompiledKernel> ck = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      tier_up(*ck);
+      ck.reset();
+      lock.lock();
+      busy_ = false;
+      if (queue_.empty()) idle_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::shared_ptr<const CompiledKernel>> queue_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+}  // namespace
+
+void note_launch(const std::shared_ptr<const CompiledKernel>& ck) {
+  TierUp* t = ck->tier_up.get();
+  if (!t || t->launches.fetch_add(1, std::memory_order_relaxed) + 1 != kTierUpLaunch) return;
+  t->queued.store(true, std::memory_order_relaxed);
+  TierUpThread::get().submit(ck);
+}
+
+void await_tier_ups() { TierUpThread::get().await_idle(); }
+
+}  // namespace pto
