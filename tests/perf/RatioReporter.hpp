@@ -49,10 +49,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
 };
 
 /// Runs the registered benchmarks with a RatioReporter. Steady-state benchmarks compile each
-/// kernel once, optimised (PTO_TIERED=0 unless the environment or the caller says otherwise):
-/// a quick-tier first call and a background compile would blur their first iterations.
-inline int run_with_ratios(int argc, char** argv, std::vector<RatioReporter::Ratio> ratios) {
-  setenv("PTO_TIERED", "0", /*overwrite=*/0);
+/// kernel once, optimised (PTO_TIERED=0 unless the environment says otherwise): a quick-tier
+/// first call and a background compile would blur their first iterations. `kernels_choose_tiers`
+/// leaves it to each kernel's JitOptions::tiered (the compile benchmarks).
+inline int run_with_ratios(int argc, char** argv, std::vector<RatioReporter::Ratio> ratios, bool kernels_choose_tiers = false) {
+  if (!kernels_choose_tiers) setenv("PTO_TIERED", "0", /*overwrite=*/0);
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter(std::move(ratios));
   benchmark::RunSpecifiedBenchmarks(&reporter);
