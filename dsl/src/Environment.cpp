@@ -24,7 +24,7 @@ Environment read() {
   }
   e.host_threads = integer("PTO_HOST_THREADS");
   if (const char* v = std::getenv("PTO_ON_RACE"); v && *v) e.on_race = v;
-  if (const auto v = integer("PTO_TIERED")) e.tiered = *v != 0;
+  if (const char* v = std::getenv("PTO_TIERED"); v && *v) e.tiered = v;
   return e;
 }
 

@@ -31,8 +31,7 @@ BenchResult run_bench(const BenchOptions& options, const BenchHooks& hooks) {
   // the steady state is timed on the optimised code.
   hooks.launch();
   synchronize();
-  await_tier_ups();
-  if (ck->tier_up) r.tier_up_ms = ck->tier_up->compile_ms.load();
+  r.tier_up_ms = await_tier_up(*ck);
 
   r.warmup = options.warmup;
   r.repeat = std::max(1, options.repeat);

@@ -36,7 +36,11 @@ JitOptions apply_environment(JitOptions options) {
   const Environment& env = Environment::get();
   if (env.interpret) options.interpret = *env.interpret;
   if (env.opt_level) options.opt_level = *env.opt_level;
-  if (env.tiered) options.tiered = *env.tiered;
+  if (env.tiered) {
+    PTO_USER_CHECK(*env.tiered == "0" || *env.tiered == "1", (ErrorSite{.kernel = options.name}))
+        << "PTO_TIERED=" << *env.tiered << " is not 0 or 1";
+    options.tiered = *env.tiered == "1";
+  }
   if (env.on_race) {
     const std::string& v = *env.on_race;
     bool known = false;

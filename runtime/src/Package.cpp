@@ -46,7 +46,7 @@ void PackageBuilder::add_compiled(const CompiledKernel& ck) {
   PTO_INTERNAL_CHECK(!ck.object.empty() && !ck.object_key.empty()) << "a compiled kernel without its object";
   if (ck.quick) {  // a package serves optimised code: a quick-tier kernel's is compiled now
     backend::ObjectCode full;
-    detail::compile_for_cache(ck.ir, *ck.tier_up->chip, ck.tier_up->options, /*quick=*/false, ck.tier_up->full_key, full);
+    detail::compile_for_cache(ck.ir, *ck.chip, ck.tier_up->options, /*quick=*/false, ck.object_key, full);
     objects_.store(ck.object_key, ck.ir.name, full.symbol, full.bytes, ck.cold.total_ms());
   } else {
     objects_.store(ck.object_key, ck.ir.name, ck.symbol, ck.object, ck.cold.total_ms());

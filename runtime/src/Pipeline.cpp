@@ -142,9 +142,7 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
   if (!load_cached(*ck, options, call_site, tiered)) compile_with_llvm(*ck, chip, options, tiered);
   if (ck->quick) {
     ck->tier_up = std::make_shared<TierUp>();
-    ck->tier_up->chip = &chip;
     ck->tier_up->options = options;
-    ck->tier_up->full_key = ck->object_key;
   }
   return ck;
 }

@@ -22,7 +22,7 @@ void tier_up(const CompiledKernel& ck) {
   try {
     const auto start = SteadyClock::now();
     backend::ObjectCode object;
-    const backend::CompiledCode code = detail::compile_for_cache(ck.ir, *t.chip, t.options, /*quick=*/false, t.full_key, object);
+    const backend::CompiledCode code = detail::compile_for_cache(ck.ir, *ck.chip, t.options, /*quick=*/false, ck.object_key, object);
     t.compile_ms.store(ms_since(start));
     ck.fn.store(code.fn, std::memory_order_release);
     detail::count_tier_up();
@@ -94,11 +94,16 @@ class TierUpThread {
 
 void note_launch(const std::shared_ptr<const CompiledKernel>& ck) {
   TierUp* t = ck->tier_up.get();
-  if (!t || t->launches.fetch_add(1, std::memory_order_relaxed) + 1 != kTierUpLaunch) return;
-  t->queued.store(true, std::memory_order_relaxed);
+  if (!t || t->queued()) return;  // later launches touch nothing shared
+  if (t->launches.fetch_add(1, std::memory_order_relaxed) + 1 != kTierUpLaunch) return;
   TierUpThread::get().submit(ck);
 }
 
 void await_tier_ups() { TierUpThread::get().await_idle(); }
+
+double await_tier_up(const CompiledKernel& ck) {
+  await_tier_ups();
+  return ck.tier_up ? ck.tier_up->compile_ms.load() : 0.0;
+}
 
 }  // namespace pto

@@ -65,6 +65,12 @@ TEST_CASE("pto_on_race_in_the_environment_overrides_the_kernels_choice_and_a_bad
   CHECK(bad.status != 0);
   CHECK(bad.text.find("PTO_ON_RACE=sometimes is not one of report, warn, fail") != std::string::npos);
   CHECK(bad.text.find("terminate") == std::string::npos);
+  const auto bad_tiers = run("run vector_add --shape 1024 --block-dim 1", "2>&1", "PTO_TIERED=yes");
+  INFO(bad_tiers.text);
+  CHECK(bad_tiers.status != 0);
+  CHECK(bad_tiers.text.find("PTO_TIERED=yes is not 0 or 1") != std::string::npos);
+  CHECK(bad_tiers.text.find("vector_add") != std::string::npos);  // names the kernel
+  CHECK(bad_tiers.text.find("terminate") == std::string::npos);
 }
 
 TEST_CASE("pto_run_with_a_PTO_COMPILER_MODULE_that_is_not_the_module_is_one_clear_line") {

@@ -65,12 +65,12 @@ TEST_CASE("a tiered kernel runs quick-tier code first, is replaced by optimised 
   const uint64_t tier_ups0 = pto::runtime_stats().tier_ups;
 
   const pto::LaunchProfile p_quick = tiered[{.block_dim = 4}].run_sync(x, y_quick);  // launch 1: no tier-up yet
-  CHECK_FALSE(ck->tier_up->queued.load());
+  CHECK_FALSE(ck->tier_up->queued());
   CHECK(reinterpret_cast<void*>(ck->fn.load()) == reinterpret_cast<void*>(quick_fn));
   check_reference(x, y_quick);
 
   tiered[{.block_dim = 4}].run_sync(x, y_opt);  // launch 2 queues the optimising compile
-  CHECK(ck->tier_up->queued.load());
+  CHECK(ck->tier_up->queued());
   pto::await_tier_ups();
   CHECK(ck->tier_up->done.load());
   CHECK(reinterpret_cast<void*>(ck->fn.load()) != reinterpret_cast<void*>(quick_fn));
@@ -100,7 +100,7 @@ TEST_CASE("a kernel launched once never queues its optimising compile; opt_level
   pto::synchronize();
   const auto ck = k[{.block_dim = 2}].compile(x, y);
   REQUIRE(ck->tier_up != nullptr);
-  CHECK_FALSE(ck->tier_up->queued.load());
+  CHECK_FALSE(ck->tier_up->queued());
   check_reference(x, y);
 
   const auto o1 = k.with_options({.name = "tier_o1", .opt_level = 1});

@@ -7,7 +7,6 @@
 #include "Commands.hpp"
 #include "Samples.hpp"
 #include "pto/backend/Compiler.hpp"
-#include "pto/runtime/TierUp.hpp"
 #include "pto/runtime/Timing.hpp"
 
 namespace pto::cli {
@@ -20,12 +19,7 @@ int bench_command(const BenchOptions& o) {
   const double cold_ms = timed_call_ms(run);  // the first call of this specialisation, JIT compile included
   const double first_run_ms = pto::last_launch()->host_us / 1e3;  // of which the kernel's own first run
   const ColdTimings cold = run.compile()->cold;  // a cache hit now: the first call's breakdown
-  // A quick-tier kernel queues its optimising compile on its second launch (JitOptions::tiered);
-  // the steady state is timed on the optimised code.
-  launch();
-  pto::await_tier_ups();
-  const auto& tier_up = run.compile()->tier_up;
-  const double tier_up_ms = tier_up ? tier_up->compile_ms.load() : 0.0;
+  const double tier_up_ms = settle_tier_up(run);  // the steady state is timed on the optimised code
 
   TimeStats warm, native;
   const bool has_native = static_cast<bool>(run.native);
@@ -83,7 +77,7 @@ int bench_command(const BenchOptions& o) {
                "codegen {:.2f}, link {:.2f}, first run {:.2f})\n",
                cold_ms, cold.engine_init_ms, cold.trace_ms, cold.lower_ms, cold.cache_load_ms, cold.emit_ms, cold.optimise_ms, cold.codegen_ms,
                cold.link_ms, first_run_ms);
-    if (tier_up) fmt::print("tier_up_ms       {:.2f}  (the optimising compile, in the background after the quick tier's first call)\n", tier_up_ms);
+    if (tier_up_ms > 0) fmt::print("tier_up_ms       {:.2f}  (the optimising compile, in the background after the quick tier's first call)\n", tier_up_ms);
     fmt::print("warm_median_us   {:.1f}  (p10 {:.1f}, p90 {:.1f}, {} runs of launch + synchronize)\n", warm.median_us, warm.p10_us,
                warm.p90_us, warm.samples);
     fmt::print("gm_bytes         {}\ngbps             {:.2f}  (host)\n", run.gm_bytes, gbps);

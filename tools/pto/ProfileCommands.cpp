@@ -14,7 +14,8 @@ int profile_command(const ProfileOptions& o) {
   const auto& info = find_sample(o.sample);
   auto run = prepare_run(info, sample_args(o));
   const auto launch = launch_and_sync(run);
-  launch();  // JIT warm-up before profiling, as the seed asks
+  launch();  // JIT warm-up before profiling, as the seed asks (both tiers)
+  settle_tier_up(run);
   Profiler prof({.schedule = schedule(0, o.profiler_warmup, o.steps, 1, 0), .output_dir = o.out});
   prof.start();
   for (int i = 0; i < o.profiler_warmup + o.steps; ++i) {

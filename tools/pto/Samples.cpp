@@ -68,6 +68,11 @@ double timed_call_ms(const samples::PreparedRun& run) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+double settle_tier_up(const samples::PreparedRun& run) {
+  launch_and_sync(run)();
+  return pto::await_tier_up(*run.compile());
+}
+
 std::vector<int64_t> parse_shape(const std::string& text) {
   std::vector<int64_t> shape;
   size_t pos = 0;

@@ -25,6 +25,10 @@ nlohmann::json sample_json(const samples::SampleInfo& info, const samples::Sampl
 std::function<void()> launch_and_sync(const samples::PreparedRun& run);
 /// Wall time of one launch + synchronize, in ms (the first call includes the JIT compile).
 double timed_call_ms(const samples::PreparedRun& run);
+/// After the run's first call: one more launch + synchronize (a quick-tier kernel's second launch
+/// queues its optimising compile, JitOptions::tiered), then waits for that compile, so what is
+/// timed next is the optimised code. Returns the compile's time in ms (0: none).
+double settle_tier_up(const samples::PreparedRun& run);
 
 /// "1024x512" -> {1024, 512}; a UserError on anything else.
 std::vector<int64_t> parse_shape(const std::string& text);

@@ -13,7 +13,7 @@ struct Environment {
   std::string cache_dir;             // PTO_CACHE_DIR (off: ""), else $HOME/.cache/pto: the disk compile cache
   std::optional<int> host_threads;   // PTO_HOST_THREADS=N: host threads that run emulated cores
   std::optional<std::string> on_race;  // PTO_ON_RACE: what a race does (JitOptions::on_race), checked where it is applied
-  std::optional<bool> tiered;        // PTO_TIERED=0|1: a quick compile first, the optimising one later (JitOptions::tiered)
+  std::optional<std::string> tiered;  // PTO_TIERED=0|1: tiered compilation (JitOptions::tiered), checked where it is applied
 
   /// The process's environment, read on the first call.
   static const Environment& get();

@@ -8,9 +8,7 @@
 // quick code in place and is printed once on stderr.
 #include <atomic>
 #include <memory>
-#include <string>
 
-#include "pto/backend/ChipProfile.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
 #include "pto/runtime/JitOptions.hpp"
 
@@ -19,22 +17,28 @@ namespace pto {
 /// The launch that queues the optimising compile.
 inline constexpr int kTierUpLaunch = 2;
 
+/// A quick-tier kernel's way to its optimised code; the kernel's chip and object_key (the
+/// optimised object's disk cache key) are the compile's.
 struct TierUp {
-  const ChipProfile* chip = nullptr;
-  JitOptions options;
-  std::string full_key;            // the optimised object's disk cache key
+  JitOptions options;                 // the kernel's, for the optimising compile
   std::atomic<int> launches{0};
-  std::atomic<bool> queued{false};
-  std::atomic<bool> done{false};   // the optimised code is in `fn` (or the compile failed)
+  std::atomic<bool> done{false};      // the optimised code is in `fn` (or the compile failed)
   std::atomic<double> compile_ms{0};  // the optimising compile, on the background thread
+
+  /// Whether the optimising compile has been queued (it may be done).
+  bool queued() const { return launches.load(std::memory_order_relaxed) >= kTierUpLaunch; }
 };
 
 /// Counts a launch of `ck`; the kTierUpLaunch-th of a quick-tier kernel queues its optimising
 /// compile. Cheap (one atomic add) for every other launch.
 void note_launch(const std::shared_ptr<const CompiledKernel>& ck);
 
-/// Waits until every queued optimising compile of the process has finished: steady-state timing
-/// (pto bench, benchmarks) calls it after warm-up.
+/// Waits until every queued optimising compile of the process has finished.
 void await_tier_ups();
+
+/// Waits for the queued optimising compiles and returns how long `ck`'s took, in ms (0 when it
+/// has none: compiled once, or already optimised when it came from a cache). Steady-state timing
+/// (pto bench) calls it after a kernel's second launch, so it times the optimised code.
+double await_tier_up(const CompiledKernel& ck);
 
 }  // namespace pto
