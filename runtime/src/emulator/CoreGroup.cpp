@@ -12,15 +12,9 @@ CoreGroup::CoreGroup(const CompiledKernel& k, CoreLayout layout, int first_block
 
 void CoreGroup::run(std::span<CoreContext> ctx, std::span<CoreModel* const> models) {
   models_ = models;
-  namespace bc = boost::context;
   for (size_t i = 0; i < cores_.size(); ++i) {
     ctx[i].block = this;
-    cores_[i].fiber = bc::fiber(std::allocator_arg, FiberStack(), [this, i, c = &ctx[i]](bc::fiber&& back) {
-      cores_[i].back = std::move(back);
-      k_.fn.load(std::memory_order_acquire)(c);
-      cores_[i].done = true;
-      return std::move(cores_[i].back);
-    });
+    cores_[i].fiber = core_fiber(k_, &ctx[i], cores_[i]);
   }
   while (true) {
     bool progressed = false, all_done = true;

@@ -1,8 +1,12 @@
 #pragma once
 // The stacks of the fibers the emulator runs cores on (CoreGroup, Interleave), private to it.
 #include <cstddef>
+#include <memory>
 
+#include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
+
+#include "pto/runtime/CompiledKernel.hpp"
 
 namespace pto::emulator {
 
@@ -18,5 +22,18 @@ class FiberStack {
   boost::context::stack_context allocate();
   void deallocate(boost::context::stack_context& sc) noexcept;
 };
+
+/// A fiber on a FiberStack that runs kernel `k` on core context `c`: when first resumed it keeps
+/// the fiber to return to in `core.back`, and when the kernel returns it sets `core.done` and
+/// goes back. `core` (fiber, back, done) must outlive the fiber.
+template <class Core>
+boost::context::fiber core_fiber(const CompiledKernel& k, CoreContext* c, Core& core) {
+  return boost::context::fiber(std::allocator_arg, FiberStack(), [&k, c, &core](boost::context::fiber&& back) {
+    core.back = std::move(back);
+    k.fn.load(std::memory_order_acquire)(c);
+    core.done = true;
+    return std::move(core.back);
+  });
+}
 
 }  // namespace pto::emulator

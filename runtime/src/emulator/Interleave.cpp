@@ -5,18 +5,12 @@
 namespace pto::emulator {
 
 void Interleave::run(std::span<CoreContext> ctx) {
-  namespace bc = boost::context;
   cores_.clear();
   cores_.resize(ctx.size());
   for (size_t i = 0; i < ctx.size(); ++i) {
     ctx[i].block = this;
     ctx[i].yield = &Interleave::yield;
-    cores_[i].fiber = bc::fiber(std::allocator_arg, FiberStack(), [this, i, c = &ctx[i]](bc::fiber&& back) {
-      cores_[i].back = std::move(back);
-      k_.fn.load(std::memory_order_acquire)(c);
-      cores_[i].done = true;
-      return std::move(cores_[i].back);
-    });
+    cores_[i].fiber = core_fiber(k_, &ctx[i], cores_[i]);
   }
   for (size_t left = cores_.size(); left > 0;) {
     for (size_t i = 0; i < cores_.size(); ++i) {

@@ -16,9 +16,9 @@ namespace pto::emulator {
 /// CoreContext::yield), then the next one runs. With tiles dealt out round robin, core b's tile
 /// t*B+b lies next to core b+1's, so the thread reads GM as the real cores' DMA engines do side
 /// by side, in long runs, instead of one core's tiles far apart (measured on vector_add 16M:
-/// 1.2x faster). Used when a tensor is past the host's cache (Emulator.cpp). Only the host's order of work changes: the cores share nothing
-/// (no cross-core flags, no sync_all in such launches), and each core's results, trace and
-/// cycles are what running it alone gives.
+/// 1.2x faster). Used when a tensor is past the host's cache (Emulator.cpp). Only the host's
+/// order of work changes: the cores share nothing (no cross-core flags, no sync_all in such
+/// launches), and each core's results, trace and cycles are what running it alone gives.
 class Interleave {
  public:
   explicit Interleave(const CompiledKernel& k) : k_(k) {}
