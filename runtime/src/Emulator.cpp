@@ -46,6 +46,7 @@ std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
 std::atomic<uint64_t> interleaved_launches{0};
 std::atomic<uint64_t> tier_ups{0};
+std::atomic<double> tier_up_ms{0};
 std::mutex threads_mu;
 std::unique_ptr<tbb::global_control> thread_limit;
 
@@ -426,13 +427,17 @@ void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 
 RuntimeStats runtime_stats() {
-  return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load()};
+  return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
+          tier_up_ms.load()};
 }
 
 namespace detail {
 void count_compile() { compiles.fetch_add(1, std::memory_order_relaxed); }
 void count_disk_load() { disk_loads.fetch_add(1, std::memory_order_relaxed); }
-void count_tier_up() { tier_ups.fetch_add(1, std::memory_order_relaxed); }
+void count_tier_up(double ms) {
+  tier_ups.fetch_add(1, std::memory_order_relaxed);
+  tier_up_ms.fetch_add(ms, std::memory_order_relaxed);
+}
 }  // namespace detail
 
 }  // namespace pto

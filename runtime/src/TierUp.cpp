@@ -23,9 +23,10 @@ void tier_up(const CompiledKernel& ck) {
     const auto start = SteadyClock::now();
     backend::ObjectCode object;
     const backend::CompiledCode code = detail::compile_for_cache(ck.ir, *ck.chip, t.options, /*quick=*/false, ck.object_key, object);
-    t.compile_ms.store(ms_since(start));
+    const double ms = ms_since(start);
+    t.compile_ms.store(ms);
     ck.fn.store(code.fn, std::memory_order_release);
-    detail::count_tier_up();
+    detail::count_tier_up(ms);
   } catch (const std::exception& e) {
     fmt::print(stderr, "pto: warning: kernel {} ({}) stays on its quick-tier code: its optimising compile failed: {}\n", ck.ir.name,
                ck.ir.specialization, e.what());

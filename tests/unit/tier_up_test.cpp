@@ -63,6 +63,7 @@ TEST_CASE("a tiered kernel runs quick-tier code first, is replaced by optimised 
   REQUIRE(ck->tier_up != nullptr);
   const pto::KernelFn quick_fn = ck->fn.load();
   const uint64_t tier_ups0 = pto::runtime_stats().tier_ups;
+  const double tier_up_ms0 = pto::runtime_stats().tier_up_ms;
 
   const pto::LaunchProfile p_quick = tiered[{.block_dim = 4}].run_sync(x, y_quick);  // launch 1: no tier-up yet
   CHECK_FALSE(ck->tier_up->queued());
@@ -76,6 +77,7 @@ TEST_CASE("a tiered kernel runs quick-tier code first, is replaced by optimised 
   CHECK(reinterpret_cast<void*>(ck->fn.load()) != reinterpret_cast<void*>(quick_fn));
   CHECK(pto::runtime_stats().tier_ups == tier_ups0 + 1);
   CHECK(ck->tier_up->compile_ms.load() > 0);
+  CHECK(pto::runtime_stats().tier_up_ms >= tier_up_ms0 + ck->tier_up->compile_ms.load() - 1e-9);
 
   std::memset(y_opt.data(), 0, static_cast<size_t>(y_opt.numel()) * sizeof(float));
   const pto::LaunchProfile p_opt = tiered[{.block_dim = 4}].run_sync(x, y_opt);  // on the optimised code

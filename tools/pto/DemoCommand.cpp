@@ -172,7 +172,10 @@ int demo_command() {
   calibrate_command("a2", false);  // its verdict is the model's, not the demo's: the demo's exit code is the results'
   tune_and_sweep(all_ok, hand_tuned_us);
   const auto stats = CompileCache::global().stats();  // before the campaign, whose mutants are specialisations too
-  fmt::print("\ncompile cache: {} specialisations, {} hits, {:.1f} ms compiling in total\n", stats.entries, stats.hits, stats.compile_ms);
+  const RuntimeStats rs = runtime_stats();
+  fmt::print("\ncompile cache: {} specialisations, {} hits, {:.1f} ms compiling in total (first calls), and {} optimising compiles "
+             "in the background (tiered) in {:.1f} ms\n",
+             stats.entries, stats.hits, stats.compile_ms, rs.tier_ups, rs.tier_up_ms);
   sync_campaign(all_ok);
   fmt::print("{}\n", all_ok ? "all results match the plain C++ references" : "SOME RESULTS DID NOT MATCH");
   return all_ok ? 0 : 1;

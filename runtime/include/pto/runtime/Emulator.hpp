@@ -41,13 +41,14 @@ struct RuntimeStats {
   uint64_t replay_hits = 0; // timed launches whose replay was found in the replay cache
   uint64_t interleaved = 0; // launches whose cores ran interleaved (set_core_interleaving)
   uint64_t tier_ups = 0;    // quick-tier kernels whose optimised code replaced theirs (JitOptions::tiered)
+  double tier_up_ms = 0;    // the time of those optimising compiles, on the background thread
 };
 RuntimeStats runtime_stats();
 
 namespace detail {
 void count_compile();
 void count_disk_load();
-void count_tier_up();
+void count_tier_up(double ms);
 }
 
 }  // namespace pto
