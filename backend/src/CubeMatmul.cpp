@@ -1,23 +1,46 @@
-// The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): a register-blocked
-// 6x16 float micro-kernel over a packed copy of the Right tile, with an AVX2/FMA build chosen at
-// run time and a portable one otherwise. Half and bfloat16 inputs are widened to float (their
-// products are exact in float, as in the cube): A first, B while it is packed. int8 multiplies
-// into int32 through vpmaddwd on k-pairs (AVX2), or a plain loop.
+// The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
+// micro-kernels over a packed copy of the Right tile (panels of 16 columns), chosen at run time:
+// AVX-512 (8 rows x 2 panels in zmm), AVX2/FMA (6 rows x 1 panel in ymm pairs), or portable.
+// Every lane is one chain of fused multiply-adds in k order, so the AVX-512 and AVX2 kernels give
+// bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
+// widened to float (their products are exact in float, as in the cube): A first, B while it is
+// packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
+// loop.
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <atomic>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pto/backend/KernelABI.hpp"
+#include "pto/backend/MatmulIsa.hpp"
 #include "pto/support/DType.hpp"
 
 namespace pto {
 namespace {
 
-constexpr int kMR = 6;   // rows of C per micro-kernel call
-constexpr int kNR = 16;  // columns of C per micro-kernel call (two 8-wide vectors)
+constexpr int kMR = 6;   // rows of C per AVX2 micro-kernel call
+constexpr int kNR = 16;  // columns of a packed panel: one AVX2 call (two ymm), one zmm
+constexpr int kMR512 = 8;     // rows of C per AVX-512 micro-kernel call
+constexpr int kPanels512 = 2;  // panels per AVX-512 call: 8 x 32 of C in 16 zmm accumulators
+
+std::atomic<MatmulIsa> forced_isa{MatmulIsa::best};
+
+/// The ISA the kernels run: the forced one (tests) if the host has it, else the best it has.
+MatmulIsa active_isa() {
+  static const MatmulIsa best = [] {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return MatmulIsa::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return MatmulIsa::avx2;
+    return MatmulIsa::portable;
+  }();
+  const MatmulIsa forced = forced_isa.load(std::memory_order_relaxed);
+  return forced == MatmulIsa::best || forced > best ? best : forced;
+}
 
 struct Scratch {
   std::vector<float> a, b;  // A widened to float; B packed into panels
@@ -68,13 +91,93 @@ __attribute__((target("avx2,fma"))) void micro_avx2(int64_t k, const float* a, i
   write_block(tmp, MR, cols, c, ldc, accumulate);
 }
 
+/// The element operations of an AVX-512 micro-kernel (micro_avx512), one zmm of 16 lanes each.
+struct FloatZmm {  // float A broadcast, float B row, fused multiply-add
+  using A = float;
+  using B = float;
+  using C = float;
+  using Vec = __m512;
+  __attribute__((target("avx512f"))) static Vec zero() { return _mm512_setzero_ps(); }
+  __attribute__((target("avx512f"))) static Vec load_b(const B* row, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, row); }
+  __attribute__((target("avx512f"))) static Vec broadcast(A a) { return _mm512_set1_ps(a); }
+  __attribute__((target("avx512f"))) static Vec madd(Vec acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
+  __attribute__((target("avx512f"))) static Vec add_c(Vec v, const C* c, __mmask16 mask) { return _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, c)); }
+  __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_ps(c, mask, v); }
+};
+struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed k-pair row of B (32 int16), vpmaddwd
+  using A = int32_t;
+  using B = int16_t;
+  using C = int32_t;
+  using Vec = __m512i;
+  __attribute__((target("avx512f"))) static Vec zero() { return _mm512_setzero_si512(); }
+  __attribute__((target("avx512f"))) static Vec load_b(const B* row, __mmask16) { return _mm512_loadu_si512(row); }  // zero padded
+  __attribute__((target("avx512f"))) static Vec broadcast(A a) { return _mm512_set1_epi32(a); }
+  __attribute__((target("avx512f,avx512bw"))) static Vec madd(Vec acc, Vec a, Vec b) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b)); }
+  __attribute__((target("avx512f"))) static Vec add_c(Vec v, const C* c, __mmask16 mask) {  // int32 sums wrap, as the cube's do
+    return _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(mask, c));
+  }
+  __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_epi32(c, mask, v); }
+};
+
+/// AVX-512: rows x (PANELS x 16) of C, one zmm accumulator per row and panel, k steps of one A
+/// element a row (row r's at `a[r * lda + p]`). B's row p of panel q is at
+/// `b + p * row_stride + q * panel_stride`: packed panels, or float B in place (row_stride ldb,
+/// panel_stride 16). `cols` counts the columns of the last panel; its B loads (float) and C
+/// loads and stores are masked to them.
+template <class Ops, int MR, int PANELS>
+__attribute__((target("avx512f,avx512bw"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
+                                                              int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
+                                                              int64_t cols, bool accumulate) {
+  using Vec = typename Ops::Vec;
+  const auto last_mask = static_cast<__mmask16>(cols >= kNR ? 0xffff : (1u << cols) - 1);
+  const auto mask = [&](int q) { return q + 1 < PANELS ? static_cast<__mmask16>(0xffff) : last_mask; };
+  Vec acc[MR][PANELS];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 2
+    for (int q = 0; q < PANELS; ++q) acc[r][q] = Ops::zero();
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    Vec bv[PANELS];
+#pragma GCC unroll 2
+    for (int q = 0; q < PANELS; ++q) bv[q] = Ops::load_b(b + p * row_stride + q * panel_stride, mask(q));
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const Vec av = Ops::broadcast(a[r * lda + p]);
+#pragma GCC unroll 2
+      for (int q = 0; q < PANELS; ++q) acc[r][q] = Ops::madd(acc[r][q], av, bv[q]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int q = 0; q < PANELS; ++q) {
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      typename Ops::C* out = c + r * ldc + q * kNR;
+      Ops::store(out, mask(q), accumulate ? Ops::add_c(acc[r][q], out, mask(q)) : acc[r][q]);
+    }
+  }
+}
+
+template <class Ops>
+using Micro512 = void (*)(int64_t, const typename Ops::A*, int64_t, const typename Ops::B*, int64_t, int64_t, typename Ops::C*, int64_t,
+                          int64_t, bool);
+
+template <class Ops, int PANELS, std::size_t... Rows>
+constexpr std::array<Micro512<Ops>, sizeof...(Rows)> micro512_row(std::index_sequence<Rows...>) {
+  return {&micro_avx512<Ops, static_cast<int>(Rows) + 1, PANELS>...};
+}
+/// micro512_table<Ops>[panels - 1][rows - 1].
+template <class Ops>
+constexpr std::array<std::array<Micro512<Ops>, kMR512>, kPanels512> micro512_table = {
+    micro512_row<Ops, 1>(std::make_index_sequence<kMR512>{}), micro512_row<Ops, 2>(std::make_index_sequence<kMR512>{})};
+
 template <int MR>
 void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
   float acc[MR * kNR] = {};
   for (int64_t p = 0; p < k; ++p) {
     for (int r = 0; r < MR; ++r) {
       const float av = a[r * lda + p];
-      for (int j = 0; j < kNR; ++j) acc[r * kNR + j] += av * bp[p * kNR + j];
+      for (int j = 0; j < kNR; ++j) acc[r * kNR + j] = std::fma(av, bp[p * kNR + j], acc[r * kNR + j]);  // fused, as the SIMD paths
     }
   }
   write_block(acc, MR, cols, c, ldc, accumulate);
@@ -102,13 +205,14 @@ bool has_f16c() {
   return fast;
 }
 
-/// Walks C in micro-kernel blocks: `block(i, rows, j)` for rows [i, i + rows) and panel j.
-template <class Block>
+/// Walks C in micro-kernel blocks of up to MR rows and PANELS panels:
+/// `block(i, rows, j, count)` for rows [i, i + rows) and panels [j, j + count).
+template <int MR, int PANELS, class Block>
 void for_each_block(int64_t m, int64_t n, const Block& block) {
   const int64_t panels = (n + kNR - 1) / kNR;
-  for (int64_t i = 0; i < m; i += kMR) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMR, m - i));
-    for (int64_t j = 0; j < panels; ++j) block(i, rows, j);
+  for (int64_t i = 0; i < m; i += MR) {
+    const int rows = static_cast<int>(std::min<int64_t>(MR, m - i));
+    for (int64_t j = 0; j < panels; j += PANELS) block(i, rows, j, static_cast<int>(std::min<int64_t>(PANELS, panels - j)));
   }
 }
 
@@ -169,15 +273,33 @@ void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
   }
 }
 
-/// c (+)= a b: `a` float (m x k, pitch lda), `b` of T (k x n, pitch ldb), packed first.
+/// c (+)= a b: `a` float (m x k, pitch lda), `b` of T (k x n, pitch ldb). AVX-512 reads float B
+/// in place (its rows are whole zmm loads; packing cost a fifth of a 128 x 128 x 64 multiply);
+/// the others, and 16-bit B, read it packed into panels.
 template <class T>
 void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const MatmulIsa isa = active_isa();
+  const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
+  if (isa == MatmulIsa::avx512) {
+    const float* bf = nullptr;
+    int64_t row_stride = kNR, panel_stride = k * kNR;
+    if constexpr (std::is_same_v<T, float>) {
+      bf = b, row_stride = ldb, panel_stride = kNR;
+    } else {
+      pack_b(b, k, n, ldb);
+      bf = scratch.b.data();
+    }
+    for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
+      micro512_table<FloatZmm>[count - 1][rows - 1](k, a + i * lda, lda, bf + j * panel_stride, row_stride, panel_stride, c + i * ldc + j * kNR, ldc,
+                                          last_cols(j + count - 1), accumulate);
+    });
+    return;
+  }
   pack_b(b, k, n, ldb);
-  for_each_block(m, n, [&](int64_t i, int rows, int64_t j) {
-    const Micro micro = avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
-    micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, std::min<int64_t>(kNR, n - j * kNR), accumulate);
+  for_each_block<kMR, 1>(m, n, [&](int64_t i, int rows, int64_t j, int) {
+    const Micro micro = isa == MatmulIsa::avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
+    micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, last_cols(j), accumulate);
   });
 }
 
@@ -262,17 +384,40 @@ void matmul_i8_portable(int32_t* c, const int8_t* a, const int8_t* b, int64_t m,
 
 void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (!avx2) return matmul_i8_portable(c, a, b, m, n, k, lda, ldb, ldc, accumulate);
+  const MatmulIsa isa = active_isa();
+  if (isa == MatmulIsa::portable) return matmul_i8_portable(c, a, b, m, n, k, lda, ldb, ldc, accumulate);
   pack_i8(a, b, m, n, k, lda, ldb);
-  const int64_t pairs = (k + 1) / 2;
-  for_each_block(m, n, [&](int64_t i, int rows, int64_t j) {
-    select_micro<PickI8>(rows)(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * pairs * kNR * 2, c + i * ldc + j * kNR,
-                               ldc, std::min<int64_t>(kNR, n - j * kNR), accumulate);
+  const int64_t pairs = (k + 1) / 2, panel_stride = pairs * kNR * 2;
+  const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
+  if (isa == MatmulIsa::avx512) {
+    for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
+      micro512_table<Int8PairsZmm>[count - 1][rows - 1](pairs, packed_i8.a.data() + i * pairs, pairs, packed_i8.b.data() + j * panel_stride,
+                                                        kNR * 2, panel_stride, c + i * ldc + j * kNR, ldc, last_cols(j + count - 1),
+                                                        accumulate);
+    });
+    return;
+  }
+  for_each_block<kMR, 1>(m, n, [&](int64_t i, int rows, int64_t j, int) {
+    select_micro<PickI8>(rows)(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * panel_stride, c + i * ldc + j * kNR, ldc,
+                               last_cols(j), accumulate);
   });
 }
 
 }  // namespace
+
+void force_matmul_isa(MatmulIsa isa) { forced_isa.store(isa, std::memory_order_relaxed); }
+
+MatmulIsa matmul_isa() { return active_isa(); }
+
+const char* matmul_isa_name(MatmulIsa isa) {
+  switch (isa) {
+    case MatmulIsa::portable: return "portable";
+    case MatmulIsa::avx2: return "avx2";
+    case MatmulIsa::avx512: return "avx512";
+    case MatmulIsa::best: break;
+  }
+  return matmul_isa_name(active_isa());
+}
 
 extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                               int64_t ldc, int32_t in_dtype, int32_t accumulate) {

@@ -215,7 +215,7 @@ inline SampleInfo sample() {
       };
       // OpenBLAS sgemm; half and bfloat16 inputs are widened to float first (counted in its time).
       auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
-      run.native_about = "OpenBLAS sgemm (half and bfloat16 widened to float first, counted in its time)";
+      run.native_about = openblas_sgemm_name() + " (half and bfloat16 widened to float first, counted in its time)";
       run.native = [=] { native_matmul(a.data(), b.data(), out->data(), M, N, K); };
       run.op_launch = [=] { matmul_op<T>()(a, b, c); };
       run.gm_bytes = static_cast<int64_t>(a.bytes() + b.bytes() + c.bytes());

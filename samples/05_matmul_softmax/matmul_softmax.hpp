@@ -110,7 +110,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error <= v.tolerance;
         return v;
       };
-      run.native_about = "OpenBLAS sgemm, then native::softmax_row over rows on TBB (libmvec expf; half and bfloat16 widened "
+      run.native_about = openblas_sgemm_name() + ", then native::softmax_row over rows on TBB (libmvec expf; half and bfloat16 widened "
                          "and rounded back, counted in its time)";
       auto c = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
       run.native = [=]() mutable {

@@ -246,7 +246,7 @@ inline SampleInfo sample() {
       };
       // A native attention: per block of 256 query rows, S = Q K^T / sqrt(D) (OpenBLAS sgemm), a
       // vectorised softmax per row, O = P V (sgemm) — the whole S row at once, not online.
-      run.native_about = "per 256 query rows: OpenBLAS sgemm Q K^T, native::softmax_row (libmvec expf) on TBB, sgemm P V "
+      run.native_about = "per 256 query rows: " + openblas_sgemm_name() + " Q K^T, native::softmax_row (libmvec expf) on TBB, sgemm P V "
                          "(half and bfloat16 widened to float and rounded back, counted in its time)";
       auto scores = std::make_shared<std::vector<float>>(static_cast<size_t>(std::min<int64_t>(S, 256) * S));
       auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(S * D));

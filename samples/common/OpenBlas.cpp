@@ -50,7 +50,10 @@ OpenBlas open_openblas() {
     throw std::runtime_error(std::string("cannot open OpenBLAS: ") + (why ? why : PTO_OPENBLAS_LIBRARY) +
                     " (scripts/bootstrap.sh installs libopenblas-dev)");
   }
-  return {symbol<decltype(&cblas_sgemm)>(handle, "cblas_sgemm"), symbol<decltype(&cblas_dgemm)>(handle, "cblas_dgemm")};
+  using CoreName = char* (*)();
+  const auto core_name = reinterpret_cast<CoreName>(::dlsym(handle, "openblas_get_corename"));
+  return {symbol<decltype(&cblas_sgemm)>(handle, "cblas_sgemm"), symbol<decltype(&cblas_dgemm)>(handle, "cblas_dgemm"),
+          core_name ? std::string(core_name()) : std::string("unknown")};
 }
 
 }  // namespace
@@ -59,5 +62,7 @@ const OpenBlas& openblas() {
   static const OpenBlas blas = open_openblas();  // never closed: its code may run until exit
   return blas;
 }
+
+std::string openblas_sgemm_name() { return "OpenBLAS sgemm (" + openblas().kernels + " kernels)"; }
 
 }  // namespace pto::samples

@@ -205,7 +205,9 @@ class CodeGen : private ir::Visitor {
   /// Vec -> Mat on an AIV: the source's valid region lands at `offset` in its AIC's tile slot.
   void move_vec_to_mat(const ir::Move* op);
   /// rows x cols elements of `es` bytes between two tiles of row pitches `dst_pitch` and `src_pitch` elements.
+  /// Equal pitches and whole rows copy as one run.
   void copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es);
+  void copy_tile_row_by_row(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es);
   /// pl::set_validshape (insert_checks: a non-negative extent within the tile).
   void set_valid_shape(const ir::SetValid* op);
   void matmul(const ir::Matmul* op);

@@ -233,6 +233,24 @@ void CodeGen::move_vec_to_mat(const ir::Move* op) {
 }
 
 void CodeGen::copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es) {
+  if (dst_pitch == src_pitch) {  // whole rows of equal pitch are one run: one copy, not one call a row
+    auto* whole = BasicBlock::Create(c_, "mv.whole", fn_);
+    auto* by_row = BasicBlock::Create(c_, "mv.rows", fn_);
+    auto* done = BasicBlock::Create(c_, "mv.done", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(cols, b_.getInt64(src_pitch)), whole, by_row);
+    b_.SetInsertPoint(whole);
+    b_.CreateMemCpy(dst, llvm::MaybeAlign(es), src, llvm::MaybeAlign(es), b_.CreateMul(rows, b_.getInt64(src_pitch * es)));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(by_row);
+    copy_tile_row_by_row(dst, dst_pitch, src, src_pitch, rows, cols, es);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return;
+  }
+  copy_tile_row_by_row(dst, dst_pitch, src, src_pitch, rows, cols, es);
+}
+
+void CodeGen::copy_tile_row_by_row(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es) {
   counted_loop(rows, [&](Value* r) {
     Value* s = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(r, b_.getInt64(src_pitch * es)));
     Value* d = b_.CreateInBoundsGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, b_.getInt64(dst_pitch * es)));

@@ -1,0 +1,103 @@
+// The cube's multiply (pto_rt_matmul) on every host ISA it has: AVX-512, AVX2 and portable give
+// bit-identical results (float: one fused multiply-add chain per element in k order, which the
+// reference below computes with std::fma; int8: wrapping int32 sums), on shapes that leave row,
+// panel and column tails for every kernel, with and without accumulation, for f32, f16, bf16 and
+// int8 inputs. An ISA this host lacks is skipped (it falls back to the best it has).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <random>
+#include <vector>
+
+#include <pto/backend/KernelABI.hpp>
+#include <pto/backend/MatmulIsa.hpp>
+#include <pto/pto.hpp>
+
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+// Row tails of 6 and 8, one and two panels, partial last panels, odd k (int8 pairs).
+constexpr Shape kShapes[] = {{1, 1, 1}, {7, 5, 3}, {13, 33, 17}, {16, 48, 64}, {37, 71, 29}, {128, 96, 40}, {9, 16, 1}};
+
+template <class T>
+std::vector<T> random_values(size_t count, std::mt19937& rng) {
+  std::uniform_int_distribution<int> small(-9, 9);
+  std::uniform_real_distribution<float> real(-2.0f, 2.0f);
+  std::vector<T> out(count);
+  for (T& v : out) {
+    if constexpr (std::is_same_v<T, int8_t>) v = static_cast<int8_t>(small(rng) * 14);
+    else v = T(real(rng));
+  }
+  return out;
+}
+
+/// c (+)= a b as the cube's contract states it: per element, fused multiply-adds in k order onto 0
+/// (float), then the old c added; int8 in wrapping int32.
+template <class In, class Acc>
+std::vector<Acc> reference(const std::vector<In>& a, const std::vector<In>& b, std::vector<Acc> c, Shape s, bool accumulate) {
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < s.n; ++j) {
+      Acc sum = 0;
+      for (int64_t p = 0; p < s.k; ++p) {
+        if constexpr (std::is_same_v<Acc, int32_t>) {
+          sum = static_cast<int32_t>(static_cast<uint32_t>(sum) + static_cast<uint32_t>(int32_t{a[i * s.k + p]} * int32_t{b[p * s.n + j]}));
+        } else {
+          sum = std::fma(static_cast<float>(a[i * s.k + p]), static_cast<float>(b[p * s.n + j]), sum);
+        }
+      }
+      Acc& out = c[i * s.n + j];
+      if constexpr (std::is_same_v<Acc, int32_t>) out = static_cast<int32_t>(static_cast<uint32_t>(accumulate ? out : 0) + static_cast<uint32_t>(sum));
+      else out = accumulate ? out + sum : sum;
+    }
+  }
+  return c;
+}
+
+template <class In, class Acc>
+void check_every_isa(pto::DType dtype) {
+  std::mt19937 rng(1234);
+  for (const Shape s : kShapes) {
+    const auto a = random_values<In>(s.m * s.k, rng);
+    const auto b = random_values<In>(s.k * s.n, rng);
+    const auto start = random_values<std::conditional_t<std::is_same_v<Acc, int32_t>, int8_t, float>>(s.m * s.n, rng);
+    for (const bool accumulate : {false, true}) {
+      const std::vector<Acc> c0(start.begin(), start.end());
+      const auto want = reference<In, Acc>(a, b, c0, s, accumulate);
+      for (const pto::MatmulIsa isa : {pto::MatmulIsa::portable, pto::MatmulIsa::avx2, pto::MatmulIsa::avx512}) {
+        pto::force_matmul_isa(isa);
+        if (pto::matmul_isa() != isa) continue;  // not on this host
+        CAPTURE(pto::matmul_isa_name(isa));
+        CAPTURE(s.m);
+        CAPTURE(s.n);
+        CAPTURE(s.k);
+        CAPTURE(accumulate);
+        auto c = c0;
+        pto::pto_rt_matmul(c.data(), a.data(), b.data(), s.m, s.n, s.k, s.k, s.n, s.n, static_cast<int32_t>(dtype), accumulate);
+        int64_t mismatches = 0;
+        for (size_t e = 0; e < c.size(); ++e) mismatches += std::memcmp(&c[e], &want[e], sizeof(Acc)) != 0;
+        CHECK(mismatches == 0);
+      }
+      pto::force_matmul_isa(pto::MatmulIsa::best);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the cube's multiply is bit-identical on every host ISA, f32") { check_every_isa<float, float>(pto::DType::f32); }
+TEST_CASE("the cube's multiply is bit-identical on every host ISA, f16") { check_every_isa<pto::half, float>(pto::DType::f16); }
+TEST_CASE("the cube's multiply is bit-identical on every host ISA, bf16") { check_every_isa<pto::bfloat16, float>(pto::DType::bf16); }
+TEST_CASE("the cube's multiply is bit-identical on every host ISA, int8") { check_every_isa<int8_t, int32_t>(pto::DType::i8); }
+
+TEST_CASE("the host's best matmul ISA is named") {
+  pto::force_matmul_isa(pto::MatmulIsa::best);
+  const std::string name = pto::matmul_isa_name(pto::matmul_isa());
+  CHECK((name == "portable" || name == "avx2" || name == "avx512"));
+  CHECK(name == pto::matmul_isa_name(pto::MatmulIsa::best));
+}
