@@ -30,15 +30,16 @@ struct Inputs {
   }
 };
 
+/// z = body(x, y) a tile at a time; with `binary` false, y is not loaded (body gets an empty b).
 template <class Body>
-auto make_map(const char* name, Body body) {
-  return pl::jit({.name = name}, [body](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) {
+auto make_map(const char* name, Body body, bool binary) {
+  return pl::jit({.name = name}, [body, binary](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) {
     auto a = pl::make_tile<float>(pl::Vec, {kTileRows, kCols});
     auto b = pl::make_tile<float>(pl::Vec, {kTileRows, kCols});
     const int64_t tiles = kRows / kTileRows;
     for (auto t : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
       pl::load(a, x.slice(t * kTileRows, kTileRows, 0, kCols));
-      pl::load(b, y.slice(t * kTileRows, kTileRows, 0, kCols));
+      if (binary) pl::load(b, y.slice(t * kTileRows, kTileRows, 0, kCols));
       a = body(a, b);
       pl::store(z.slice(t * kTileRows, kTileRows, 0, kCols), a);
     }
@@ -46,8 +47,8 @@ auto make_map(const char* name, Body body) {
 }
 
 template <class Body>
-void run_emulated(benchmark::State& state, const char* name, Body body) {
-  static const auto kernel = make_map(name, body);
+void run_emulated(benchmark::State& state, const char* name, Body body, bool binary = true) {
+  static const auto kernel = make_map(name, body, binary);
   auto& in = Inputs::get();
   kernel[{.block_dim = 8}](in.x, in.y, in.z);
   pto::synchronize();
@@ -77,6 +78,17 @@ void BM_PowNative(benchmark::State& state) {
 }
 BENCHMARK(BM_PowNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// exp alone, the transcendental of softmax: pto::math::exp inlined vs libmvec's expf.
+void BM_ExpEmulated(benchmark::State& state) {
+  run_emulated(state, "bench_exp", [](const auto& a, const auto&) { return pl::exp(a); }, false);
+}
+BENCHMARK(BM_ExpEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_ExpNative(benchmark::State& state) {
+  run_native(state, [](const float* x, const float*, float* z) { pto::samples::native::exp_row(x, z, kCols); });
+}
+BENCHMARK(BM_ExpNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 // What pl::pow cost before pto::math::pow: the C library's powf called once per element (the
 // engines called it through the runtime, so it was never vectorised).
 void BM_PowScalarLibc(benchmark::State& state) {
@@ -92,6 +104,8 @@ BENCHMARK(BM_PowScalarLibc)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTi
 int main(int argc, char** argv) {
   return pto::perf::run_with_ratios(argc, argv, {{"pow native/emulated", "BM_PowNative/min_time:1.000/real_time",
                                                   "BM_PowEmulated/min_time:1.000/real_time"},
+                                                 {"exp native/emulated", "BM_ExpNative/min_time:1.000/real_time",
+                                                  "BM_ExpEmulated/min_time:1.000/real_time"},
                                                  {"scalar powf per element / emulated", "BM_PowScalarLibc/min_time:1.000/real_time",
                                                   "BM_PowEmulated/min_time:1.000/real_time"}});
 }

@@ -14,6 +14,10 @@
 
 namespace pto::samples::native {
 
+PTO_NATIVE_CLONES void exp_row(const float* x, float* y, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) y[c] = expf(x[c]);
+}
+
 PTO_NATIVE_CLONES void pow_row(const float* x, const float* y, float* z, int64_t n) {
   for (int64_t c = 0; c < n; ++c) z[c] = powf(x[c], y[c]);
 }

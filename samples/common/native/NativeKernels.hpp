@@ -18,6 +18,9 @@ void layernorm_row(const float* x, const float* gamma, const float* beta, float*
 /// y = max(y + bias, 0) over one row of n floats.
 void bias_relu_row(float* y, const float* bias, int64_t n);
 
+/// y = e^x element by element over n floats (libmvec's vectorised expf).
+void exp_row(const float* x, float* y, int64_t n);
+
 /// z = x^y element by element over n floats (libmvec's vectorised powf).
 void pow_row(const float* x, const float* y, float* z, int64_t n);
 
