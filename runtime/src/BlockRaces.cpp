@@ -1,6 +1,7 @@
 #include "pto/runtime/BlockRaces.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -51,14 +52,42 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
     }
   }
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); });
+  const size_t blocks = cores.size() / static_cast<size_t>(std::max(1, per_block)) + 1;
   for (auto from = all.begin(); from != all.end();) {
     const int t = from->tensor;
     const auto to = std::find_if(from, all.end(), [&](const Entry& e) { return e.tensor != t; });
     const std::span<const Entry> entries(from, to);
     from = to;
-    std::vector<const Entry*> active;  // entries whose range may still reach the next ones
+    // Entries whose range may still reach the next ones, in sweep order, with how many each block
+    // has there and the lowest end among them: the list is pruned only when some entry has ended,
+    // and scanned only when another block has one (a block's repeated accesses to its own part of
+    // a workspace pile up there and never race with each other).
+    std::vector<const Entry*> active;
+    std::vector<size_t> active_of_block(blocks, 0);
+    int64_t first_end = std::numeric_limits<int64_t>::max();
     for (const Entry& e : entries) {
-      std::erase_if(active, [&](const Entry* a) { return a->touch.hi <= e.touch.lo; });
+      if (e.touch.lo >= first_end) {
+        first_end = std::numeric_limits<int64_t>::max();
+        std::erase_if(active, [&](const Entry* a) {
+          const bool ended = a->touch.hi <= e.touch.lo;
+          if (ended) {
+            --active_of_block[static_cast<size_t>(a->core / per_block)];
+          } else {
+            first_end = std::min(first_end, a->touch.hi);
+          }
+          return ended;
+        });
+      }
+      const auto block = static_cast<size_t>(e.core / per_block);
+      auto join = [&] {
+        active.push_back(&e);
+        ++active_of_block[block];
+        first_end = std::min(first_end, e.touch.hi);
+      };
+      if (active_of_block[block] == active.size()) {  // only this block's: nothing to compare
+        join();
+        continue;
+      }
       for (const Entry* a : active) {
         if (!(a->write || e.write) || a->core / per_block == e.core / per_block || apart(*a, e) || !a->touch.overlaps(e.touch)) continue;
         if (k.ir.instrs[a->touch.instr].atomic && k.ir.instrs[e.touch.instr].atomic) continue;  // atomic adds commute
@@ -85,7 +114,7 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
         r.between_blocks = true;
         out.push_back(std::move(r));
       }
-      active.push_back(&e);
+      join();
     }
   }
   return out;

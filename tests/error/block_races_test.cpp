@@ -68,6 +68,33 @@ TEST_CASE("a block reading what the next block writes is a race between blocks (
   check_runtime_usable();
 }
 
+TEST_CASE("a block storing its own part many times races with nobody; one store into a neighbour's part races with each of them") {
+  // The flash-attention pattern: every block rewrites its own workspace rows over and over (the
+  // checker sweeps past piles of one block's overlapping accesses without comparing them), and
+  // block 0 also writes block 1's row once: a WAW with each of block 1's 50 stores.
+  constexpr int kRepeats = 50;
+  int own_line = 0, stray_line = 0;
+  const auto k = pl::jit({.name = "own_rows_and_a_stray", .auto_mutex = true}, [&](pl::Tensor<float> x, pl::Tensor<float> ws) {
+    auto t = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto b = pl::get_block_idx();
+    pl::load(t, x.slice(b, 1, 0, 64));
+    for (auto i : pl::range(0, kRepeats)) {
+      (void)i;
+      own_line = __LINE__; pl::store(ws.slice(b, 1, 0, 64), t);
+    }
+    pl::if_(b == 0, [&] { stray_line = __LINE__; pl::store(ws.slice(1, 1, 0, 64), t); });
+  });
+  auto x = pto::Tensor<float>::random({4, 64}, 7);
+  auto ws = pto::Tensor<float>::zeros({4, 64});
+  const pto::LaunchProfile p = k[{.block_dim = 4}].run_sync(x, ws);
+  const pto::RaceReport* r = find_race(p, "WAW", "arg1");
+  REQUIRE(r != nullptr);
+  CHECK(r->count == kRepeats);
+  CHECK_HAS(r->message(), "[MTE3 on block 0, AIV 0]", PTO_AT(stray_line), "[MTE3 on block 1, AIV 1]", PTO_AT(own_line));
+  CHECK(p.races.size() == 1);
+  check_runtime_usable();
+}
+
 TEST_CASE("one buffer passed as two parameters is one memory to the checker: the neighbour read still races") {
   // Block b reads rows of tile b + 1 through `x` and writes tile b through `z`; launched as
   // kernel(y, y) the two parameters are one buffer (issue #18's missed race).
