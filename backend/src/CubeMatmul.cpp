@@ -1,7 +1,7 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
-// micro-kernels over a packed copy of the Right tile (panels of 16 columns), chosen at run time:
-// AVX-512 (8 rows x 2 panels in zmm), AVX2/FMA (6 rows x 1 panel in ymm pairs), or portable.
-// Every lane is one chain of fused multiply-adds in k order, so the AVX-512 and AVX2 kernels give
+// micro-kernels chosen at run time: AVX-512 (8 rows x 2 panels of 16 columns in zmm, float B read
+// in place), AVX2/FMA (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every
+// element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
 // bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
 // widened to float (their products are exact in float, as in the cube): A first, B while it is
 // packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <utility>
