@@ -52,6 +52,7 @@ struct Buffers {
   std::vector<uint32_t> base, rdeps, fill;
   std::vector<OpState> ops;  // one per op of the launch, and a last one that ends rdeps
   std::vector<double> work_end;
+  SharedL2::Storage l2;  // used in place (SharedL2 keeps a reference), not swapped
 
   void swap(Buffers& o) {
     base.swap(o.base), rdeps.swap(o.rdeps), fill.swap(o.fill), ops.swap(o.ops), work_end.swap(o.work_end);
@@ -62,7 +63,7 @@ class Replayer {
  public:
   Replayer(const ReplayInput& in, Buffers& kept)
       : in_(in), chip_(*in.chip),
-        l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint),
+        l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint, kept.l2),
         flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
     b_.swap(kept_);
   }

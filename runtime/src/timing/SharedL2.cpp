@@ -28,10 +28,11 @@ int oldest(const uint64_t* used, int ways) {
 
 }  // namespace
 
-SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint)
+SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint, Storage& storage)
     : line_(std::max<int64_t>(1, line_bytes)), line_shift_(std::countr_zero(static_cast<uint64_t>(line_))), ways_(std::max(1, ways)),
       sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))),
-      fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes) && std::has_single_bit(static_cast<uint64_t>(line_))) {
+      fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes) && std::has_single_bit(static_cast<uint64_t>(line_))),
+      present_(storage.present), tags_(storage.tags), used_(storage.used) {
   if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
 }
 
@@ -68,9 +69,10 @@ SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
     out.fetched_bytes += static_cast<double>((total - present) * line);
     return out;
   }
-  if (tags_.empty()) {
+  if (!tags_ready_) {
     tags_.assign(sets_ * static_cast<uint64_t>(ways_), kEmpty);
     used_.assign(tags_.size(), 0);
+    tags_ready_ = true;
   }
   for (uint64_t l = addr / line, last = (addr + len - 1) / line; l <= last; ++l) {
     const uint64_t first_way = (l % sets_) * static_cast<uint64_t>(ways_);

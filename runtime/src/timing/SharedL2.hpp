@@ -10,8 +10,15 @@ namespace pto::timing {
 
 class SharedL2 {
  public:
-  /// `footprint`: the bytes of GM addresses the launch can touch, from 0 (0: unknown).
-  SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint = 0);
+  /// The model's tables, kept by the caller between models so that a replay does not map, fault in
+  /// and zero fresh pages each time (the bitmap of a launch with a 192 MiB footprint is 192 KiB,
+  /// past malloc's mmap threshold).
+  struct Storage {
+    std::vector<uint64_t> present, tags, used;
+  };
+  /// `footprint`: the bytes of GM addresses the launch can touch, from 0 (0: unknown). `storage`
+  /// is cleared and used for this model's life.
+  SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footprint, Storage& storage);
   struct Outcome {
     double hit_bytes = 0;     // bytes of the range in lines that were present
     double fetched_bytes = 0; // whole lines brought in for the rest (HBM moves lines, not bytes)
@@ -26,11 +33,13 @@ class SharedL2 {
   uint64_t sets_;
   uint64_t clock_ = 0;
   bool fits_;                        // the footprint fits: present_ holds one bit per line
-  std::vector<uint64_t> present_;
-  // Per set, its ways' tags and LRU stamps (sets_ * ways_ each, allocated on first use).
+  std::vector<uint64_t>& present_;
+  // Per set, its ways' tags and LRU stamps (sets_ * ways_ each, set up on first use).
   static constexpr uint64_t kEmpty = ~uint64_t{0};
   static constexpr int kCommonWays = 16;
-  std::vector<uint64_t> tags_, used_;
+  std::vector<uint64_t>& tags_;
+  std::vector<uint64_t>& used_;
+  bool tags_ready_ = false;
 };
 
 }  // namespace pto::timing
