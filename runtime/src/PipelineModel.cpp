@@ -161,6 +161,10 @@ void CoreModel::reuse(CoreRecording&& storage) {
   trace_ = std::move(storage.trace);
   storage.gm_spans.clear();
   gm_spans_ = std::move(storage.gm_spans);
+  // Tile slots' race state: each slot's histories are emptied when its clock index is first used
+  // (access), so clearing the bits empties the map without destroying and re-making the slots.
+  storage.resources.for_each([](ResourceState& s) { s.used = 0; });
+  resources_ = std::move(storage.resources);
 }
 
 int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
@@ -516,6 +520,10 @@ void CoreModel::access(int64_t key, int q, bool write, int64_t lo, int64_t hi, i
   const Clock& vc = pipes_[q].clock;
   const int self = at(q);
   const Touch t{lo, hi, width, vc[self], instr};
+  if (!(st.used & (1u << self))) {  // first access from this clock index (the state may be reused)
+    st.writes[self].reset();
+    st.reads[self].reset();
+  }
   for (uint32_t used = st.used & ~(1u << self); used != 0; used &= used - 1) {
     const int p = std::countr_zero(used);
     check_history(write ? "WAW" : "RAW", key, st.writes[p], t, vc[p], p, self);

@@ -93,6 +93,11 @@ TEST_CASE("the race checker sees aliased tiles as one memory (and auto_mutex's l
   // auto_mutex locks a tile slot's memory around each access: aliases share the lock, so no race.
   const auto locked = pl::jit({.name = "alias_auto_mutex", .auto_mutex = true}, body);
   CHECK(locked[{.block_dim = 1}].run_sync(x, y).races.empty());
+  // Launches reuse the cores' race state: nothing of one launch reaches the next.
+  const pto::LaunchProfile again = racy[{.block_dim = 1}].run_sync(x, y);
+  REQUIRE(again.races.size() == 1);
+  CHECK(again.races.front().count == p.races.front().count);
+  CHECK(locked[{.block_dim = 1}].run_sync(x, y).races.empty());
 
   const auto overlap = pl::jit({.name = "partial_overlap"}, [](pl::Tensor<float> x) {
     auto a = pl::make_tile<float>(pl::Vec, {16, 64}, pl::Addrs{0x0});    // bytes [0, 4096)

@@ -23,6 +23,13 @@ class DenseMap {
     return dense_[key];
   }
 
+  /// Calls f(value) for every value held (keys made by operator[] stay made).
+  template <class F>
+  void for_each(F&& f) {
+    for (T& v : dense_) f(v);
+    for (auto& [key, v] : sparse_) f(v);
+  }
+
  private:
   std::vector<T> dense_;
   std::map<uint64_t, T> sparse_;

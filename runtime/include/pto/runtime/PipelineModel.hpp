@@ -146,6 +146,12 @@ struct TouchHistory {
     }
     last = t;
   }
+  /// Back to no accesses (the ring keeps its capacity).
+  void reset() {
+    last = Touch{};
+    older.clear();
+    next = 0;
+  }
   int count() const { return (last.instr != -2 ? 1 : 0) + static_cast<int>(older.size()); }
   /// The i-th newest access (0: the newest).
   const Touch& newest(int i) const {
@@ -170,7 +176,7 @@ struct GmSpan {
 /// Per resource, the recent reads and writes of every pipe of every core of a block.
 struct ResourceState {
   std::array<TouchHistory, kClockWidth> writes{}, reads{};
-  uint32_t used = 0;  // bit i: clock index i has accesses
+  uint32_t used = 0;  // bit i: clock index i has accesses; its histories mean something only while it is set
 };
 /// GM accesses of the cores of one block (shared by their CoreModels), by race-state key k < 0
 /// stored at -(k + 1): tensor t at t.
@@ -198,6 +204,7 @@ struct AuditAccess {
 struct CoreRecording {
   timing::CoreTrace trace;
   std::vector<GmSpan> gm_spans;
+  DenseMap<ResourceState> resources;  // the race state of the core's tile slots (about 3 KB a slot), kept made
 };
 
 class CoreModel {
@@ -262,7 +269,7 @@ class CoreModel {
   /// hand recording storage from one to the next. Call before the first op.
   void reuse(CoreRecording&& storage);
   /// Gives the recording's storage back (the model records nothing after).
-  CoreRecording release_recording() { return {std::move(trace_), std::move(gm_spans_)}; }
+  CoreRecording release_recording() { return {std::move(trace_), std::move(gm_spans_), std::move(resources_)}; }
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
