@@ -162,15 +162,6 @@ template <class Ops>
 using Micro512 = void (*)(int64_t, const typename Ops::A*, int64_t, const typename Ops::B*, int64_t, int64_t, typename Ops::C*, int64_t,
                           int64_t, bool);
 
-template <class Ops, int PANELS, std::size_t... Rows>
-constexpr std::array<Micro512<Ops>, sizeof...(Rows)> micro512_row(std::index_sequence<Rows...>) {
-  return {&micro_avx512<Ops, static_cast<int>(Rows) + 1, PANELS>...};
-}
-/// micro512_table<Ops>[panels - 1][rows - 1].
-template <class Ops>
-constexpr std::array<std::array<Micro512<Ops>, kMR512>, kPanels512> micro512_table = {
-    micro512_row<Ops, 1>(std::make_index_sequence<kMR512>{}), micro512_row<Ops, 2>(std::make_index_sequence<kMR512>{})};
-
 template <int MR>
 void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
   float acc[MR * kNR] = {};
@@ -185,19 +176,26 @@ void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, flo
 
 using Micro = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t, bool);
 
-template <template <int> class Pick>
-auto select_micro(int rows) -> std::remove_const_t<decltype(Pick<1>::fn)> {
-  switch (rows) {
-    case 1: return Pick<1>::fn;
-    case 2: return Pick<2>::fn;
-    case 3: return Pick<3>::fn;
-    case 4: return Pick<4>::fn;
-    case 5: return Pick<5>::fn;
-    default: return Pick<6>::fn;
-  }
+/// The micro-kernels by their row count: kByRows<Pick, N>[rows - 1] is Pick<rows>::fn, rows 1..N.
+template <template <int> class Pick, std::size_t... Rows>
+constexpr auto by_rows(std::index_sequence<Rows...>) {
+  return std::array{Pick<static_cast<int>(Rows) + 1>::fn...};
 }
+template <template <int> class Pick, int N>
+constexpr auto kByRows = by_rows<Pick>(std::make_index_sequence<N>{});
+
 template <int MR> struct PickAvx2 { static constexpr Micro fn = &micro_avx2<MR>; };
 template <int MR> struct PickPortable { static constexpr Micro fn = &micro_portable<MR>; };
+template <class Ops, int PANELS>
+struct Pick512 {
+  template <int MR>
+  struct Rows {
+    static constexpr Micro512<Ops> fn = &micro_avx512<Ops, MR, PANELS>;
+  };
+};
+/// micro512_table<Ops>[panels - 1][rows - 1].
+template <class Ops>
+constexpr std::array micro512_table = {kByRows<Pick512<Ops, 1>::template Rows, kMR512>, kByRows<Pick512<Ops, 2>::template Rows, kMR512>};
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen8_avx2).
 bool has_f16c() {
@@ -274,8 +272,9 @@ void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
 }
 
 /// c (+)= a b: `a` float (m x k, pitch lda), `b` of T (k x n, pitch ldb). AVX-512 reads float B
-/// in place (its rows are whole zmm loads; packing cost a fifth of a 128 x 128 x 64 multiply);
-/// the others, and 16-bit B, read it packed into panels.
+/// in place: its rows are whole zmm loads, and dropping the packing took the f32 matmul sample at
+/// 1024^3 / 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each). The others, and 16-bit B,
+/// read it packed into panels.
 template <class T>
 void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
@@ -298,7 +297,7 @@ void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, in
   }
   pack_b(b, k, n, ldb);
   for_each_block<kMR, 1>(m, n, [&](int64_t i, int rows, int64_t j, int) {
-    const Micro micro = isa == MatmulIsa::avx2 ? select_micro<PickAvx2>(rows) : select_micro<PickPortable>(rows);
+    const Micro micro = isa == MatmulIsa::avx2 ? kByRows<PickAvx2, kMR>[rows - 1] : kByRows<PickPortable, kMR>[rows - 1];
     micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, last_cols(j), accumulate);
   });
 }
@@ -398,7 +397,7 @@ void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t 
     return;
   }
   for_each_block<kMR, 1>(m, n, [&](int64_t i, int rows, int64_t j, int) {
-    select_micro<PickI8>(rows)(pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * panel_stride, c + i * ldc + j * kNR, ldc,
+    kByRows<PickI8, kMR>[rows - 1](pairs, packed_i8.a.data() + i * pairs, packed_i8.b.data() + j * panel_stride, c + i * ldc + j * kNR, ldc,
                                last_cols(j), accumulate);
   });
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -59,6 +60,15 @@ std::vector<Acc> reference(const std::vector<In>& a, const std::vector<In>& b, s
   return c;
 }
 
+/// Whether this host can run `isa` (what CubeMatmul.cpp checks, asked independently).
+bool host_has(pto::MatmulIsa isa) {
+  switch (isa) {
+    case pto::MatmulIsa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    case pto::MatmulIsa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    default: return true;
+  }
+}
+
 template <class In, class Acc>
 void check_every_isa(pto::DType dtype) {
   std::mt19937 rng(1234);
@@ -71,7 +81,8 @@ void check_every_isa(pto::DType dtype) {
       const auto want = reference<In, Acc>(a, b, c0, s, accumulate);
       for (const pto::MatmulIsa isa : {pto::MatmulIsa::portable, pto::MatmulIsa::avx2, pto::MatmulIsa::avx512}) {
         pto::force_matmul_isa(isa);
-        if (pto::matmul_isa() != isa) continue;  // not on this host
+        REQUIRE((pto::matmul_isa() == isa) == host_has(isa));  // forced when the host has it, else the host's best
+        if (!host_has(isa)) continue;
         CAPTURE(pto::matmul_isa_name(isa));
         CAPTURE(s.m);
         CAPTURE(s.n);
@@ -95,9 +106,17 @@ TEST_CASE("the cube's multiply is bit-identical on every host ISA, f16") { check
 TEST_CASE("the cube's multiply is bit-identical on every host ISA, bf16") { check_every_isa<pto::bfloat16, float>(pto::DType::bf16); }
 TEST_CASE("the cube's multiply is bit-identical on every host ISA, int8") { check_every_isa<int8_t, int32_t>(pto::DType::i8); }
 
-TEST_CASE("the host's best matmul ISA is named") {
+TEST_CASE("forcing a matmul ISA: each one the host has runs under its name; best undoes it") {
+  const std::pair<pto::MatmulIsa, const char*> isas[] = {
+      {pto::MatmulIsa::portable, "portable"}, {pto::MatmulIsa::avx2, "avx2"}, {pto::MatmulIsa::avx512, "avx512"}};
+  pto::MatmulIsa best = pto::MatmulIsa::portable;
+  for (const auto& [isa, name] : isas) {
+    if (!host_has(isa)) continue;
+    best = isa;
+    pto::force_matmul_isa(isa);
+    CHECK(pto::matmul_isa() == isa);
+    CHECK(std::string(pto::matmul_isa_name(pto::matmul_isa())) == name);
+  }
   pto::force_matmul_isa(pto::MatmulIsa::best);
-  const std::string name = pto::matmul_isa_name(pto::matmul_isa());
-  CHECK((name == "portable" || name == "avx2" || name == "avx512"));
-  CHECK(name == pto::matmul_isa_name(pto::MatmulIsa::best));
+  CHECK(pto::matmul_isa() == best);  // the widest the host has
 }
