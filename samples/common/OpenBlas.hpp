@@ -9,8 +9,8 @@
 //
 // Kernels: OpenBLAS (DYNAMIC_ARCH) picks its kernel set by CPU model unless OPENBLAS_CORETYPE
 // names one; the baselines report which (`openblas_sgemm_name`). Measured on an AMD family 1Ah
-// host with AVX-512, single-threaded sgemm 1024^3: its own pick (Cooperlake, AVX-512) 240 GFLOP/s,
-// OPENBLAS_CORETYPE=Haswell (AVX2) 126 GFLOP/s.
+// host with AVX-512, single-threaded sgemm 1024^3: its own pick (Cooperlake, AVX-512) 216-240
+// GFLOP/s, OPENBLAS_CORETYPE=Haswell (AVX2) 122 GFLOP/s.
 #include <cblas.h>
 
 #include <string>
