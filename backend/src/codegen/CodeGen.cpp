@@ -103,7 +103,7 @@ llvm::AllocaInst* CodeGen::loop_slot(const ir::Var* var) {
   return llvm::cast<llvm::AllocaInst>(var_slot_[var->id]);
 }
 
-void CodeGen::counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name) {
+llvm::BranchInst* CodeGen::counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name) {
   BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* head = BasicBlock::Create(c_, std::string(name) + ".body", fn_);
   BasicBlock* exit = BasicBlock::Create(c_, std::string(name) + ".exit", fn_);
@@ -114,8 +114,18 @@ void CodeGen::counted_loop(Value* count, const std::function<void(Value*)>& body
   body(i);
   Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
   b_.SetInsertPoint(exit);
+  return latch;
+}
+
+void CodeGen::set_interleave(llvm::BranchInst* latch, int count) {
+  llvm::Metadata* count_md[] = {llvm::MDString::get(c_, "llvm.loop.interleave.count"),
+                                llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(count)))};
+  llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(c_, count_md)};
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, self);
+  loop->replaceOperandWith(0, loop);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
 Value* CodeGen::tile_base_in(Value* arena, const ir::TileRef& t) {

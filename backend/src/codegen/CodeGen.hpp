@@ -78,7 +78,11 @@ class CodeGen : private ir::Visitor {
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "");
   llvm::AllocaInst* loop_slot(const ir::Var* var);
   /// for (i = 0; i < count; ++i) body(i), count >= 0 at run time.
-  void counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name);
+  llvm::BranchInst* counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name);
+  /// Asks the loop vectoriser to run `count` vector iterations of the loop side by side.
+  void set_interleave(llvm::BranchInst* latch, int count);
+  /// The interleave count for an element loop with a transcendental function over rows of `cols`.
+  static int math_interleave(int64_t cols);
 
   const ir::TileGroup& group(const ir::TileRef& t) const { return k_.groups[t.group]; }
   Value* tile_base(const ir::TileRef& t) { return tile_base_in(arena_[static_cast<size_t>(group(t).space)], t); }
@@ -264,6 +268,7 @@ class CodeGen : private ir::Visitor {
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;
   std::vector<Value*> tensor_base_;
+  bool math_emitted_ = false;  // set by math() and math_pow(): the element code has a transcendental function
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;
   std::vector<Value*> valid_;

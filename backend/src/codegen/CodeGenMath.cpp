@@ -49,6 +49,7 @@ struct IrOps {
 }  // namespace
 
 Value* CodeGen::math(ir::UnaryOp op, Value* a) {
+  math_emitted_ = true;
   IrOps ops{b_};
   math::MathKernels<IrOps> k{ops};
   switch (op) {
@@ -66,6 +67,7 @@ Value* CodeGen::math(ir::UnaryOp op, Value* a) {
 }
 
 Value* CodeGen::math_pow(Value* x, Value* y) {
+  math_emitted_ = true;
   IrOps ops{b_};
   return math::MathKernels<IrOps>{ops}.pow(x, y);
 }
