@@ -157,9 +157,10 @@ TEST_CASE_TEMPLATE("row_sum, row_max and row_min reduce each row of a tile, with
 }
 
 TEST_CASE("float row_max / row_min skip NaNs and break +0/-0 ties as documented, in any lane (JIT and interpreter alike)") {
-  // The JIT runs max/min in 32 lanes folded to 8 (order-free); the result must not depend on the
-  // lane a special lands in: columns 1..77 put NaN, -0, +0 and infinities in every lane position.
-  for (int64_t cols : {int64_t{1}, int64_t{31}, int64_t{45}, int64_t{77}}) {
+  // The JIT runs max/min in 64 lanes folded to 8 (order-free), over chunks of 256 columns; the
+  // result must not depend on the lane a special lands in: columns 1..300 put NaN, -0, +0 and
+  // infinities in every lane position, in one chunk and across two, with and without a tail.
+  for (int64_t cols : {int64_t{1}, int64_t{31}, int64_t{45}, int64_t{77}, int64_t{128}, int64_t{150}, int64_t{300}}) {
     const int64_t rows = 12;
     auto x = pto::Tensor<float>::random({rows, cols}, 5, -3, 3);
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();

@@ -345,8 +345,9 @@ Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRo
   // The lanes are one vector. The columns of full lane groups are computed a chunk at a time into
   // a small row buffer (an element-wise loop the loop vectoriser handles like any tile
   // expression), then combined into the lanes one vector load at a time. An order-free combine
-  // (max, min) runs 32 lanes (four independent chains), folded into 8 at the end.
-  const unsigned width = order_free ? 4 * kLanes : kLanes;
+  // (max, min) runs 64 lanes (four independent chains of AVX-512 vectors, eight of AVX2; 32 lanes
+  // made row_max a fifth of softmax's element time), folded into 8 at the end.
+  const unsigned width = order_free ? 8 * kLanes : kLanes;
   constexpr int64_t kChunk = 256;  // columns per chunk: a multiple of every width
   auto* vt = llvm::FixedVectorType::get(ct, width);
   auto* lanes = entry_alloca(vt);  // promoted to a register by mem2reg
