@@ -10,15 +10,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "01_vector_add/vector_add.hpp"
+#include "02_softmax/softmax.hpp"
 #include "RatioReporter.hpp"
 #include "common/TensorHelpers.hpp"
 #include "pto/runtime/timing/Replay.hpp"
 
 namespace va = pto::samples::vector_add;
+namespace sm = pto::samples::softmax;
+namespace pl = pto::lang;
 
 namespace {
 
@@ -83,19 +87,19 @@ void BM_TimingCostPaired(benchmark::State& state) {
   state.counters["on_ms"] = median(checked_ms);
   pto::set_replay_cache(true);
 }
-// Core interleaving on and off, in pairs as above (the order alternating): vector_add 16M on 8
-// blocks, timing off, so the ratio is the host's memory order alone.
-void BM_InterleavePaired(benchmark::State& state) {
-  const auto kernel = va::make_kernel<float>({.timing = false});
-  auto& in = inputs();
+// Core interleaving on and off, in pairs as above (the order alternating), timing on or off, so
+// the ratio is the host's order of work alone: a memory-bound kernel (vector_add 16M) and a
+// compute-bound one (softmax 4096x1024 f32), both on 8 blocks.
+void interleave_paired(benchmark::State& state, const std::function<void()>& launch) {
   auto time_launch = [&](bool interleave) {
     pto::set_core_interleaving(interleave);
     const auto t0 = std::chrono::steady_clock::now();
-    kernel[{.block_dim = 8}](in.x, in.y, in.z);
+    launch();
     pto::synchronize();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   time_launch(true);
+  time_launch(false);
   std::vector<double> ratio, on_ms, off_ms;
   bool first_on = true;
   for (auto _ : state) {
@@ -115,7 +119,24 @@ void BM_InterleavePaired(benchmark::State& state) {
   state.counters["on_ms"] = median(on_ms);
   state.counters["off_ms"] = median(off_ms);
 }
-BENCHMARK(BM_InterleavePaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+void BM_InterleavePaired(benchmark::State& state) {
+  const auto kernel = va::make_kernel<float>({.timing = state.range(0) != 0});
+  auto& in = inputs();
+  interleave_paired(state, [&] { kernel[{.block_dim = 8}](in.x, in.y, in.z); });
+}
+void BM_InterleavePairedSoftmax(benchmark::State& state) {
+  const auto kernel = pl::jit({.name = "softmax_interleave", .timing = state.range(0) != 0, .race_check = state.range(0) != 0},
+                              [](pl::Tensor<float> x, pl::Tensor<float> y) {
+                                const int64_t rows = x.dim(0), cols = x.dim(1);
+                                const int64_t r_tile = sm::fitting_rows<float>(rows, cols, 2, pto::ChipProfile::get("a2").limits(pl::Vec).bytes);
+                                sm::softmax_rows<float>(x, y, pl::ceil_div(rows, r_tile), r_tile, 2, pto::samples::SyncMode::automatic);
+                              });
+  auto x = pto::Tensor<float>::random({4096, 1024}, 7, -4.0, 4.0);
+  auto y = pto::Tensor<float>::zeros({4096, 1024});
+  interleave_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
+}
+BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
@@ -221,7 +242,13 @@ int main(int argc, char** argv) {
                                                          {"timing+races on / off, paired, every launch replayed",
                                                           "BM_TimingCostPaired/replay_cache:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, vector_add 16M timing off (> 1: faster on)",
-                                                          "BM_InterleavePaired/min_time:3.000/real_time", ""},
+                                                          "BM_InterleavePaired/timing:0/min_time:3.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, vector_add 16M timing on",
+                                                          "BM_InterleavePaired/timing:1/min_time:3.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, softmax 4096x1024 timing off",
+                                                          "BM_InterleavePairedSoftmax/timing:0/min_time:3.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, softmax 4096x1024 timing on",
+                                                          "BM_InterleavePairedSoftmax/timing:1/min_time:3.000/real_time", ""},
                                                          {"profiled / unprofiled launch (<= 2)", "BM_LaunchProfiled/min_time:1.000/real_time",
                                                           "BM_LaunchUnprofiled/min_time:1.000/real_time"}});
   print_roofline();
