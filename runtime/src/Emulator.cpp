@@ -29,6 +29,7 @@
 #include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
 #include "emulator/Interleave.hpp"
+#include "emulator/KnownLaunches.hpp"
 #include "TbbTsan.hpp"
 #include "pto/runtime/BlockRaces.hpp"
 #include "pto/runtime/PipelineModel.hpp"
@@ -45,6 +46,7 @@ std::atomic<uint64_t> disk_loads{0};
 std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
 std::atomic<uint64_t> interleaved_launches{0};
+std::atomic<uint64_t> known_launch_hits{0};
 std::atomic<uint64_t> tier_ups{0};
 std::atomic<double> tier_up_ms{0};
 std::mutex threads_mu;
@@ -56,6 +58,9 @@ void exec_hook(void* model, int32_t instr, int64_t amount, const int64_t* slots,
 void sync_hook(void* model, int32_t instr, int64_t event, int64_t slot) {
   static_cast<CoreModel*>(model)->sync(instr, event, slot);
 }
+// A known launch's hooks (KnownLaunches.hpp): its profile is the one its traces gave before.
+void known_exec_hook(void*, int32_t, int64_t, const int64_t*, int64_t, int64_t) {}
+void known_sync_hook(void*, int32_t, int64_t, int64_t) {}
 
 /// Each tensor's columns in this launch, for the pipeline model's GM regions of dynamic width;
 /// empty when the kernel has no dynamic dimension.
@@ -91,6 +96,11 @@ class Launch {
         gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
+    if (k_.instrumented && !audit_ && replay_cache().enabled() && k_.known_launches->applies(k_)) {
+      known_key_ = known_launch_key(k_, args_, block_dim_, record_);
+      known_ = k_.known_launches->find(*known_key_);
+      if (known_) known_launch_hits.fetch_add(1, std::memory_order_relaxed);
+    }
     if (args.tensors.size() > small_.size()) large_.resize(args.tensors.size());
     tensors_ = large_.empty() ? small_.data() : large_.data();
     for (size_t i = 0; i < args.tensors.size(); ++i) tensors_[i] = args.tensors[i].data;
@@ -146,6 +156,7 @@ class Launch {
       }
     }
     for (size_t c = 0; c < models_.size(); ++c) {
+      if (!models_[c]) continue;
       if (const auto& f = models_[c]->failure()) {
         throw_model_failure(k_, f->first, f->second, layout_.number(c / layout_.per_block, c % layout_.per_block),
                             layout_.kind(c % layout_.per_block));
@@ -155,7 +166,25 @@ class Launch {
 
   /// Step 3: the profile. Untimed kernels get the launch's description only; timed ones are
   /// replayed on the chip model (shared L2 and HBM), then checked for races between blocks.
-  LaunchProfile profile(bool record) {
+  LaunchProfile profile() {
+    if (known_) {
+      debug_log_.deliver();
+      return *known_;
+    }
+    LaunchProfile prof = measured_profile(record_);
+    if (known_key_) k_.known_launches->put(*known_key_, std::make_shared<const LaunchProfile>(prof));
+    return prof;
+  }
+
+  /// Step 4: the cores' trace storage goes back to the pool for the next launch.
+  void recycle_traces() {
+    for (auto& m : models_) {
+      if (m) trace_pool().give(m->release_recording());
+    }
+  }
+
+ private:
+  LaunchProfile measured_profile(bool record) {
     LaunchProfile prof;
     const ChipProfile& chip = *k_.chip;
     prof.kernel = k_.ir.name;
@@ -207,14 +236,6 @@ class Launch {
     return prof;
   }
 
-  /// Step 4: the cores' trace storage goes back to the pool for the next launch.
-  void recycle_traces() {
-    for (auto& m : models_) {
-      if (m) trace_pool().give(m->release_recording());
-    }
-  }
-
- private:
   /// The context (and, timed, the pipeline model) of core `slot` of block `b`.
   CoreModel* prepare_core(int b, int slot, CoreContext& ctx, CoreMemory& memory) {
     const int c = b * layout_.per_block + slot;
@@ -241,7 +262,10 @@ class Launch {
                       .budget = k_.instruction_budget,
                       .peer = {}};
     for (size_t s = 1; s < 6; ++s) ctx.arena[s] = memory.space[s].get();
-    if (k_.instrumented) {
+    if (known_) {
+      ctx.exec = &known_exec_hook;
+      ctx.sync = &known_sync_hook;
+    } else if (k_.instrumented) {
       ctx.model = &models_[c].emplace(&k_, cost_, layout_.number(b, slot), k_.race_check, slot,
                                       gm_state_.empty() ? nullptr : &gm_state_[b], static_cast<int>(kind), c);
       models_[c]->reuse(trace_pool().take());
@@ -394,6 +418,9 @@ class Launch {
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
   const bool audit_ = k_.instrumented && k_.race_check && race_audit.load(std::memory_order_relaxed);
+  const bool record_ = k_.instrumented && detail::profiling();  // the profile keeps spans and flows
+  std::optional<KnownLaunches::Key> known_key_;   // set when the kernel's traces follow from its arguments
+  std::shared_ptr<const LaunchProfile> known_;    // the profile of the same launch before: no model runs
 };
 
 }  // namespace
@@ -405,7 +432,7 @@ LaunchProfile emulate_launch(const CompiledKernel& k, const detail::LaunchArgs& 
   Launch launch(k, args, block_dim);
   launch.run_blocks();
   launch.raise_failures();
-  LaunchProfile prof = launch.profile(k.instrumented && detail::profiling());
+  LaunchProfile prof = launch.profile();
   launch.recycle_traces();
   prof.host_start_us = host_start_us;
   prof.host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wall_start).count();
@@ -428,7 +455,7 @@ void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_or
 
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
-          tier_up_ms.load()};
+          tier_up_ms.load(), known_launch_hits.load()};
 }
 
 namespace detail {

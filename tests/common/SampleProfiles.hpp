@@ -18,4 +18,24 @@ inline LaunchProfile vector_add_profile(samples::vector_add::Params p, int64_t n
   return profile;
 }
 
+/// Checks that two profiles give the same simulated numbers: cycles per core and pipe, bytes,
+/// instructions and races.
+inline void check_same_profile(const LaunchProfile& a, const LaunchProfile& b) {
+  CHECK(a.device_us == b.device_us);
+  CHECK(a.core_us == b.core_us);
+  CHECK(a.gm_bytes == b.gm_bytes);
+  CHECK(a.hbm_bytes == b.hbm_bytes);
+  CHECK(a.instructions == b.instructions);
+  CHECK(a.races.size() == b.races.size());
+  REQUIRE(a.cores.size() == b.cores.size());
+  for (size_t c = 0; c < a.cores.size(); ++c) {
+    CHECK(a.cores[c].end_cycles == b.cores[c].end_cycles);
+    for (size_t q = 0; q < a.cores[c].pipes.size(); ++q) {
+      CHECK(a.cores[c].pipes[q].busy == b.cores[c].pipes[q].busy);
+      CHECK(a.cores[c].pipes[q].wait == b.cores[c].pipes[q].wait);
+      CHECK(a.cores[c].pipes[q].instructions == b.cores[c].pipes[q].instructions);
+    }
+  }
+}
+
 }  // namespace pto::test

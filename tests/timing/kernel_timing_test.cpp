@@ -130,14 +130,8 @@ TEST_CASE("core_interleaving_changes_no_result_and_no_cycle") {
     auto [p_off, s_off, y_off, n_off] = run(false, threads);
     CHECK(n_on == 2);  // both launches ran interleaved
     CHECK(n_off == 0);
-    CHECK(p_on.core_us == p_off.core_us);
-    CHECK(p_on.device_us == p_off.device_us);
+    pto::test::check_same_profile(p_on, p_off);
     CHECK(s_on.core_us == s_off.core_us);
-    CHECK(p_on.races.size() == p_off.races.size());
-    REQUIRE(p_on.cores.size() == p_off.cores.size());
-    for (size_t c = 0; c < p_on.cores.size(); ++c) {
-      for (size_t q = 0; q < p_on.cores[c].pipes.size(); ++q) CHECK(p_on.cores[c].pipes[q].busy == p_off.cores[c].pipes[q].busy);
-    }
     CHECK(std::memcmp(y_on.data(), y_off.data(), y_on.bytes()) == 0);
   }
   // A small launch (cache-resident tensors) runs its cores one after another.
@@ -152,15 +146,7 @@ TEST_CASE("a_repeated_launch_reuses_its_replay_and_gets_the_same_cycles") {
   const auto first = vector_add_profile({.tile = 2048}, 200000, 6);
   const auto again = vector_add_profile({.tile = 2048}, 200000, 6);
   CHECK(pto::runtime_stats().replay_hits == before + 1);
-  CHECK(again.device_us == first.device_us);
-  CHECK(again.core_us == first.core_us);
-  REQUIRE(again.cores.size() == first.cores.size());
-  for (size_t c = 0; c < first.cores.size(); ++c) {
-    for (size_t p = 0; p < first.cores[c].pipes.size(); ++p) {
-      CHECK(again.cores[c].pipes[p].busy == first.cores[c].pipes[p].busy);
-      CHECK(again.cores[c].pipes[p].wait == first.cores[c].pipes[p].wait);
-    }
-  }
+  pto::test::check_same_profile(first, again);
   // Other traces (another block_dim, another length) are replayed.
   const auto other = vector_add_profile({.tile = 2048}, 200000, 5);
   const auto longer = vector_add_profile({.tile = 2048}, 200001, 6);

@@ -41,6 +41,8 @@ struct SyncInfo {
 };
 
 struct TierUp;  // TierUp.hpp
+struct KnownLaunches;  // emulator/KnownLaunches.hpp
+std::shared_ptr<KnownLaunches> new_known_launches();
 
 struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
@@ -60,6 +62,9 @@ struct CompiledKernel {
     std::set<std::string> seen;
   };
   std::shared_ptr<PrintedRaces> printed_races = std::make_shared<PrintedRaces>();
+  /// The profiles of its recent timed launches whose traces follow from their arguments, reused
+  /// by repeated launches (emulator/KnownLaunches.hpp).
+  std::shared_ptr<KnownLaunches> known_launches = new_known_launches();
   bool fatal_assert = false;
   int64_t instruction_budget = 0;
   std::vector<const ir::Debug*> debugs;  // by instruction id: the debugging aids (nodes of `ir`), else null

@@ -42,6 +42,7 @@ struct RuntimeStats {
   uint64_t interleaved = 0; // launches whose cores ran interleaved (set_core_interleaving)
   uint64_t tier_ups = 0;    // quick-tier kernels whose optimised code replaced theirs (JitOptions::tiered)
   double tier_up_ms = 0;    // the time of those optimising compiles, on the background thread
+  uint64_t known_launches = 0;  // timed launches that took the profile of the same launch before (no model ran)
 };
 RuntimeStats runtime_stats();
 
