@@ -99,7 +99,6 @@ class Launch {
     if (k_.instrumented && !audit_ && replay_cache().enabled() && k_.known_launches->applies(k_)) {
       known_key_ = known_launch_key(k_, args_, block_dim_, record_);
       known_ = k_.known_launches->find(*known_key_);
-      if (known_) known_launch_hits.fetch_add(1, std::memory_order_relaxed);
     }
     if (args.tensors.size() > small_.size()) large_.resize(args.tensors.size());
     tensors_ = large_.empty() ? small_.data() : large_.data();
@@ -168,6 +167,7 @@ class Launch {
   /// replayed on the chip model (shared L2 and HBM), then checked for races between blocks.
   LaunchProfile profile() {
     if (known_) {
+      known_launch_hits.fetch_add(1, std::memory_order_relaxed);
       debug_log_.deliver();
       return *known_;
     }

@@ -105,3 +105,41 @@ TEST_CASE("a_known_launch_that_races_reports_its_races_as_the_first_did") {
   }
   CHECK(known() == before + 2);
 }
+
+TEST_CASE("a_kernel_whose_valid_extents_follow_its_data_records_every_launch") {
+  // mrgsort2 with exhausted stops when one list runs out: how many records it merges, and so the
+  // valid extent a later store and loop take, depends on the values.
+  const auto k = pl::jit({.name = "known_mrgsort2"}, [](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<int32_t> idx,
+                                                         pl::Tensor<float> out) {
+    auto sa = pl::make_tile<float>(pl::Vec, {1, 32});
+    auto sb = pl::make_tile<float>(pl::Vec, {1, 32});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, 32});
+    auto ra = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto rb = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto merged = pl::make_tile<float>(pl::Vec, {1, 128});
+    auto tmp = pl::make_tile<float>(pl::Vec, {1, 128});
+    pl::load(sa, a, {0, 0});
+    pl::load(sb, b, {0, 0});
+    pl::load(i, idx, {0, 0});
+    pl::sort32(ra, sa, i);
+    pl::sort32(rb, sb, i);
+    pl::mrgsort2(ra, rb, merged, tmp, {.exhausted = true});
+    for (auto r : pl::range(0, pl::valid_cols(merged))) pl::store(out, merged, {0, 0});
+  });
+  auto run = [&](float bias) {
+    auto a = Tensor<float>::zeros({1, 32}), b = Tensor<float>::zeros({1, 32});
+    auto idx = Tensor<int32_t>::zeros({1, 32});
+    for (int c = 0; c < 32; ++c) a[c] = static_cast<float>(c) + bias, b[c] = static_cast<float>(c), idx[c] = c;
+    auto out = Tensor<float>::zeros({1, 128});
+    return k[{.block_dim = 1}].run_sync(a, b, idx, out);
+  };
+  const auto before = known();
+  const auto interleaved = run(0.5f);  // the lists interleave: most records merged before one runs out
+  const auto apart = run(1000.0f);     // every b record first: b runs out after its 32
+  CHECK(known() == before);
+  CHECK(apart.instructions != interleaved.instructions);
+  pto::set_replay_cache(false);
+  const auto recorded = run(1000.0f);
+  pto::set_replay_cache(true);
+  check_same_profile(apart, recorded);
+}

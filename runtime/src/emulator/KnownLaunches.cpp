@@ -54,6 +54,12 @@ class ScalarFromMemory : public ir::Visitor {
     found = true;
     Visitor::visit_node(op);
   }
+  // mrgsort2 with `exhausted` stops when a list runs out: how many records it merges (its amount,
+  // its outputs' valid extents, and so every extent that follows from them) depends on the data.
+  void visit_node(const ir::VecRoutine* op) override {
+    if (op->routine == ir::Routine::MrgSort2 && op->params[0] != 0) found = true;
+    Visitor::visit_node(op);
+  }
 };
 
 }  // namespace

@@ -2,8 +2,9 @@
 // Timed launches whose traces are known before they run (private to the emulator).
 //
 // What a core records for the pipeline model (its instructions, their amounts, tile slots and GM
-// regions, its flags and mutexes) is computed from scalars only. When no scalar of a kernel comes
-// from memory (no element read into a scalar, ir::ElemAccess) and it has no debugging aid, its
+// regions, its flags and mutexes) is computed from scalars and valid extents only. When neither
+// comes from data (no element read into a scalar, ir::ElemAccess; no mrgsort2 that stops when a
+// list is exhausted, whose merged count is the data's) and the kernel has no debugging aid, its
 // traces are a function of the launch's block_dim, scalars and tensor shapes, views and aliasing,
 // and so is everything the profile derives from them: the replay (a pure function of the traces
 // and the tensors' virtual bases, ReplayCache.hpp), the races within and between cores, the
@@ -56,8 +57,9 @@ namespace emulator {
 /// the profile keeps spans (profiling).
 KnownLaunches::Key known_launch_key(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim, bool record);
 
-/// Whether every scalar of the kernel follows from its launch arguments: no element of a tile or
-/// tensor read into a scalar, and no debugging aid (their output is placed by the replay).
+/// Whether every scalar and valid extent of the kernel follows from its launch arguments: no
+/// element of a tile or tensor read into a scalar, no exhausting mrgsort2, and no debugging aid
+/// (their output is placed by the replay).
 bool trace_follows_arguments(const CompiledKernel& k);
 
 }  // namespace emulator
