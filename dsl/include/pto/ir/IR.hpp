@@ -396,6 +396,9 @@ struct RowReduce : StmtNode, Instr {
 ///   MrgSort2    out, tmp | src0, src1[, src2[, src3]]   params: {exhausted}
 ///   Transpose   out | src
 ///   Iota        out                           params: {start}
+/// Only MrgSort2 with `exhausted` sets valid extents (and its amount) from the data; a routine
+/// that does so must be named in runtime/src/emulator/KnownLaunches.cpp, whose repeated launches
+/// reuse a profile only when nothing the pipeline model records depends on the data.
 enum class Routine : uint8_t { Gather, GatherB, GatherMask, Scatter, FillPad, Sort32, MrgSort, MrgSort2, Transpose, Iota };
 const char* routine_name(Routine r);
 
