@@ -89,17 +89,19 @@ class Launch {
  public:
   Launch(const CompiledKernel& k, const detail::LaunchArgs& args, int block_dim)
       : k_(k), args_(args), block_dim_(block_dim), layout_(k.ir.mode), cores_(block_dim * layout_.per_block), cost_(*k.chip),
-        status_(static_cast<size_t>(cores_)), models_(k.instrumented ? cores_ : 0),
-        memory_of_(k.instrumented && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
-        tensor_cols_(k.instrumented ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
-        tensor_offsets_(k.instrumented && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
-        gm_state_(layout_.per_block > 1 && k.instrumented ? block_dim : 0),
+        audit_(k.instrumented && k.race_check && race_audit.load(std::memory_order_relaxed)),
+        record_(k.instrumented && detail::profiling()),
+        known_key_(k.instrumented && !audit_ && replay_cache().enabled() && k.known_launches->applies(k)
+                       ? std::optional(known_launch_key(k, args, block_dim, record_))
+                       : std::nullopt),
+        known_(known_key_ ? k.known_launches->find(*known_key_) : nullptr),
+        models_(recording() ? cores_ : 0), status_(static_cast<size_t>(cores_)),
+        memory_of_(recording() && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
+        tensor_cols_(recording() ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
+        tensor_offsets_(recording() && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
+        gm_state_(layout_.per_block > 1 && recording() ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
-    if (k_.instrumented && !audit_ && replay_cache().enabled() && k_.known_launches->applies(k_)) {
-      known_key_ = known_launch_key(k_, args_, block_dim_, record_);
-      known_ = k_.known_launches->find(*known_key_);
-    }
     if (args.tensors.size() > small_.size()) large_.resize(args.tensors.size());
     tensors_ = large_.empty() ? small_.data() : large_.data();
     for (size_t i = 0; i < args.tensors.size(); ++i) tensors_[i] = args.tensors[i].data;
@@ -171,7 +173,7 @@ class Launch {
       debug_log_.deliver();
       return *known_;
     }
-    LaunchProfile prof = measured_profile(record_);
+    LaunchProfile prof = measured_profile();
     if (known_key_) k_.known_launches->put(*known_key_, std::make_shared<const LaunchProfile>(prof));
     return prof;
   }
@@ -184,7 +186,10 @@ class Launch {
   }
 
  private:
-  LaunchProfile measured_profile(bool record) {
+  /// Whether the cores run pipeline models (a timed launch that is not known).
+  bool recording() const { return k_.instrumented && !known_; }
+
+  LaunchProfile measured_profile() {
     LaunchProfile prof;
     const ChipProfile& chip = *k_.chip;
     prof.kernel = k_.ir.name;
@@ -208,7 +213,7 @@ class Launch {
       tbb::parallel_for(0, 2, [&](int part) {
         PTO_TSAN_ACQUIRE(&between);
         if (part == 0) {
-          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record_);
         } else {
           between = races_between_blocks();
         }
@@ -216,7 +221,7 @@ class Launch {
       });
       PTO_TSAN_ACQUIRE(&between);
     } else {  // one part: no tasks to hand out (waking TBB's workers costs a small launch more than the replay)
-      replay_result = replay_launch(k_, args_, models_, layout_.per_block, record);
+      replay_result = replay_launch(k_, args_, models_, layout_.per_block, record_);
     }
     const timing::ReplayResult& replayed = *replay_result;
     debug_log_.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
@@ -232,7 +237,7 @@ class Launch {
       if (!audit.audited) prof.warnings.push_back(std::move(audit.skipped));
     }
     prof.mac_util = mac_utilization(k_, prof, block_dim_);
-    if (record) add_recording(prof, replayed);
+    if (record_) add_recording(prof, replayed);
     return prof;
   }
 
@@ -265,7 +270,7 @@ class Launch {
     if (known_) {
       ctx.exec = &known_exec_hook;
       ctx.sync = &known_sync_hook;
-    } else if (k_.instrumented) {
+    } else if (recording()) {
       ctx.model = &models_[c].emplace(&k_, cost_, layout_.number(b, slot), k_.race_check, slot,
                                       gm_state_.empty() ? nullptr : &gm_state_[b], static_cast<int>(kind), c);
       models_[c]->reuse(trace_pool().take());
@@ -406,21 +411,21 @@ class Launch {
   const CoreLayout layout_;
   const int cores_;
   const CostModel cost_;
+  const bool audit_;
+  const bool record_;  // the profile keeps spans and flows
+  const std::optional<KnownLaunches::Key> known_key_;  // set when the kernel's traces follow from its arguments
+  const std::shared_ptr<const LaunchProfile> known_;   // the profile of the same launch before: no model runs
+  std::vector<std::optional<CoreModel>> models_;
   std::array<void*, 16> small_{};
   std::vector<void*> large_;
   void** tensors_ = nullptr;
   std::vector<CoreStatus> status_;
-  std::vector<std::optional<CoreModel>> models_;
   std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
   std::vector<int64_t> tensor_cols_;  // per tensor, the launch's columns, when a tensor has a dynamic dimension
   std::vector<int64_t> tensor_offsets_;  // per tensor, its first element in its storage, when a view does not start it
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
-  const bool audit_ = k_.instrumented && k_.race_check && race_audit.load(std::memory_order_relaxed);
-  const bool record_ = k_.instrumented && detail::profiling();  // the profile keeps spans and flows
-  std::optional<KnownLaunches::Key> known_key_;   // set when the kernel's traces follow from its arguments
-  std::shared_ptr<const LaunchProfile> known_;    // the profile of the same launch before: no model runs
 };
 
 }  // namespace
