@@ -27,6 +27,7 @@
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Kernel.hpp"
 #include "pto/ir/Visitor.hpp"
+#include "pto/backend/LoadElision.hpp"
 
 namespace pto::backend::codegen {
 
@@ -270,6 +271,12 @@ class CodeGen : private ir::Visitor {
   Value* block_idx_ = nullptr;
   Value* block_num_ = nullptr;
   std::vector<Value*> tensor_base_;
+  LoadElision elision_;  // loads that copy nothing, and the tile reads that read their GM instead
+  struct GMRows {
+    Value* base;   // the region's first element
+    Value* pitch;  // elements from one row to the next
+  };
+  std::unordered_map<const ir::Load*, GMRows> elided_;  // the latest emission of each elided load
   bool math_emitted_ = false;  // set by math() and math_pow(): the element code has a transcendental function
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;

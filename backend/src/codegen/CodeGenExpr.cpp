@@ -287,7 +287,10 @@ Value* CodeGen::convert(Value* v, DType from, DType to) {
 
 CodeGen::LeafRows CodeGen::leaf_bases(const std::vector<const ir::TileRead*>& leaves) {
   LeafRows bases;
-  for (auto* l : leaves) bases[l] = tile_base(l->tile);
+  for (auto* l : leaves) {
+    const auto gm = elision_.reads.find(l);
+    bases[l] = gm == elision_.reads.end() ? tile_base(l->tile) : elided_.at(gm->second).base;
+  }
   return bases;
 }
 
@@ -297,7 +300,9 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
     const auto& g = group(l->tile);
     llvm::Type* st = storage_type(l->type.dtype);
     // A {1, cols} operand: the same row for every row.
-    Value* row = l->col_broadcast ? base : b_.CreateInBoundsGEP(st, base, b_.CreateMul(r, b_.getInt64(g.cols)));
+    const auto gm = elision_.reads.find(l);
+    Value* pitch = gm == elision_.reads.end() ? b_.getInt64(g.cols) : elided_.at(gm->second).pitch;
+    Value* row = l->col_broadcast ? base : b_.CreateInBoundsGEP(st, base, b_.CreateMul(r, pitch));
     // A {rows, 1} operand: one value per row, read before the row is computed — as the
     // interpreter does, and so the column loop has no load the vectoriser must prove unaliased.
     rows[l] = l->row_broadcast ? widen(b_.CreateLoad(st, row), l->type.dtype) : row;

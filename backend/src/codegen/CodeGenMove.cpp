@@ -93,7 +93,9 @@ void CodeGen::load(const ir::Load* op) {
   const auto& g = group(op->dst);
   const int64_t es = static_cast<int64_t>(dtype_size(g.dtype));
   const Region reg = region(op->src);
-  if (reg.unit_columns()) {
+  if (elision_.loads.count(op)) {  // its readers read the region itself (LoadElision.hpp)
+    elided_[op] = {gm_address(op->src, reg, es), reg.stride[0]};
+  } else if (reg.unit_columns()) {
     copy_rows(gm_address(op->src, reg, es), reg.stride[0], tile_base(op->dst), g.cols, reg.ext[0], reg.ext[1], es, true,
               streams(op->src.tensor, es));
   } else {

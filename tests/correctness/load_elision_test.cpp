@@ -1,0 +1,164 @@
+// Load elision (pto/backend/LoadElision.hpp): which loads the generated code may skip because the
+// expressions after them read the GM region itself, and that results stay those of plain C++
+// whether a load is elided or not — 1-D tiles with tails on many cores, in place, 2-D windows of a
+// wider tensor read twice across a row reduction, dynamic extents; and the loads that must still
+// copy (a store between the load and its reader, a tile a store or a broadcast reads, a placed
+// group). The suite also runs on the interpreter, which always copies.
+#include "common.hpp"
+
+#include "pto/backend/LoadElision.hpp"
+
+namespace pto::correctness {
+namespace {
+
+constexpr int64_t kTile = 512;
+
+/// z = x + y, double-buffered like sample 01.
+template <class T, class Param = pl::Tensor<T>>
+auto add_kernel(const std::string& name) {
+  return pl::jit({.name = name}, [](Param x, Param y, Param z) {
+    const pl::Int n = x.extent(0);
+    auto xs = pl::make_tile_group<T>(pl::Vec, {kTile}, {0, 1});
+    auto ys = pl::make_tile_group<T>(pl::Vec, {kTile}, {0, 1});
+    auto zs = pl::make_tile_group<T>(pl::Vec, {kTile}, {0, 1});
+    for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(n, kTile), pl::get_block_num())) {
+      const pl::Int len = pl::min(kTile, n - t * kTile);
+      pl::load(xs.current(), x.slice(t * kTile, len));
+      pl::load(ys.current(), y.slice(t * kTile, len));
+      zs.current() = xs.current() + ys.current();
+      pl::store(z.slice(t * kTile, len), zs.current());
+      xs.next();
+      ys.next();
+      zs.next();
+    }
+  });
+}
+
+template <class K, class... Args>
+pto::backend::LoadElision elision_of(const K& k, int block_dim, const Args&... args) {
+  return pto::backend::find_load_elision(k[{.block_dim = block_dim}].compile(args...)->ir);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("elided loads: z = x + y over 1-D tiles with a tail, on many cores, and in place", T, float, half, int32_t) {
+  const auto k = add_kernel<T>("elide_add_" + type_name<T>());
+  constexpr int64_t n = 7 * kTile + 77;
+  auto x = pto::Tensor<T>::random({n}, 11, -50, 50);
+  auto y = pto::Tensor<T>::random({n}, 12, -50, 50);
+  auto z = pto::Tensor<T>::full({n}, T(3));
+  const auto e = elision_of(k, 3, x, y, z);
+  CHECK(e.loads.size() == 2);
+  CHECK(e.reads.size() == 2);
+  k[{.block_dim = 3}](x, y, z);
+  pto::synchronize();
+  check_all(z, [&](int64_t i) { return narrow<T>(widen(x[i]) + widen(y[i])); });
+  // In place: each core reads its tile of x before it stores the same tile.
+  const auto x0 = pto::test::copy_of(x);
+  k[{.block_dim = 3}](x, y, x);
+  pto::synchronize();
+  check_all(x, [&](int64_t i) { return narrow<T>(widen(x0[i]) + widen(y[i])); });
+}
+
+TEST_CASE("elided loads with a dynamic length: the extent and the tail are runtime values") {
+  const auto k = add_kernel<float, pl::Tensor<float, pl::DYNAMIC>>("elide_add_dyn");
+  for (int64_t n : {int64_t{1}, int64_t{333}, 3 * kTile + 5}) {
+    CAPTURE(n);
+    auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2);
+    auto z = pto::Tensor<float>::zeros({n});
+    CHECK(elision_of(k, 4, x, y, z).loads.size() == 2);
+    k[{.block_dim = 4}](x, y, z);
+    pto::synchronize();
+    check_all(z, [&](int64_t i) { return x[i] + y[i]; });
+  }
+}
+
+TEST_CASE("elided loads: 2-D windows of a wider tensor, read twice across a row reduction") {
+  // Tiles of 8 x 64 from a 37 x 200 tensor: the rows are 200 elements apart in GM and 64 in the
+  // tile, with tails in both dimensions.
+  constexpr int64_t R = 37, C = 200, TR = 8, TC = 64;
+  const auto k = pl::jit({.name = "elide_rowmax"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {TR, TC});
+    auto red = pl::make_tile<float>(pl::Vec, {TR, 1});
+    auto out = pl::make_tile<float>(pl::Vec, {TR, TC});
+    const int64_t col_tiles = (C + TC - 1) / TC, tiles = (R + TR - 1) / TR * col_tiles;
+    for (auto i : pl::range(pl::get_block_idx(), tiles, pl::get_block_num())) {
+      auto r0 = i / col_tiles * TR, c0 = i % col_tiles * TC;
+      auto nr = pl::min(TR, R - r0), nc = pl::min(TC, C - c0);
+      pl::load(t, x.slice(r0, nr, c0, nc));
+      pl::row_max(red, t);
+      out = t * 2 - red;
+      pl::store(z.slice(r0, nr, c0, nc), out);
+    }
+  });
+  auto x = pto::Tensor<float>::random({R, C}, 5, -100, 100);
+  auto z = pto::Tensor<float>::zeros({R, C});
+  const auto e = elision_of(k, 5, x, z);
+  CHECK(e.loads.size() == 1);
+  CHECK(e.reads.size() == 2);  // the reduction's and the expression's
+  k[{.block_dim = 5}](x, z);
+  pto::synchronize();
+  check_all(z, [&](int64_t f) {
+    const int64_t r = f / C, c = f % C, c0 = c / TC * TC, nc = std::min(TC, C - c0);
+    float m = x[r * C + c0];
+    for (int64_t j = 1; j < nc; ++j) m = std::max(m, static_cast<float>(x[r * C + c0 + j]));
+    return static_cast<float>(x[f]) * 2 - m;
+  });
+}
+
+TEST_CASE("a load is copied when a store lies between it and its reader") {
+  // x's tile is loaded, then x's region is overwritten with y, then the tile is read: it must
+  // hold x as it was loaded.
+  const auto k = pl::jit({.name = "elide_store_between"}, [](pl::Tensor<float> x, pl::Tensor<float> y, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {kTile});
+    auto u = pl::make_tile<float>(pl::Vec, {kTile});
+    auto out = pl::make_tile<float>(pl::Vec, {kTile});
+    for (auto i : pl::range(pl::get_block_idx(), x.numel() / kTile, pl::get_block_num())) {
+      pl::load(t, x.slice(i * kTile, kTile));
+      pl::load(u, y.slice(i * kTile, kTile));
+      pl::store(x.slice(i * kTile, kTile), u);
+      out = t + 1;
+      pl::store(z.slice(i * kTile, kTile), out);
+    }
+  });
+  auto x = pto::Tensor<float>::random({4 * kTile}, 7), y = pto::Tensor<float>::random({4 * kTile}, 8);
+  auto z = pto::Tensor<float>::zeros({4 * kTile});
+  const auto x0 = pto::test::copy_of(x);
+  CHECK(elision_of(k, 2, x, y, z).loads.empty());  // u is read by a store, t after one
+  k[{.block_dim = 2}](x, y, z);
+  pto::synchronize();
+  check_all(z, [&](int64_t i) { return x0[i] + 1; });
+  check_all(x, [&](int64_t i) { return y[i]; });
+}
+
+TEST_CASE("a load is copied when a store, a broadcast or a placed tile reads it; the others are still elided") {
+  constexpr int64_t R = 16, C = 64;
+  const auto k = pl::jit({.name = "elide_mixed"}, [](pl::Tensor<float> x, pl::Tensor<float> c, pl::Tensor<float> p,
+                                                     pl::Tensor<float> z, pl::Tensor<float> w) {
+    auto t = pl::make_tile<float>(pl::Vec, {R, C});               // elided: read only by the expression
+    auto col = pl::make_tile<float>(pl::Vec, {R, 1});             // a {rows, 1} broadcast: copied
+    auto placed = pl::make_tile<float>(pl::Vec, {R, C}, pl::Addrs{0x20000});  // placed: copied
+    auto kept = pl::make_tile<float>(pl::Vec, {R, C});            // also stored as it is: copied
+    auto out = pl::make_tile<float>(pl::Vec, {R, C});
+    pl::load(t, x.slice(0, R, 0, C));
+    pl::load(col, c.slice(0, R, 0, 1));
+    pl::load(placed, p.slice(0, R, 0, C));
+    pl::load(kept, p.slice(0, R, 0, C));
+    out = t + col + placed + kept;
+    pl::store(z.slice(0, R, 0, C), out);
+    pl::store(w.slice(0, R, 0, C), kept);
+  });
+  auto x = pto::Tensor<float>::random({R, C}, 1, -4, 4), c = pto::Tensor<float>::random({R, 1}, 2, -4, 4);
+  auto p = pto::Tensor<float>::random({R, C}, 3, -4, 4);
+  auto z = pto::Tensor<float>::zeros({R, C}), w = pto::Tensor<float>::zeros({R, C});
+  const auto e = elision_of(k, 1, x, c, p, z, w);
+  REQUIRE(e.loads.size() == 1);
+  CHECK((*e.loads.begin())->src.tensor == 0);
+  CHECK(e.reads.size() == 1);
+  k[{.block_dim = 1}](x, c, p, z, w);
+  pto::synchronize();
+  check_all(z, [&](int64_t f) { return ((x[f] + c[f / C]) + p[f]) + p[f]; });
+  check_all(w, [&](int64_t f) { return p[f]; });
+}
+
+}  // namespace pto::correctness
