@@ -27,7 +27,9 @@ bool passable(const ir::Stmt& s) {
     case ir::NodeKind::Load:
     case ir::NodeKind::VecCompute:
     case ir::NodeKind::RowReduce:
+    case ir::NodeKind::Matmul:
     case ir::NodeKind::Check: return true;
+    case ir::NodeKind::Move: return !s.as<ir::Move>()->attrs.cross_core;
     case ir::NodeKind::Sync: return !ir::meets_other_cores(s.as<ir::Sync>()->op);
     default: return false;
   }
@@ -36,7 +38,7 @@ bool passable(const ir::Stmt& s) {
 bool elidable_load(const ir::Kernel& k, const ir::Load* op) {
   const auto& g = k.groups[static_cast<size_t>(op->dst.group)];
   const bool unit_columns = !op->src.stride[1] || ir::int_constant(op->src.stride[1]) == 1;
-  return !op->dst.window && unit_columns && g.space == ir::MemSpace::Vec && g.addrs.empty() &&
+  return !op->dst.window && unit_columns && (g.space == ir::MemSpace::Vec || g.space == ir::MemSpace::Mat) && g.addrs.empty() &&
          k.tensors[static_cast<size_t>(op->src.tensor)].dtype == g.dtype;
 }
 
@@ -62,9 +64,9 @@ struct TileReads : ir::Visitor {
 struct Survey : ir::Visitor {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
   const ir::Kernel& k;
-  bool blocked = false;  // a debugging aid or a meeting with other cores: nothing is elided
-  std::unordered_map<const ir::TileRead*, const ir::Load*> fused;
-  std::unordered_set<const ir::TileRead*> conflicted;  // one read node after two different loads
+  bool blocked = false;  // a debugging aid (a dump reads tiles): nothing is elided
+  std::unordered_map<const ir::Node*, const ir::Load*> fused;
+  std::unordered_set<const ir::Node*> conflicted;  // one reader after two different loads
   std::vector<const ir::TileRead*> reads;
   std::vector<const ir::StmtNode*> instrs;
 
@@ -96,34 +98,40 @@ struct Survey : ir::Visitor {
         if (next->dst.group == load->dst.group) return;
         continue;
       }
+      if (const auto* move = s.as<ir::Move>()) {
+        if (move->src.group == load->dst.group && !move->src.window && same_slot(move->src.slot, load->dst.slot)) fuse(move, load);
+        if (move->dst.group == load->dst.group) return;
+        continue;
+      }
+      if (const auto* mm = s.as<ir::Matmul>()) {
+        if (mm->dst.group == load->dst.group) return;
+        continue;
+      }
       if (s->kind != ir::NodeKind::VecCompute && s->kind != ir::NodeKind::RowReduce) continue;
       TileReads tr;
       tr.visit(tile_value(s));
       for (const auto* r : tr.out) {
         if (r->tile.group != load->dst.group || r->tile.window || r->row_broadcast || r->col_broadcast) continue;
-        if (!same_slot(r->tile.slot, load->dst.slot)) continue;
-        auto [it, fresh] = fused.emplace(r, load);
-        if (!fresh && it->second != load) conflicted.insert(r);
+        if (same_slot(r->tile.slot, load->dst.slot)) fuse(r, load);
       }
       if (tile_dst(s).group == load->dst.group) return;
     }
   }
 
+  /// `reader` (a TileRead or a Move) reads `load`'s region; a node reached after two different
+  /// loads is left alone.
+  void fuse(const ir::Node* reader, const ir::Load* load) {
+    auto [it, fresh] = fused.emplace(reader, load);
+    if (!fresh && it->second != load) conflicted.insert(reader);
+  }
+  bool fused_alone(const ir::Node* reader) const { return fused.count(reader) && !conflicted.count(reader); }
+
   void visit_node(const ir::TileRead* op) override {
     reads.push_back(op);
     ir::Visitor::visit_node(op);
   }
-  void visit_node(const ir::Sync* op) override {
-    blocked = blocked || ir::meets_other_cores(op->op);
-    ir::Visitor::visit_node(op);
-  }
   void visit_node(const ir::Debug* op) override {
     blocked = true;
-    ir::Visitor::visit_node(op);
-  }
-  void visit_node(const ir::Move* op) override {
-    blocked = blocked || op->attrs.cross_core;
-    instrs.push_back(op);
     ir::Visitor::visit_node(op);
   }
 #define PTO_INSTR(T)                         \
@@ -136,6 +144,7 @@ struct Survey : ir::Visitor {
   PTO_INSTR(VecCompute)
   PTO_INSTR(RowReduce)
   PTO_INSTR(VecRoutine)
+  PTO_INSTR(Move)
   PTO_INSTR(Matmul)
   PTO_INSTR(ElemAccess)
 #undef PTO_INSTR
@@ -145,7 +154,7 @@ struct Survey : ir::Visitor {
 
 LoadElision find_load_elision(const ir::Kernel& k) {
   LoadElision out;
-  if (k.mode != ir::KernelMode::Vector || k.cross_core || k.sync_all != ir::SyncAllScope::None || !k.body) return out;
+  if (!k.body) return out;
   Survey s(k);
   s.visit(k.body);
   if (s.blocked) return out;
@@ -157,19 +166,25 @@ LoadElision find_load_elision(const ir::Kernel& k) {
     for (const auto& a : ir::tile_accesses(instr)) {
       if (load && a.write && elidable_load(k, load)) continue;
       if (expression && !a.write) continue;  // a tile read: judged below, read by read
+      if (instr->kind == ir::NodeKind::Move && !a.write && s.fused_alone(instr)) continue;
       ok[static_cast<size_t>(a.tile.group)] = false;
     }
   }
   for (const auto* r : s.reads) {
-    if (!s.fused.count(r) || s.conflicted.count(r)) ok[static_cast<size_t>(r->tile.group)] = false;
+    if (!s.fused_alone(r)) ok[static_cast<size_t>(r->tile.group)] = false;
   }
   for (const auto* instr : s.instrs) {
     if (instr->kind != ir::NodeKind::Load) continue;
     const auto* load = static_cast<const ir::Load*>(instr);
     if (ok[static_cast<size_t>(load->dst.group)]) out.loads.insert(load);
   }
-  for (const auto& [r, load] : s.fused) {
-    if (ok[static_cast<size_t>(r->tile.group)]) out.reads.emplace(r, load);
+  for (const auto& [reader, load] : s.fused) {
+    if (!ok[static_cast<size_t>(load->dst.group)]) continue;
+    if (reader->kind == ir::NodeKind::Move) {
+      out.moves.emplace(static_cast<const ir::Move*>(reader), load);
+    } else {
+      out.reads.emplace(static_cast<const ir::TileRead*>(reader), load);
+    }
   }
   return out;
 }

@@ -161,4 +161,41 @@ TEST_CASE("a load is copied when a store, a broadcast or a placed tile reads it;
   check_all(w, [&](int64_t f) { return p[f]; });
 }
 
+TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read the GM panels in place") {
+  // C (16 x 16) = A[r0:, c0:] (a 16 x 32 window of a 24 x 80 panel of A, 100 columns apart in GM)
+  // x B^T, B given as 16 x 32 (N x K) rows of a 16 x 90 tensor. Integer values: every sum is exact.
+  constexpr int64_t M = 16, N = 16, K = 32;
+  const auto k = pl::jit({.name = "elide_mat"}, [](pl::Tensor<float> a, pl::Tensor<float> b, pl::Tensor<float> c, pl::Int r0, pl::Int c0) {
+    auto am = pl::make_tile<float>(pl::Mat, {24, 80});
+    auto bm = pl::make_tile<float>(pl::Mat, {N, K});
+    auto l = pl::make_tile<float>(pl::Left, {M, K});
+    auto r = pl::make_tile<float>(pl::Right, {K, N});
+    auto acc = pl::make_tile<float>(pl::Acc, {M, N});
+    pl::load(am, a.slice(0, 24, 0, 80));
+    pl::load(bm, b.slice(0, N, 0, K));
+    pl::extract(l, am, r0, c0);
+    pl::move(r, bm, {.transpose = true});
+    pl::matmul(acc, l, r);
+    pl::store(c.slice(0, M, 0, N), acc);
+  });
+  auto a = pto::Tensor<float>::random({30, 100}, 21, -4, 4), b = pto::Tensor<float>::random({N, 90}, 22, -4, 4);
+  for (auto& v : a.span()) v = std::round(v);
+  for (auto& v : b.span()) v = std::round(v);
+  auto c = pto::Tensor<float>::zeros({M, N});
+  const auto e = elision_of(k, 1, a, b, c, int64_t{0}, int64_t{0});
+  CHECK(e.loads.size() == 2);
+  CHECK(e.moves.size() == 2);
+  for (auto [r0, c0] : {std::pair<int64_t, int64_t>{0, 0}, {8, 48}, {5, 17}}) {
+    CAPTURE(r0);
+    CAPTURE(c0);
+    k[{.block_dim = 1}].run_sync(a, b, c, r0, c0);
+    check_all(c, [&](int64_t f) {
+      const int64_t i = f / N, j = f % N;
+      float sum = 0;
+      for (int64_t q = 0; q < K; ++q) sum += a[(r0 + i) * 100 + c0 + q] * b[j * 90 + q];
+      return sum;
+    });
+  }
+}
+
 }  // namespace pto::correctness

@@ -209,8 +209,9 @@ class CodeGen : private ir::Visitor {
   void move_acc_to_vec(const ir::Move* op);
   /// Vec -> Mat on an AIV: the source's valid region lands at `offset` in its AIC's tile slot.
   void move_vec_to_mat(const ir::Move* op);
-  /// dst[c, r] = src[r, c] for r < rows, c < cols (elements of `et`; pitches in elements).
-  void transpose_tile(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, llvm::Type* et);
+  /// dst[c, r] = src[r, c] for r < rows, c < cols (elements of `et`; pitches in elements; the
+  /// source may be an elided load's GM region, of a runtime pitch).
+  void transpose_tile(Value* dst, int64_t dst_pitch, Value* src, Value* src_pitch, Value* rows, Value* cols, llvm::Type* et);
   /// rows x cols elements of `es` bytes between two tiles of row pitches `dst_pitch` and `src_pitch` elements.
   /// Equal pitches and whole rows copy as one run.
   void copy_tile_rows(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, int64_t es);

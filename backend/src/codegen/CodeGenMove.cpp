@@ -173,33 +173,40 @@ void CodeGen::move(const ir::Move* op) {
   const bool transpose = op->attrs.transpose;
   Value* rows = scalar(op->attrs.extent[0]);  // insert_checks: checked, cut to a window
   Value* cols = scalar(op->attrs.extent[1]);
-  Value* src = tile_base(op->src);
+  // The source's rows: its slot, or the GM region of its elided load (LoadElision.hpp).
+  const auto gm = elision_.moves.find(op);
+  const bool from_gm = gm != elision_.moves.end();
+  Value* src = from_gm ? elided_.at(gm->second).base : tile_base(op->src);
+  Value* src_pitch = from_gm ? elided_.at(gm->second).pitch : b_.getInt64(sg.cols);
   if (op->attrs.window) {
-    Value* first = b_.CreateAdd(b_.CreateMul(scalar(op->attrs.offset[0]), b_.getInt64(sg.cols)), scalar(op->attrs.offset[1]));
+    Value* first = b_.CreateAdd(b_.CreateMul(scalar(op->attrs.offset[0]), src_pitch), scalar(op->attrs.offset[1]));
     src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, b_.CreateMul(first, b_.getInt64(es)));
   }
   Value* out_rows = transpose ? cols : rows;
   Value* out_cols = transpose ? rows : cols;
   Value* dst = tile_base(op->dst);
-  if (!transpose) {
-    copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
+  if (transpose) {
+    transpose_tile(dst, dg.cols, src, src_pitch, rows, cols, storage_type(sg.dtype));
+  } else if (from_gm) {
+    copy_rows(src, src_pitch, dst, dg.cols, rows, cols, es, true, b_.getFalse());
   } else {
-    transpose_tile(dst, dg.cols, src, sg.cols, rows, cols, storage_type(sg.dtype));
+    copy_tile_rows(dst, dg.cols, src, sg.cols, rows, cols, es);
   }
   set_valid(op->dst, out_rows, out_cols);
   report(op, op->id, b_.CreateMul(b_.CreateMul(rows, cols), b_.getInt64(es)));
 }
 
-void CodeGen::transpose_tile(Value* dst, int64_t dst_pitch, Value* src, int64_t src_pitch, Value* rows, Value* cols, llvm::Type* et) {
+void CodeGen::transpose_tile(Value* dst, int64_t dst_pitch, Value* src, Value* src_pitch, Value* rows, Value* cols, llvm::Type* et) {
   // Blocks of 8 x 8: eight row vectors loaded, transposed in registers by three rounds of
   // two-input shuffles, stored as eight column vectors (element by element, the vectoriser made
   // it one scatter per 8 elements: a tenth of flash attention's time on the K^T move).
   constexpr int64_t kB = 8;
   auto* vt = llvm::FixedVectorType::get(et, kB);
   const llvm::Align align(et->getPrimitiveSizeInBits() / 8);
-  auto elem = [&](Value* base, int64_t pitch, Value* r, Value* c) {
-    return b_.CreateInBoundsGEP(et, base, b_.CreateAdd(b_.CreateMul(r, b_.getInt64(pitch)), c));
+  auto elem = [&](Value* base, Value* pitch, Value* r, Value* c) {
+    return b_.CreateInBoundsGEP(et, base, b_.CreateAdd(b_.CreateMul(r, pitch), c));
   };
+  Value* dpitch = b_.getInt64(dst_pitch);
   auto shuffle = [&](Value* a, Value* b, std::initializer_list<int> mask) { return b_.CreateShuffleVector(a, b, mask); };
   Value* full_rows = b_.CreateAnd(rows, b_.getInt64(~(kB - 1)));
   Value* full_cols = b_.CreateAnd(cols, b_.getInt64(~(kB - 1)));
@@ -226,8 +233,8 @@ void CodeGen::transpose_tile(Value* dst, int64_t dst_pitch, Value* src, int64_t 
       for (int j = 0; j < 4; ++j) {  // column j and column j + 4: rows 0..3 then 4..7
         Value* lo = shuffle(q[j], q[4 + j], {0, 1, 2, 3, 8, 9, 10, 11});
         Value* hi = shuffle(q[j], q[4 + j], {4, 5, 6, 7, 12, 13, 14, 15});
-        b_.CreateAlignedStore(lo, elem(dst, dst_pitch, b_.CreateAdd(c0, b_.getInt64(j)), r0), align);
-        b_.CreateAlignedStore(hi, elem(dst, dst_pitch, b_.CreateAdd(c0, b_.getInt64(j + 4)), r0), align);
+        b_.CreateAlignedStore(lo, elem(dst, dpitch, b_.CreateAdd(c0, b_.getInt64(j)), r0), align);
+        b_.CreateAlignedStore(hi, elem(dst, dpitch, b_.CreateAdd(c0, b_.getInt64(j + 4)), r0), align);
       }
     }, "mvtb");
   }, "mvtbrow");
@@ -237,7 +244,7 @@ void CodeGen::transpose_tile(Value* dst, int64_t dst_pitch, Value* src, int64_t 
       Value* r = b_.CreateAdd(r_begin, i);
       counted_loop(b_.CreateSub(cols, c_begin), [&](Value* j) {
         Value* c = b_.CreateAdd(c_begin, j);
-        b_.CreateStore(b_.CreateLoad(et, elem(src, src_pitch, r, c)), elem(dst, dst_pitch, c, r));
+        b_.CreateStore(b_.CreateLoad(et, elem(src, src_pitch, r, c)), elem(dst, dpitch, c, r));
       }, "mvt");
     }, "mvtrow");
   };
