@@ -7,6 +7,7 @@
 #include "common.hpp"
 
 #include "pto/backend/LoadElision.hpp"
+#include "../../samples/03_matmul/matmul.hpp"
 
 namespace pto::correctness {
 namespace {
@@ -161,7 +162,7 @@ TEST_CASE("a load is copied when a store, a broadcast or a placed tile reads it;
   check_all(w, [&](int64_t f) { return p[f]; });
 }
 
-TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read the GM panels in place") {
+TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read the GM panels; the matmul reads the window in place") {
   // C (16 x 16) = A[r0:, c0:] (a 16 x 32 window of a 24 x 80 panel of A, 100 columns apart in GM)
   // x B^T, B given as 16 x 32 (N x K) rows of a 16 x 90 tensor. Integer values: every sum is exact.
   constexpr int64_t M = 16, N = 16, K = 32;
@@ -185,6 +186,8 @@ TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read t
   const auto e = elision_of(k, 1, a, b, c, int64_t{0}, int64_t{0});
   CHECK(e.loads.size() == 2);
   CHECK(e.moves.size() == 2);
+  CHECK(e.forwarded.size() == 1);  // the window: the matmul reads A from GM; the transpose still copies
+  CHECK(e.operands.size() == 1);
   for (auto [r0, c0] : {std::pair<int64_t, int64_t>{0, 0}, {8, 48}, {5, 17}}) {
     CAPTURE(r0);
     CAPTURE(c0);
@@ -196,6 +199,29 @@ TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read t
       return sum;
     });
   }
+}
+
+TEST_CASE_TEMPLATE("sample 03's GEMM: its panels are elided and the matmuls read A in place, with tails, on many cores", T, float, half,
+                   int8_t) {
+  namespace mm = pto::samples::matmul;
+  const auto k = mm::make_kernel<T>(mm::Params{.tm = 64, .tn = 64, .tk = 32});
+  constexpr int64_t M = 150, N = 70, K = 100;  // tails in M, N and K
+  auto a = pto::Tensor<T>::random({M, K}, 31, -3, 3), b = pto::Tensor<T>::random({K, N}, 32, -3, 3);
+  auto c = pto::Tensor<mm::out_t<T>>::zeros({M, N});
+  const auto e = elision_of(k, 3, a, b, c);
+  CHECK(e.loads.size() == 4);      // A and B, at k0 = 0 and in the K loop
+  CHECK(e.moves.size() == 4);
+  CHECK(e.forwarded.size() == 2);  // the moves into Left
+  k[{.block_dim = 3}](a, b, c);
+  pto::synchronize();
+  auto want = pto::Tensor<mm::out_t<T>>::zeros({M, N});
+  mm::reference(a, b, want);
+  const double tol = mm::tolerance<T>(want, K);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    bad += std::abs(static_cast<double>(static_cast<float>(c[i])) - static_cast<double>(static_cast<float>(want[i]))) > tol;
+  }
+  CHECK(bad == 0);
 }
 
 }  // namespace pto::correctness

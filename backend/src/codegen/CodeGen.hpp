@@ -278,6 +278,7 @@ class CodeGen : private ir::Visitor {
     Value* pitch;  // elements from one row to the next
   };
   std::unordered_map<const ir::Load*, GMRows> elided_;  // the latest emission of each elided load
+  std::unordered_map<const ir::Move*, GMRows> elided_moves_;  // ... and of each forwarded move
   bool math_emitted_ = false;  // set by math() and math_pow(): the element code has a transcendental function
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;

@@ -185,7 +185,9 @@ void CodeGen::move(const ir::Move* op) {
   Value* out_rows = transpose ? cols : rows;
   Value* out_cols = transpose ? rows : cols;
   Value* dst = tile_base(op->dst);
-  if (transpose) {
+  if (elision_.forwarded.count(op)) {  // the matmuls after it read the region itself
+    elided_moves_[op] = {src, src_pitch};
+  } else if (transpose) {
     transpose_tile(dst, dg.cols, src, src_pitch, rows, cols, storage_type(sg.dtype));
   } else if (from_gm) {
     copy_rows(src, src_pitch, dst, dg.cols, rows, cols, es, true, b_.getFalse());
@@ -335,9 +337,16 @@ void CodeGen::matmul(const ir::Matmul* op) {
     rt_call(offsetof(RuntimeFunctions, matmul_bias_start), b_.getVoidTy(), {ptr, ptr, i64, i64, i64},
             {tile_base(op->dst), tile_base(op->bias), m, n, b_.getInt64(cg.cols)});
   }
-  rt_call(offsetof(RuntimeFunctions, matmul), b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i32, i32}, {tile_base(op->dst), tile_base(op->a), tile_base(op->b), m, n, kk, b_.getInt64(ag.cols),
-                             b_.getInt64(bg.cols), b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
-                             b_.getInt32(op->accumulate || biased ? 1 : 0)});
+  // An operand is its slot, or the GM region its forwarded move would have copied (LoadElision.hpp).
+  auto operand = [&](const ir::TileRef& t, const ir::TileGroup& g) -> GMRows {
+    const auto fwd = elision_.operands.find(&t);
+    if (fwd == elision_.operands.end()) return {tile_base(t), b_.getInt64(g.cols)};
+    return elided_moves_.at(fwd->second);
+  };
+  const GMRows a = operand(op->a, ag), bm = operand(op->b, bg);
+  rt_call(offsetof(RuntimeFunctions, matmul), b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i32, i32},
+          {tile_base(op->dst), a.base, bm.base, m, n, kk, a.pitch, bm.pitch, b_.getInt64(cg.cols), b_.getInt32(static_cast<int32_t>(ag.dtype)),
+           b_.getInt32(op->accumulate || biased ? 1 : 0)});
   set_valid(op->dst, m, n);
   report(op, op->id, b_.CreateMul(b_.CreateMul(m, n), kk), m, n);  // KernelABI: a matmul reports m and n in gm_lo, gm_hi
 }

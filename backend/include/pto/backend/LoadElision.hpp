@@ -15,6 +15,10 @@
 //     or a window too), that follows its load in the same statement list with only statements
 //     between them that write no GM, write no tile of the group, change no scalar and meet no
 //     other core: other loads, tile expressions, local moves, matmuls, intra-core syncs, checks.
+// A second step goes one move further: an untransposed move of such a region into Left (a whole
+// panel or an extract window) whose tile only the matmuls after it read, under the same rules,
+// copies nothing either; those matmuls read A from GM with its row pitch. (Not Right: B read in
+// place was slower than B copied; LoadElision.cpp says by how much.)
 // Then the GM a reader sees is the GM the load would have copied: this core wrote none in between,
 // no cross-core flag or barrier lies between (so no protocol lets another core write it there),
 // and another core writing it anyway is a race, which the checker reports either way. The copy
@@ -32,6 +36,8 @@ struct LoadElision {
   std::unordered_set<const ir::Load*> loads;                         // copy nothing
   std::unordered_map<const ir::TileRead*, const ir::Load*> reads;    // read this load's GM region
   std::unordered_map<const ir::Move*, const ir::Load*> moves;        // copy from this load's GM region
+  std::unordered_set<const ir::Move*> forwarded;                     // of those (into Left): copy nothing
+  std::unordered_map<const ir::TileRef*, const ir::Move*> operands;  // matmul `a` operands that read that region
 };
 
 LoadElision find_load_elision(const ir::Kernel& k);
