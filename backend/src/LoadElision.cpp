@@ -1,5 +1,7 @@
 #include "pto/backend/LoadElision.hpp"
 
+#include <map>
+#include <set>
 #include <vector>
 
 #include "pto/ir/Accesses.hpp"
@@ -65,10 +67,15 @@ struct Survey : ir::Visitor {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
   const ir::Kernel& k;
   bool blocked = false;  // a debugging aid (a dump reads tiles): nothing is elided
-  std::unordered_map<const ir::Node*, const ir::Load*> fused;
-  std::unordered_set<const ir::Node*> conflicted;  // one reader after two different loads
-  std::vector<const ir::TileRead*> reads;
+  // A reader is one occurrence: a tile read in an instruction (an expression node may be shared
+  // by several instructions), or a move (the pair {move, move}).
+  using Reader = std::pair<const ir::StmtNode*, const ir::Node*>;
+  std::map<Reader, const ir::Load*> fused;
+  std::set<Reader> conflicted;                         // one reader after two different loads
+  std::vector<Reader> reads;                           // every tile read, in its instruction
   std::vector<const ir::StmtNode*> instrs;
+  std::unordered_map<const ir::StmtNode*, int> seen;   // occurrences of each instruction node
+  const ir::StmtNode* current = nullptr;               // the instruction being walked
 
   void visit_node(const ir::Seq* op) override {
     std::vector<ir::Stmt> flat;  // nested lists run straight through (insert_auto_mutex makes them)
@@ -99,7 +106,7 @@ struct Survey : ir::Visitor {
         continue;
       }
       if (const auto* move = s.as<ir::Move>()) {
-        if (move->src.group == load->dst.group && !move->src.window && same_slot(move->src.slot, load->dst.slot)) fuse(move, load);
+        if (move->src.group == load->dst.group && !move->src.window && same_slot(move->src.slot, load->dst.slot)) fuse({move, move}, load);
         if (move->dst.group == load->dst.group) return;
         continue;
       }
@@ -112,22 +119,30 @@ struct Survey : ir::Visitor {
       tr.visit(tile_value(s));
       for (const auto* r : tr.out) {
         if (r->tile.group != load->dst.group || r->tile.window || r->row_broadcast || r->col_broadcast) continue;
-        if (same_slot(r->tile.slot, load->dst.slot)) fuse(r, load);
+        if (same_slot(r->tile.slot, load->dst.slot)) fuse({s.get(), r}, load);
       }
       if (tile_dst(s).group == load->dst.group) return;
     }
   }
 
-  /// `reader` (a TileRead or a Move) reads `load`'s region; a node reached after two different
-  /// loads is left alone.
-  void fuse(const ir::Node* reader, const ir::Load* load) {
+  /// `reader` reads `load`'s region; one reached after two different loads is left alone.
+  void fuse(const Reader& reader, const ir::Load* load) {
     auto [it, fresh] = fused.emplace(reader, load);
     if (!fresh && it->second != load) conflicted.insert(reader);
   }
-  bool fused_alone(const ir::Node* reader) const { return fused.count(reader) && !conflicted.count(reader); }
+  bool once(const ir::StmtNode* s) const {
+    const auto n = seen.find(s);
+    return n != seen.end() && n->second == 1;
+  }
+  /// Fused to one load, and the reader's instruction and that load each occur once in the kernel
+  /// (a shared node would be emitted in two places with one decision).
+  bool fused_alone(const Reader& reader) const {
+    const auto f = fused.find(reader);
+    return f != fused.end() && !conflicted.count(reader) && once(reader.first) && once(f->second);
+  }
 
   void visit_node(const ir::TileRead* op) override {
-    reads.push_back(op);
+    reads.push_back({current, op});
     ir::Visitor::visit_node(op);
   }
   void visit_node(const ir::Debug* op) override {
@@ -137,7 +152,11 @@ struct Survey : ir::Visitor {
 #define PTO_INSTR(T)                         \
   void visit_node(const ir::T* op) override { \
     instrs.push_back(op);                    \
+    ++seen[op];                              \
+    const ir::StmtNode* outer = current;     \
+    current = op;                            \
     ir::Visitor::visit_node(op);             \
+    current = outer;                         \
   }
   PTO_INSTR(Load)
   PTO_INSTR(Store)
@@ -153,9 +172,10 @@ struct Survey : ir::Visitor {
 /// The second step: untransposed moves of an elided load's region into Left whose tile only the
 /// matmuls after them read (as `a`) hand the region on to those matmuls.
 struct Forwarding : ir::Visitor {
-  Forwarding(const ir::Kernel& kernel, const LoadElision& e) : k(kernel), elision(e) {}
+  Forwarding(const ir::Kernel& kernel, const LoadElision& e, const Survey& s) : k(kernel), elision(e), survey(s) {}
   const ir::Kernel& k;
   const LoadElision& elision;
+  const Survey& survey;
   std::unordered_map<const ir::TileRef*, const ir::Move*> fused;  // a matmul operand -> its move
   std::unordered_set<const ir::TileRef*> conflicted;
 
@@ -164,7 +184,7 @@ struct Forwarding : ir::Visitor {
   /// the host's L1 sets: matmul f32 2048^3 measured 0.71-0.77 of OpenBLAS with B in place, against
   /// 0.80-0.86 with B copied and 0.93-0.95 with A alone in place.
   bool candidate(const ir::Move* m) const {
-    if (!elision.moves.count(m) || m->attrs.transpose || m->dst.window) return false;
+    if (!elision.moves.count(m) || m->attrs.transpose || m->dst.window || !survey.once(m)) return false;
     return k.groups[static_cast<size_t>(m->dst.group)].space == ir::MemSpace::Left;
   }
   void visit_node(const ir::Seq* op) override {
@@ -180,7 +200,7 @@ struct Forwarding : ir::Visitor {
     const int g = m->dst.group;
     for (size_t j = i + 1; j < body.size() && passable(body[j]); ++j) {
       const ir::Stmt& s = body[j];
-      if (const auto* mm = s.as<ir::Matmul>()) {
+      if (const auto* mm = s.as<ir::Matmul>(); mm && survey.once(mm)) {
         for (const ir::TileRef* operand : {&mm->a, &mm->b}) {
           if (operand->group != g || !same_slot(operand->slot, m->dst.slot)) continue;
           auto [it, fresh] = fused.emplace(operand, m);
@@ -197,11 +217,11 @@ struct Forwarding : ir::Visitor {
 
 /// A Left group qualifies when its only writes are candidate moves and its only reads are fused
 /// matmul operands.
-void forward_moves(const ir::Kernel& k, const std::vector<const ir::StmtNode*>& instrs, LoadElision& out) {
-  Forwarding f(k, out);
+void forward_moves(const ir::Kernel& k, const Survey& s, LoadElision& out) {
+  Forwarding f(k, out, s);
   f.visit(k.body);
   std::vector<bool> ok(k.groups.size(), true);
-  for (const auto* instr : instrs) {
+  for (const auto* instr : s.instrs) {
     if (const auto* mm = instr->kind == ir::NodeKind::Matmul ? static_cast<const ir::Matmul*>(instr) : nullptr) {
       for (const ir::TileRef* operand : {&mm->a, &mm->b}) {
         if (!f.fused_alone(operand)) ok[static_cast<size_t>(operand->group)] = false;
@@ -237,15 +257,16 @@ LoadElision find_load_elision(const ir::Kernel& k) {
   for (const auto* instr : s.instrs) {
     const auto* load = instr->kind == ir::NodeKind::Load ? static_cast<const ir::Load*>(instr) : nullptr;
     const bool expression = instr->kind == ir::NodeKind::VecCompute || instr->kind == ir::NodeKind::RowReduce;
+    if (load && !s.once(load)) ok[static_cast<size_t>(load->dst.group)] = false;
     for (const auto& a : ir::tile_accesses(instr)) {
       if (load && a.write && elidable_load(k, load)) continue;
       if (expression && !a.write) continue;  // a tile read: judged below, read by read
-      if (instr->kind == ir::NodeKind::Move && !a.write && s.fused_alone(instr)) continue;
+      if (instr->kind == ir::NodeKind::Move && !a.write && s.fused_alone({instr, instr})) continue;
       ok[static_cast<size_t>(a.tile.group)] = false;
     }
   }
-  for (const auto* r : s.reads) {
-    if (!s.fused_alone(r)) ok[static_cast<size_t>(r->tile.group)] = false;
+  for (const auto& r : s.reads) {
+    if (!s.fused_alone(r)) ok[static_cast<size_t>(static_cast<const ir::TileRead*>(r.second)->tile.group)] = false;
   }
   for (const auto* instr : s.instrs) {
     if (instr->kind != ir::NodeKind::Load) continue;
@@ -254,13 +275,13 @@ LoadElision find_load_elision(const ir::Kernel& k) {
   }
   for (const auto& [reader, load] : s.fused) {
     if (!ok[static_cast<size_t>(load->dst.group)]) continue;
-    if (reader->kind == ir::NodeKind::Move) {
-      out.moves.emplace(static_cast<const ir::Move*>(reader), load);
+    if (reader.second->kind == ir::NodeKind::Move) {
+      out.moves.emplace(static_cast<const ir::Move*>(reader.second), load);
     } else {
-      out.reads.emplace(static_cast<const ir::TileRead*>(reader), load);
+      out.reads.emplace(std::pair{reader.first, static_cast<const ir::TileRead*>(reader.second)}, load);
     }
   }
-  forward_moves(k, s.instrs, out);
+  forward_moves(k, s, out);
   return out;
 }
 

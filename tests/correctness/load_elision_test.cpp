@@ -224,4 +224,44 @@ TEST_CASE_TEMPLATE("sample 03's GEMM: its panels are elided and the matmuls read
   CHECK(bad == 0);
 }
 
+TEST_CASE("one tile expression used by two instructions, one far from its load: the load copies") {
+  // `e` is one expression node in both assignments. The first follows the load; the second comes
+  // after a store that overwrote x's region, and (in the loop) after the loop: it must read the
+  // tile as loaded, x as it was.
+  const auto k = pl::jit({.name = "elide_shared_expr"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {kTile});
+    auto out = pl::make_tile<float>(pl::Vec, {kTile});
+    pl::load(t, x.slice(0, kTile));
+    const auto e = t + 1.0f;
+    out = e;
+    pl::store(x.slice(0, kTile), out);  // x := x0 + 1
+    out = e;
+    pl::store(z.slice(0, kTile), out);  // z := x0 + 1, not x0 + 2
+  });
+  auto x = pto::Tensor<float>::random({kTile}, 41);
+  const auto x0 = pto::test::copy_of(x);
+  auto z = pto::Tensor<float>::zeros({kTile});
+  const auto e = elision_of(k, 1, x, z);
+  CHECK(e.loads.empty());  // the second use follows a store: the tile must hold x as loaded
+  k[{.block_dim = 1}].run_sync(x, z);
+  check_all(x, [&](int64_t i) { return x0[i] + 1; });
+  check_all(z, [&](int64_t i) { return x0[i] + 1; });
+
+  const auto k2 = pl::jit({.name = "elide_shared_expr_loop"}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {kTile});
+    auto out = pl::make_tile<float>(pl::Vec, {kTile});
+    auto e = t * 2.0f;
+    for (auto i : pl::range(0, x.numel() / kTile)) {
+      pl::load(t, x.slice(i * kTile, kTile));
+      out = e;
+      pl::store(z.slice(i * kTile, kTile), out);
+    }
+    out = e;  // after the loop: the last tile loaded
+    pl::store(z.slice(0, kTile), out);
+  });
+  auto x2 = pto::Tensor<float>::random({3 * kTile}, 42), z2 = pto::Tensor<float>::zeros({3 * kTile});
+  k2[{.block_dim = 1}].run_sync(x2, z2);
+  check_all(z2, [&](int64_t i) { return (i < kTile ? x2[2 * kTile + i] : x2[i]) * 2; });
+}
+
 }  // namespace pto::correctness

@@ -150,7 +150,8 @@ class CodeGen : private ir::Visitor {
     llvm::Type* dst_type;   // its storage type
     llvm::Type* compute;    // the expression's compute type
   };
-  TileExprLoop tile_expr_loop(const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
+  /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
+  TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
   /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
   /// combines its columns in order starting from `init`, and the lanes are combined as
@@ -279,6 +280,9 @@ class CodeGen : private ir::Visitor {
   };
   std::unordered_map<const ir::Load*, GMRows> elided_;  // the latest emission of each elided load
   std::unordered_map<const ir::Move*, GMRows> elided_moves_;  // ... and of each forwarded move
+  const ir::StmtNode* expr_stmt_ = nullptr;  // the tile expression's instruction (tile_expr_loop)
+  /// Where tile read `l` of that instruction reads an elided load's GM region; null: its slot.
+  const GMRows* elided_read(const ir::TileRead* l) const;
   bool math_emitted_ = false;  // set by math() and math_pow(): the element code has a transcendental function
   Value* arena_[6] = {};
   std::vector<Value*> var_slot_;

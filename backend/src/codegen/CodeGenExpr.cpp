@@ -288,8 +288,8 @@ Value* CodeGen::convert(Value* v, DType from, DType to) {
 CodeGen::LeafRows CodeGen::leaf_bases(const std::vector<const ir::TileRead*>& leaves) {
   LeafRows bases;
   for (auto* l : leaves) {
-    const auto gm = elision_.reads.find(l);
-    bases[l] = gm == elision_.reads.end() ? tile_base(l->tile) : elided_.at(gm->second).base;
+    const GMRows* gm = elided_read(l);
+    bases[l] = gm ? gm->base : tile_base(l->tile);
   }
   return bases;
 }
@@ -300,8 +300,8 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
     const auto& g = group(l->tile);
     llvm::Type* st = storage_type(l->type.dtype);
     // A {1, cols} operand: the same row for every row.
-    const auto gm = elision_.reads.find(l);
-    Value* pitch = gm == elision_.reads.end() ? b_.getInt64(g.cols) : elided_.at(gm->second).pitch;
+    const GMRows* gm = elided_read(l);
+    Value* pitch = gm ? gm->pitch : b_.getInt64(g.cols);
     Value* row = l->col_broadcast ? base : b_.CreateInBoundsGEP(st, base, b_.CreateMul(r, pitch));
     // A {rows, 1} operand: one value per row, read before the row is computed — as the
     // interpreter does, and so the column loop has no load the vectoriser must prove unaliased.
@@ -310,7 +310,14 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
   return rows;
 }
 
-CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext) {
+const CodeGen::GMRows* CodeGen::elided_read(const ir::TileRead* l) const {
+  const auto gm = elision_.reads.find({expr_stmt_, l});
+  return gm == elision_.reads.end() ? nullptr : &elided_.at(gm->second);
+}
+
+CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst,
+                                              const std::array<ir::Expr, 2>& ext) {
+  expr_stmt_ = s;
   std::vector<const ir::TileRead*> leaves;
   collect_leaves(value, leaves);
   return {extent(ext), leaf_bases(leaves), tile_base(dst), storage_type(group(dst).dtype), compute_type(value->type.dtype)};
@@ -329,7 +336,7 @@ int CodeGen::math_interleave(int64_t cols) {
 
 void CodeGen::vec_compute(const ir::VecCompute* op) {
   const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
   counted_loop(ext.rows, [&](Value* r) {
     auto rows = leaf_rows(bases, r);
     Value* drow = b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols)));
@@ -393,7 +400,7 @@ Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRo
 /// first number), so an all-NaN or empty run gives 0.
 void CodeGen::arg_reduce(const ir::RowReduce* op) {
   const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
   const bool fp = ct->isFloatTy(), want_max = op->op == ir::ReduceOp::ArgMax, per_col = op->axis == 1;
   counted_loop(per_col ? ext.cols : ext.rows, [&](Value* o) {
     auto* best = entry_alloca(ct);
@@ -428,7 +435,7 @@ void CodeGen::arg_reduce(const ir::RowReduce* op) {
 void CodeGen::row_reduce(const ir::RowReduce* op) {
   if (ir::is_arg_reduce(op->op)) return arg_reduce(op);
   const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op->value, op->dst, op->extent);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
   const DType vdt = op->value->type.dtype;
   const bool fp = ct->isFloatTy();
   auto init_value = [&]() -> Value* {

@@ -25,7 +25,9 @@
 // would never be read. The elided load still checks its region, sets the tile's valid extent and
 // reports itself to the pipeline model: simulated time, races and counters do not change. The
 // interpreter always copies; both compute the same results.
+#include <map>
 #include <unordered_map>
+#include <utility>
 #include <unordered_set>
 
 #include "pto/ir/Kernel.hpp"
@@ -34,7 +36,9 @@ namespace pto::backend {
 
 struct LoadElision {
   std::unordered_set<const ir::Load*> loads;                         // copy nothing
-  std::unordered_map<const ir::TileRead*, const ir::Load*> reads;    // read this load's GM region
+  // Tile reads, each in its instruction (one expression node may be shared by several), that read
+  // this load's GM region.
+  std::map<std::pair<const ir::StmtNode*, const ir::TileRead*>, const ir::Load*> reads;
   std::unordered_map<const ir::Move*, const ir::Load*> moves;        // copy from this load's GM region
   std::unordered_set<const ir::Move*> forwarded;                     // of those (into Left): copy nothing
   std::unordered_map<const ir::TileRef*, const ir::Move*> operands;  // matmul `a` operands that read that region
