@@ -67,6 +67,8 @@ struct Batch {
   int view = 0;             // x and y as host views: 0 contiguous, 1 permuted (column-strided), 2 selected from a 3-D tensor
   bool placed = false;      // xs, ys, zs at explicit addresses (pl::Addrs), in reverse order from a high base
   bool dn_tiles = false;    // with permuted views (view 1): xs and ys are DN tiles, loaded column by column
+  bool reload = false;      // x and y are loaded again before each expression after the first, so every
+                            // expression reads its operands right after their loads (load elision)
 
   /// The addresses of group `which` (0 xs, 1 ys, 2 zs) when placed: slots two slot sizes apart.
   std::vector<int64_t> addrs(int which, int64_t elem_bytes) const {
@@ -105,6 +107,7 @@ class Generator {
     b.view = pick(4) != 0 ? 0 : b.dynamic ? 2 : 1 + pick(2);  // a non-contiguous view cannot take dynamic dimensions
     b.placed = pick(4) == 0;
     b.dn_tiles = b.view == 1 && pick(2) == 0;
+    b.reload = pick(2) == 0;
     return b;
   }
 
@@ -290,6 +293,10 @@ auto make_kernel(const Batch& b, bool interpret) {
       pl::load(ys.current(), y.slice(r0, nr, c0, nc));
       for (size_t i = 0; i < b.exprs.size(); ++i) {
         const Expr& e = b.exprs[i];
+        if (i > 0 && b.reload) {
+          pl::load(xs.current(), x.slice(r0, nr, c0, nc));
+          pl::load(ys.current(), y.slice(r0, nr, c0, nc));
+        }
         auto value = Build<T>{e, xs.current(), ys.current(), n}(e.root);
         auto out = zs.current();
         if (e.part >= 0) {
