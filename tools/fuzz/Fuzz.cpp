@@ -106,7 +106,9 @@ class Generator {
     b.dynamic = pick(3) == 0;
     b.view = pick(4) != 0 ? 0 : b.dynamic ? 2 : 1 + pick(2);  // a non-contiguous view cannot take dynamic dimensions
     b.placed = pick(4) == 0;
-    b.dn_tiles = b.view == 1 && pick(2) == 0;
+    // A permuted view of one row or column is also row-major (a dimension of 1 has any stride), which
+    // a DN tile rejects: DN tiles only for views of two real dimensions.
+    b.dn_tiles = b.view == 1 && pick(2) == 0 && b.rows > 1 && b.cols > 1;
     b.reload = pick(2) == 0;
     return b;
   }
@@ -503,8 +505,8 @@ Batch shrink(Batch b) {
       change(c);
       candidates.push_back(c);
     };
-    if (b.rows > 1) variant([](Batch& c) { c.rows = (c.rows + 1) / 2; });
-    if (b.cols > 1) variant([](Batch& c) { c.cols = (c.cols + 1) / 2; });
+    if (b.rows > 1) variant([](Batch& c) { c.rows = (c.rows + 1) / 2, c.dn_tiles = c.dn_tiles && c.rows > 1; });
+    if (b.cols > 1) variant([](Batch& c) { c.cols = (c.cols + 1) / 2, c.dn_tiles = c.dn_tiles && c.cols > 1; });
     if (b.block_dim > 1) variant([](Batch& c) { c.block_dim = 1; });
     if (b.depth > 1) variant([](Batch& c) { c.depth = 1; });
     if (b.tile_rows > 1) variant([](Batch& c) { c.tile_rows = 1; });
