@@ -23,6 +23,21 @@ bool same_slot(const ir::Expr& a, const ir::Expr& b) {
   return ia && ia == ir::int_constant(b);
 }
 
+/// Whether expression `e` reads variable `var`.
+bool mentions(const ir::Expr& e, const ir::Expr& var) {
+  struct Finder : ir::Visitor {
+    int id = -1;
+    bool found = false;
+    void visit_node(const ir::Var* op) override { found = found || op->id == id; }
+  } f;
+  const auto* v = var.as<ir::Var>();
+  if (!v) return true;  // not a plain variable: assume the worst
+  if (!e) return false;
+  f.id = v->id;
+  f.visit(e);
+  return f.found;
+}
+
 /// Statements a load's window of readers may pass: none writes GM or changes a scalar.
 bool passable(const ir::Stmt& s) {
   switch (s->kind) {
@@ -82,7 +97,7 @@ struct Survey : ir::Visitor {
     flatten(op->body, flat);
     for (size_t i = 0; i < flat.size(); ++i) {
       const auto* load = flat[i].as<ir::Load>();
-      if (load && elidable_load(k, load)) scan(flat, i, load);
+      if (load && elidable_load(k, load)) scan(flat, i + 1, load);
     }
     ir::Visitor::visit_node(op);
   }
@@ -96,22 +111,54 @@ struct Survey : ir::Visitor {
     }
   }
 
-  /// The readers of `load`'s tile after it, up to a statement that is not passable, the next load
-  /// of its group or a write of its group.
-  void scan(const std::vector<ir::Stmt>& body, size_t i, const ir::Load* load) {
-    for (size_t j = i + 1; j < body.size() && passable(body[j]); ++j) {
+  static void flatten_stmt(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
+    if (s) flatten({s}, out);
+  }
+
+  /// Whether `s` may lie between `load` and a reader: passable, an assignment of a scalar the
+  /// load's slot does not name, or a loop whose whole body is such and writes no tile of the load's
+  /// group (the published GEMMs walk an L1 panel into L0 by a loop of extracts).
+  bool transparent(const ir::Stmt& s, const ir::Load* load) const {
+    if (const auto* a = s.as<ir::Assign>()) return !mentions(load->dst.slot, a->var);
+    if (const auto* f = s.as<ir::For>()) {
+      if (mentions(load->dst.slot, f->var)) return false;
+      std::vector<ir::Stmt> body;
+      flatten_stmt(f->body, body);
+      for (const auto& b : body) {
+        if (!transparent(b, load)) return false;
+        for (const auto& a : ir::tile_accesses(b.get())) {
+          if (a.write && a.tile.group == load->dst.group) return false;
+        }
+      }
+      return true;
+    }
+    return passable(s);
+  }
+
+  /// The readers of `load`'s tile in body[from..], up to a statement that is not transparent, the
+  /// next load of its group or a write of its group (then false: the window has ended).
+  bool scan(const std::vector<ir::Stmt>& body, size_t from, const ir::Load* load) {
+    for (size_t j = from; j < body.size(); ++j) {
       const ir::Stmt& s = body[j];
+      if (!transparent(s, load)) return false;
+      if (const auto* f = s.as<ir::For>()) {  // every iteration reads the region as loaded
+        std::vector<ir::Stmt> inner;
+        flatten_stmt(f->body, inner);
+        scan(inner, 0, load);
+        continue;
+      }
+      if (s->kind == ir::NodeKind::Assign) continue;
       if (const auto* next = s.as<ir::Load>()) {
-        if (next->dst.group == load->dst.group) return;
+        if (next->dst.group == load->dst.group) return false;
         continue;
       }
       if (const auto* move = s.as<ir::Move>()) {
         if (move->src.group == load->dst.group && !move->src.window && same_slot(move->src.slot, load->dst.slot)) fuse({move, move}, load);
-        if (move->dst.group == load->dst.group) return;
+        if (move->dst.group == load->dst.group) return false;
         continue;
       }
       if (const auto* mm = s.as<ir::Matmul>()) {
-        if (mm->dst.group == load->dst.group) return;
+        if (mm->dst.group == load->dst.group) return false;
         continue;
       }
       if (s->kind != ir::NodeKind::VecCompute && s->kind != ir::NodeKind::RowReduce) continue;
@@ -121,8 +168,9 @@ struct Survey : ir::Visitor {
         if (r->tile.group != load->dst.group || r->tile.window || r->row_broadcast || r->col_broadcast) continue;
         if (same_slot(r->tile.slot, load->dst.slot)) fuse({s.get(), r}, load);
       }
-      if (tile_dst(s).group == load->dst.group) return;
+      if (tile_dst(s).group == load->dst.group) return false;
     }
+    return true;
   }
 
   /// `reader` reads `load`'s region; one reached after two different loads is left alone.
