@@ -13,8 +13,10 @@
 //   - every read of the group anywhere in the kernel is a plain tile read (no view, no broadcast)
 //     in a VecCompute or RowReduce, or the source of a local move (Mat -> Left/Right, transposed
 //     or a window too), that follows its load in the same statement list with only statements
-//     between them that write no GM, write no tile of the group, change no scalar and meet no
-//     other core: other loads, tile expressions, local moves, matmuls, intra-core syncs, checks.
+//     between them that write no GM, write no tile of the group, change no scalar the load's slot
+//     names and meet no other core: other loads, tile expressions, local moves, matmuls,
+//     intra-core syncs, checks, assignments of other scalars, and loops whose whole bodies are
+//     such statements (their reads are fused too: every iteration reads the region as loaded).
 // A second step goes one move further: an untransposed move of such a region into Left (a whole
 // panel or an extract window) whose tile only the matmuls after it read, under the same rules,
 // copies nothing either; those matmuls read A from GM with its row pitch. (Not Right: B read in
