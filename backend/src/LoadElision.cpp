@@ -10,8 +10,8 @@
 namespace pto::backend {
 namespace {
 
-/// The same slot whatever the scalars hold: one variable (no assignment lies between the two
-/// uses: the scan stops at every statement that could change a scalar) or one constant.
+/// The same slot whatever the scalars hold: one variable (no assignment of it lies between the
+/// two uses: the scan stops at any statement that could change it) or one constant.
 bool same_slot(const ir::Expr& a, const ir::Expr& b) {
   if (a.same_as(b)) return true;
   if (!a || !b) return false;
@@ -38,7 +38,7 @@ bool mentions(const ir::Expr& e, const ir::Expr& var) {
   return f.found;
 }
 
-/// Statements a load's window of readers may pass: none writes GM or changes a scalar.
+/// Instructions a load's window of readers may pass: none writes GM or changes a scalar.
 bool passable(const ir::Stmt& s) {
   switch (s->kind) {
     case ir::NodeKind::Load:
