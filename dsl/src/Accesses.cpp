@@ -3,17 +3,19 @@
 #include "pto/ir/Visitor.hpp"
 
 namespace pto::ir {
+std::vector<const TileRead*> tile_reads(const Expr& e) {
+  struct Collector : Visitor {
+    std::vector<const TileRead*> out;
+    void visit_node(const TileRead* op) override { out.push_back(op); }
+  } c;
+  c.visit(e);
+  return std::move(c.out);
+}
+
 namespace {
 
-struct ReadCollector : Visitor {
-  std::vector<TileAccess>* out;
-  void visit_node(const TileRead* op) override { out->push_back({op->tile, false}); }
-};
-
 void reads(const Expr& e, std::vector<TileAccess>& out) {
-  ReadCollector c;
-  c.out = &out;
-  c.visit(e);
+  for (const auto* r : tile_reads(e)) out.push_back({r->tile, false});
 }
 
 }  // namespace

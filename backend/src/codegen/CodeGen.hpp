@@ -115,7 +115,6 @@ class CodeGen : private ir::Visitor {
   Value* bits_to_wide(Value* bits, DType to);
   Value* narrow_mode(Value* w, DType to, ir::RoundMode mode);
   Value* round_integral(Value* f, ir::RoundMode mode);
-  void collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out);
   /// A scalar (i64 index value, boolean, integer or float constant) converted to compute type `to`.
   Value* broadcast_scalar(const ir::Expr& e, llvm::Type* to);
   /// The element at column `col` of tile expression `e` in compute type `ctx_type`; each tile

@@ -93,15 +93,6 @@ Value* CodeGen::narrow(Value* v, DType t) {
   }
 }
 
-void CodeGen::collect_leaves(const ir::Expr& e, std::vector<const ir::TileRead*>& out) {
-  struct Collector : ir::Visitor {
-    std::vector<const ir::TileRead*>* out;
-    void visit_node(const ir::TileRead* op) override { out->push_back(op); }
-  } c;
-  c.out = &out;
-  c.visit(e);
-}
-
 Value* CodeGen::broadcast_scalar(const ir::Expr& e, llvm::Type* to) {
   if (const auto* f = e.as<ir::FloatImm>()) {
     return to->isFloatTy() ? static_cast<Value*>(llvm::ConstantFP::get(to, f->value))
@@ -318,9 +309,7 @@ const CodeGen::GMRows* CodeGen::elided_read(const ir::TileRead* l) const {
 CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst,
                                               const std::array<ir::Expr, 2>& ext) {
   expr_stmt_ = s;
-  std::vector<const ir::TileRead*> leaves;
-  collect_leaves(value, leaves);
-  return {extent(ext), leaf_bases(leaves), tile_base(dst), storage_type(group(dst).dtype), compute_type(value->type.dtype)};
+  return {extent(ext), leaf_bases(ir::tile_reads(value)), tile_base(dst), storage_type(group(dst).dtype), compute_type(value->type.dtype)};
 }
 
 int CodeGen::math_interleave(int64_t cols) {

@@ -13,6 +13,9 @@ struct TileAccess {
   bool remote = false;  // the tile lives in another core of the block (a cross-core move's destination)
 };
 
+/// The tile reads of a tile expression, in expression order (a node once per occurrence).
+std::vector<const TileRead*> tile_reads(const Expr& e);
+
 /// Writes first, then reads in expression order. Empty for non-instructions and syncs.
 std::vector<TileAccess> tile_accesses(const StmtNode* instr);
 
