@@ -69,14 +69,6 @@ const ir::TileRef& tile_dst(const ir::Stmt& s) {
   return s.as<ir::RowReduce>()->dst;
 }
 
-struct TileReads : ir::Visitor {
-  std::vector<const ir::TileRead*> out;
-  void visit_node(const ir::TileRead* op) override {
-    out.push_back(op);
-    ir::Visitor::visit_node(op);
-  }
-};
-
 /// One walk over the kernel: the candidate windows, every tile read and every instruction.
 struct Survey : ir::Visitor {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
@@ -99,7 +91,7 @@ struct Survey : ir::Visitor {
       const auto* load = flat[i].as<ir::Load>();
       if (load && elidable_load(k, load)) scan(flat, i + 1, load);
     }
-    ir::Visitor::visit_node(op);
+    for (const auto& s : flat) visit(s);  // not the nested lists again: their statements are here
   }
   static void flatten(const std::vector<ir::Stmt>& body, std::vector<ir::Stmt>& out) {
     for (const auto& s : body) {
@@ -162,9 +154,7 @@ struct Survey : ir::Visitor {
         continue;
       }
       if (s->kind != ir::NodeKind::VecCompute && s->kind != ir::NodeKind::RowReduce) continue;
-      TileReads tr;
-      tr.visit(tile_value(s));
-      for (const auto* r : tr.out) {
+      for (const auto* r : ir::tile_reads(tile_value(s))) {
         if (r->tile.group != load->dst.group || r->tile.window || r->row_broadcast || r->col_broadcast) continue;
         if (same_slot(r->tile.slot, load->dst.slot)) fuse({s.get(), r}, load);
       }
@@ -242,7 +232,7 @@ struct Forwarding : ir::Visitor {
       const auto* m = flat[i].as<ir::Move>();
       if (m && candidate(m)) scan(flat, i, m);
     }
-    ir::Visitor::visit_node(op);
+    for (const auto& s : flat) visit(s);
   }
   void scan(const std::vector<ir::Stmt>& body, size_t i, const ir::Move* m) {
     const int g = m->dst.group;
