@@ -3,7 +3,8 @@
 // in place), AVX2/FMA (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every
 // element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
 // bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
-// widened to float (their products are exact in float, as in the cube): A first, B while it is
+// widened to float (their products are exact in float, as in the cube): on AVX-512, A a block of
+// rows at a time and B row by row inside the micro-kernel; elsewhere A whole first, B while it is
 // packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
 // loop.
 #include <immintrin.h>
@@ -34,7 +35,9 @@ std::atomic<MatmulIsa> forced_isa{MatmulIsa::best};
 /// The ISA the kernels run: the forced one (tests) if the host has it, else the best it has.
 MatmulIsa active_isa() {
   static const MatmulIsa best = [] {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return MatmulIsa::avx512;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+      return MatmulIsa::avx512;
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return MatmulIsa::avx2;
     return MatmulIsa::portable;
   }();
@@ -104,6 +107,23 @@ struct FloatZmm {  // float A broadcast, float B row, fused multiply-add
   __attribute__((target("avx512f"))) static Vec add_c(Vec v, const C* c, __mmask16 mask) { return _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, c)); }
   __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_ps(c, mask, v); }
 };
+/// 16-bit float B read in place and widened exactly per row (half by vcvtph2ps, bfloat16 by a
+/// 16-bit shift); A as FloatZmm (widened once per call). Packing 16-bit B into float panels each
+/// call cost more than the widening in the loop: see matmul_float.
+template <class Half>
+struct HalfBZmm : FloatZmm {
+  using B = uint16_t;
+  // The all-ones maskz forms: GCC 12 warns that the plain forms' _mm512_undefined_* operand may be
+  // used uninitialized.
+  __attribute__((target("avx512f,avx512bw,avx512vl"))) static Vec load_b(const B* row, __mmask16 mask) {
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, row);
+    if constexpr (std::is_same_v<Half, half>) {
+      return _mm512_maskz_cvtph_ps(0xffff, h);
+    } else {
+      return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, h), 16));
+    }
+  }
+};
 struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed k-pair row of B (32 int16), vpmaddwd
   using A = int32_t;
   using B = int16_t;
@@ -125,7 +145,7 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
 /// panel_stride 16). `cols` counts the columns of the last panel; its B loads (float) and C
 /// loads and stores are masked to them.
 template <class Ops, int MR, int PANELS>
-__attribute__((target("avx512f,avx512bw"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
                                                               int64_t cols, bool accumulate) {
   using Vec = typename Ops::Vec;
@@ -231,16 +251,27 @@ __attribute__((target("avx2,f16c"))) int64_t widen_row_avx2(const uint16_t* src,
   return j;
 }
 
+/// Widens all `n` 16-bit floats at `src` to float at `dst`, 16 a step, the tail masked; returns n.
+template <class Half>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) int64_t widen_row_avx512(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t j = 0; j < n; j += kNR) {
+    const auto mask = static_cast<__mmask16>(n - j >= kNR ? 0xffff : (1u << (n - j)) - 1);
+    _mm512_mask_storeu_ps(dst + j, mask, HalfBZmm<Half>::load_b(src + j, mask));
+  }
+  return n;
+}
+
 /// Widens a rows x cols block of 16-bit floats (pitch ld) into out (pitch cols).
 template <class Half>
 const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std::vector<float>& out) {
-  const bool fast = has_f16c();
+  const bool wide = active_isa() == MatmulIsa::avx512, fast = has_f16c();
   out.resize(static_cast<size_t>(rows * cols));
   const auto* s = static_cast<const Half*>(src);
   for (int64_t r = 0; r < rows; ++r) {
     const Half* in = s + r * ld;
     float* o = out.data() + r * cols;
-    int64_t j = fast ? widen_row_avx2<Half>(reinterpret_cast<const uint16_t*>(in), o, cols) : 0;
+    const auto* bits = reinterpret_cast<const uint16_t*>(in);
+    int64_t j = wide ? widen_row_avx512<Half>(bits, o, cols) : fast ? widen_row_avx2<Half>(bits, o, cols) : 0;
     for (; j < cols; ++j) o[j] = static_cast<float>(in[j]);
   }
   return out.data();
@@ -272,34 +303,55 @@ void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
   }
 }
 
-/// c (+)= a b: `a` float (m x k, pitch lda), `b` of T (k x n, pitch ldb). AVX-512 reads float B
-/// in place: its rows are whole zmm loads, and dropping the packing took the f32 matmul sample at
-/// 1024^3 / 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each). The others, and 16-bit B,
-/// read it packed into panels.
-template <class T>
-void matmul_float(float* c, const float* a, const T* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+/// Prefetches the bytes [p, p + bytes) into the host's L1.
+void prefetch(const void* p, int64_t bytes) {
+  const auto* at = static_cast<const char*>(p);
+  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(at + b, _MM_HINT_T0);
+}
+
+/// c (+)= a b: `a` of TA (m x k, pitch lda), `b` of TB (k x n, pitch ldb), TA and TB float or
+/// both one 16-bit float type. AVX-512 reads B in place (float rows are whole zmm loads; 16-bit
+/// rows are widened in the loop): dropping the packing took the f32 matmul sample at 1024^3 /
+/// 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each), and f16 from 0.94 of f32's speed to
+/// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time while the
+/// next block's lines are prefetched: A comes straight from GM (load elision), and widening all of
+/// it up front stalled on those misses, 8-9% of the f16 sample's time. The AVX2 and portable
+/// paths widen A whole and read B packed into panels.
+template <class TA, class TB>
+void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
   const MatmulIsa isa = active_isa();
   const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
   if (isa == MatmulIsa::avx512) {
-    const float* bf = nullptr;
-    int64_t row_stride = kNR, panel_stride = k * kNR;
-    if constexpr (std::is_same_v<T, float>) {
-      bf = b, row_stride = ldb, panel_stride = kNR;
-    } else {
-      pack_b(b, k, n, ldb);
-      bf = scratch.b.data();
-    }
+    using Ops = std::conditional_t<std::is_same_v<TB, float>, FloatZmm, HalfBZmm<TB>>;
+    const auto* bp = reinterpret_cast<const typename Ops::B*>(b);
+    const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
+    int64_t a_pitch = lda;
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
-      micro512_table<FloatZmm>[count - 1][rows - 1](k, a + i * lda, lda, bf + j * panel_stride, row_stride, panel_stride, c + i * ldc + j * kNR, ldc,
-                                          last_cols(j + count - 1), accumulate);
+      if (j == 0) {
+        for (int64_t r = i + rows; r < std::min<int64_t>(m, i + rows + kMR512); ++r) prefetch(a + r * lda, k * int64_t{sizeof(TA)});
+      }
+      if constexpr (std::is_same_v<TA, float>) {
+        a_rows = a + i * lda;
+      } else if (j == 0) {
+        a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
+        a_pitch = k;
+      }
+      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + i * ldc + j * kNR, ldc,
+                                               last_cols(j + count - 1), accumulate);
     });
     return;
+  }
+  const float* af = nullptr;
+  if constexpr (std::is_same_v<TA, float>) {
+    af = a;
+  } else {
+    af = widen<TA>(a, m, k, lda, scratch.a), lda = k;
   }
   pack_b(b, k, n, ldb);
   for_each_block<kMR, 1>(m, n, [&](int64_t i, int rows, int64_t j, int) {
     const Micro micro = isa == MatmulIsa::avx2 ? kByRows<PickAvx2, kMR>[rows - 1] : kByRows<PickPortable, kMR>[rows - 1];
-    micro(k, a + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, last_cols(j), accumulate);
+    micro(k, af + i * lda, lda, scratch.b.data() + j * k * kNR, c + i * ldc + j * kNR, ldc, last_cols(j), accumulate);
   });
 }
 
@@ -426,11 +478,10 @@ extern "C" void pto_rt_matmul(void* c, const void* a, const void* b, int64_t m, 
   switch (static_cast<DType>(in_dtype)) {
     case DType::f32:
       return matmul_float(cf, static_cast<const float*>(a), static_cast<const float*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
-    case DType::f16:  // A widened, B widened into its packed panels
-      return matmul_float(cf, widen<half>(a, m, k, lda, scratch.a), static_cast<const half*>(b), m, n, k, k, ldb, ldc, accumulate != 0);
+    case DType::f16:
+      return matmul_float(cf, static_cast<const half*>(a), static_cast<const half*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
     case DType::bf16:
-      return matmul_float(cf, widen<bfloat16>(a, m, k, lda, scratch.a), static_cast<const bfloat16*>(b), m, n, k, k, ldb, ldc,
-                          accumulate != 0);
+      return matmul_float(cf, static_cast<const bfloat16*>(a), static_cast<const bfloat16*>(b), m, n, k, lda, ldb, ldc, accumulate != 0);
     case DType::i8:
       return matmul_i8(static_cast<int32_t*>(c), static_cast<const int8_t*>(a), static_cast<const int8_t*>(b), m, n, k, lda, ldb, ldc,
                        accumulate != 0);

@@ -2,12 +2,14 @@
 // bit-identical results (float: one fused multiply-add chain per element in k order, which the
 // reference below computes with std::fma; int8: wrapping int32 sums), on shapes that leave row,
 // panel and column tails for every kernel, with and without accumulation, for f32, f16, bf16 and
-// int8 inputs. An ISA this host lacks is skipped (it falls back to the best it has).
+// int8 inputs, with dense rows and with padded pitches whose padding would spoil any sum it
+// entered. An ISA this host lacks is skipped (it falls back to the best it has).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -60,10 +62,26 @@ std::vector<Acc> reference(const std::vector<In>& a, const std::vector<In>& b, s
   return c;
 }
 
+/// A value that spoils any sum it enters: NaN for floats, the largest int8 / int32.
+template <class T>
+T poison() {
+  if constexpr (std::is_integral_v<T>) return std::numeric_limits<T>::max();
+  else return T(std::numeric_limits<float>::quiet_NaN());
+}
+
+/// A rows x cols matrix with `pad` elements of `fill` after each row (pitch cols + pad).
+template <class T>
+std::vector<T> padded(const std::vector<T>& dense, int64_t rows, int64_t cols, int64_t pad, T fill) {
+  std::vector<T> out(static_cast<size_t>(rows * (cols + pad)), fill);
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(dense.begin() + r * cols, cols, out.begin() + r * (cols + pad));
+  return out;
+}
+
 /// Whether this host can run `isa` (what CubeMatmul.cpp checks, asked independently).
 bool host_has(pto::MatmulIsa isa) {
   switch (isa) {
-    case pto::MatmulIsa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    case pto::MatmulIsa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     case pto::MatmulIsa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     default: return true;
   }
@@ -88,11 +106,16 @@ void check_every_isa(pto::DType dtype) {
         CAPTURE(s.n);
         CAPTURE(s.k);
         CAPTURE(accumulate);
-        auto c = c0;
-        pto::pto_rt_matmul(c.data(), a.data(), b.data(), s.m, s.n, s.k, s.k, s.n, s.n, static_cast<int32_t>(dtype), accumulate);
-        int64_t mismatches = 0;
-        for (size_t e = 0; e < c.size(); ++e) mismatches += std::memcmp(&c[e], &want[e], sizeof(Acc)) != 0;
-        CHECK(mismatches == 0);
+        for (const int64_t pad : {0, 3}) {  // dense, and rows `pad` apart of poison (A and B are read in place)
+          CAPTURE(pad);
+          const auto a_in = padded(a, s.m, s.k, pad, poison<In>());
+          const auto b_in = padded(b, s.k, s.n, pad, poison<In>());
+          auto c = padded(c0, s.m, s.n, pad, poison<Acc>());
+          pto::pto_rt_matmul(c.data(), a_in.data(), b_in.data(), s.m, s.n, s.k, s.k + pad, s.n + pad, s.n + pad, static_cast<int32_t>(dtype),
+                             accumulate);
+          const auto expect = padded(want, s.m, s.n, pad, poison<Acc>());
+          CHECK(std::memcmp(c.data(), expect.data(), c.size() * sizeof(Acc)) == 0);  // bit-identical, the padding untouched
+        }
       }
       pto::force_matmul_isa(pto::MatmulIsa::best);
     }
