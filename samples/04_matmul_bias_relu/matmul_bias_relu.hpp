@@ -158,9 +158,8 @@ inline SampleInfo sample() {
       run.native_about = openblas_sgemm_name() + ", then native::bias_relu_row over rows on TBB (half and bfloat16 widened to float and "
                          "rounded back, counted in its time)";
       auto c = std::make_shared<std::vector<float>>(static_cast<size_t>(M * N));
-      run.native = [=]() mutable {
+      run.native = [=, bias_storage = std::vector<float>()]() mutable {  // kept between calls
         native_matmul(a.data(), b.data(), c->data(), M, N, K);
-        std::vector<float> bias_storage;
         const float* bias_f = as_float(bias.data(), N, bias_storage);
         native::for_each_row(c->data(), y.data(), M, N, [&](const float* in, float* out, int64_t) {
           std::copy(in, in + N, out);

@@ -250,8 +250,7 @@ inline SampleInfo sample() {
                          "(half and bfloat16 widened to float and rounded back, counted in its time)";
       auto scores = std::make_shared<std::vector<float>>(static_cast<size_t>(std::min<int64_t>(S, 256) * S));
       auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(S * D));
-      run.native = [=]() mutable {
-        std::vector<float> qs, ks, vs;
+      run.native = [=, qs = std::vector<float>(), ks = std::vector<float>(), vs = std::vector<float>()]() mutable {  // kept between calls
         const float* qf = as_float(q.data(), S * D, qs);
         const float* kf = as_float(k.data(), S * D, ks);
         const float* vf = as_float(v.data(), S * D, vs);

@@ -168,8 +168,7 @@ inline SampleInfo sample() {
       run.compile = [=] { return (*kernel)[{.block_dim = bd}].compile(x, gamma, beta, y, eps); };
       run.native_about = "a TBB loop over rows of native::layernorm_row (GCC -O3 -ffast-math, AVX-512/AVX2 clones; half and "
                          "bfloat16 widened and rounded back, counted in its time)";
-      run.native = [=]() mutable {
-        std::vector<float> gs, bs;
+      run.native = [=, gs = std::vector<float>(), bs = std::vector<float>()]() mutable {  // kept between calls
         const float* g = as_float(gamma.data(), cols, gs);
         const float* b = as_float(beta.data(), cols, bs);
         native::for_each_row(x.data(), y.data(), x.dim(0), cols,

@@ -54,8 +54,7 @@ void BM_MatmulOpenBLAS(benchmark::State& state) {
     if constexpr (std::is_same_v<T, float>) {
       pto::samples::blas_sgemm(in.a.data(), in.b.data(), c.data(), in.n, in.n, in.n);
     } else {
-      auto af = pto::samples::to_float(in.a.data(), in.a.numel()), bf = pto::samples::to_float(in.b.data(), in.b.numel());
-      pto::samples::blas_sgemm(af.data(), bf.data(), c.data(), in.n, in.n, in.n);
+      pto::samples::native_matmul(in.a.data(), in.b.data(), c.data(), in.n, in.n, in.n);
     }
     benchmark::DoNotOptimize(c.data());
   }
