@@ -87,10 +87,17 @@ auto make_kernel(Params p) {
       auto xt = xs.next();
       auto yt = ys.next();
       pl::load(xt, x.slice(r0, nr, 0, cols));
-      xf = pl::cast<float>(xt);
-      pl::row_sum(mean, xf);
-      mean = mean * inv_cols;
-      d = xf - mean;                         // (R, 1) broadcasts along each row
+      auto centre = [&](const auto& xin) {  // xin: the rows in float
+        pl::row_sum(mean, xin);
+        mean = mean * inv_cols;
+        d = xin - mean;  // (R, 1) broadcasts along each row
+      };
+      if constexpr (std::is_same_v<T, float>) {
+        centre(xt);  // already float: no copy (as a float kernel on the device has none)
+      } else {
+        xf = pl::cast<float>(xt);
+        centre(xf);
+      }
       pl::row_sum(var, d * d);
       rstd = pl::rsqrt(var * inv_cols + eps);  // the runtime epsilon broadcasts
       yt = pl::cast<T>(d * rstd * g + b);    // (1, C) gamma and beta broadcast down the columns
