@@ -2,6 +2,8 @@
 // streams (Ramulator style: each test is named after the rule it checks and asserts exact cycles).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include <pto/pto.hpp>
@@ -255,6 +257,45 @@ TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set")
   CHECK(r.l2_read_hit_bytes == 2 * 512);
   CHECK(r.l2_read_miss_bytes == 7 * 512);
   CHECK(r.hbm_bytes == 7 * 512);
+}
+
+TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
+  // The profiles' way count (the replay scans 16 ways with SIMD where the host has it): 400 reads
+  // of random lines, some two lines long, against a list per set kept most recent first.
+  pto::ChipProfile chip = pto::ChipProfile::get("a2");
+  constexpr int kWays = 16, kSets = 3, kLine = 512;
+  chip.l2_bytes = kWays * kSets * kLine;
+  chip.l2_line_bytes = kLine;
+  chip.l2_ways = kWays;
+  const CostModel cost(chip);
+  CoreModel m(nullptr, cost, 0, false, 0, nullptr, 1, 0);
+  std::vector<std::vector<int>> sets(kSets);  // per set, its lines, most recent first
+  int hits = 0, misses = 0;
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int i = 0; i < 400; ++i) {
+    const int line = static_cast<int>(next() % 150), count = next() % 4 == 0 ? 2 : 1;
+    const pto::timing::GmRegion region{0, 4, line * (kLine / 4), (line + count) * (kLine / 4), 0, false};
+    m.transfer(Pipe::MTE2, pto::PathId::GmToVec, count * kLine, region);
+    m.barrier(Pipe::ALL);  // one after another: the L2 sees them in this order
+    for (int l = line; l < line + count; ++l) {
+      auto& set = sets[static_cast<size_t>(l % kSets)];
+      const auto at = std::find(set.begin(), set.end(), l);
+      if (at != set.end()) {
+        ++hits;
+        set.erase(at);
+      } else {
+        ++misses;
+        if (set.size() == kWays) set.pop_back();  // the least recently used
+      }
+      set.insert(set.begin(), l);
+    }
+  }
+  REQUIRE(hits > 50);
+  REQUIRE(misses > 50);
+  const auto r = replay({&m}, chip);
+  CHECK(r.l2_read_hit_bytes == hits * kLine);
+  CHECK(r.l2_read_miss_bytes == misses * kLine);
 }
 
 TEST_CASE("vector_cost_is_a_head_plus_a_slope_per_repeat_by_operation_class") {
