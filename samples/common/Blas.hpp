@@ -73,14 +73,6 @@ void widen_into(const T* p, int64_t n, std::vector<float>& out) {
   });
 }
 
-/// Widens any element type to float (the native path for half and bfloat16 inputs), in parallel.
-template <class T>
-std::vector<float> to_float(const T* p, int64_t n) {
-  std::vector<float> out;
-  widen_into(p, n, out);
-  return out;
-}
-
 /// Widens any element type to float into `storage` (kept by the caller between calls), or returns
 /// the data itself when it already is float.
 template <class T>
