@@ -108,8 +108,8 @@ struct FloatZmm {  // float A broadcast, float B row, fused multiply-add
   __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_ps(c, mask, v); }
 };
 /// 16-bit float B read in place and widened exactly per row (half by vcvtph2ps, bfloat16 by a
-/// 16-bit shift); A as FloatZmm (widened once per call). Packing 16-bit B into float panels each
-/// call cost more than the widening in the loop: see matmul_float.
+/// 16-bit shift); A as FloatZmm (widened beforehand, a block of rows at a time). Packing 16-bit B
+/// into float panels each call cost more than the widening in the loop: see matmul_float.
 template <class Half>
 struct HalfBZmm : FloatZmm {
   using B = uint16_t;
@@ -313,10 +313,10 @@ void prefetch(const void* p, int64_t bytes) {
 /// both one 16-bit float type. AVX-512 reads B in place (float rows are whole zmm loads; 16-bit
 /// rows are widened in the loop): dropping the packing took the f32 matmul sample at 1024^3 /
 /// 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each), and f16 from 0.94 of f32's speed to
-/// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time while the
-/// next block's lines are prefetched: A comes straight from GM (load elision), and widening all of
-/// it up front stalled on those misses, 8-9% of the f16 sample's time. The AVX2 and portable
-/// paths widen A whole and read B packed into panels.
+/// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
+/// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
+/// it up front stalled on those misses, 8-9% of the f16 sample's time (for float A the prefetch
+/// measured neutral). The AVX2 and portable paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
