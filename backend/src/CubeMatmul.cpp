@@ -315,8 +315,8 @@ void prefetch(const void* p, int64_t bytes) {
 /// 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each), and f16 from 0.94 of f32's speed to
 /// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
-/// it up front stalled on those misses, 8-9% of the f16 sample's time (for float A the prefetch
-/// measured neutral). The AVX2 and portable paths widen A whole and read B packed into panels.
+/// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
+/// the micro-kernel, measured no gain from it, so it has none). The AVX2 and portable paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
@@ -328,12 +328,10 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
     const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
     int64_t a_pitch = lda;
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
-      if (j == 0) {
-        for (int64_t r = i + rows; r < std::min<int64_t>(m, i + rows + kMR512); ++r) prefetch(a + r * lda, k * int64_t{sizeof(TA)});
-      }
       if constexpr (std::is_same_v<TA, float>) {
         a_rows = a + i * lda;
       } else if (j == 0) {
+        for (int64_t r = i + rows; r < std::min<int64_t>(m, i + rows + kMR512); ++r) prefetch(a + r * lda, k * int64_t{sizeof(TA)});
         a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
         a_pitch = k;
       }

@@ -54,6 +54,27 @@ void check_gemm(const pto::Tensor<T>& a, const pto::Tensor<T>& b, const pto::Ten
   CHECK(bad == 0);
 }
 
+/// What the analysis finds in sample 03's kernel for `p` on M x N x K (seeds from `seed`), each
+/// count checked; then the launch on `block_dim` cores against the reference.
+struct GemmElision {
+  size_t loads, moves, forwarded;
+};
+template <class T>
+void check_gemm_elision(const pto::samples::matmul::Params& p, int64_t M, int64_t N, int64_t K, uint64_t seed, int block_dim,
+                        GemmElision want) {
+  namespace mm = pto::samples::matmul;
+  const auto k = mm::make_kernel<T>(p);
+  auto a = pto::Tensor<T>::random({M, K}, seed, -3, 3), b = pto::Tensor<T>::random({K, N}, seed + 1, -3, 3);
+  auto c = pto::Tensor<mm::out_t<T>>::zeros({M, N});
+  const auto e = elision_of(k, block_dim, a, b, c);
+  CHECK(e.loads.size() == want.loads);
+  CHECK(e.moves.size() == want.moves);
+  CHECK(e.forwarded.size() == want.forwarded);  // the moves into Left
+  k[{.block_dim = block_dim}](a, b, c);
+  pto::synchronize();
+  check_gemm(a, b, c);
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("elided loads: z = x + y over 1-D tiles with a tail, on many cores, and in place", T, float, half, int32_t) {
@@ -217,18 +238,8 @@ TEST_CASE("elided Mat loads: a window (pl::extract) and a transposed move read t
 
 TEST_CASE_TEMPLATE("sample 03's GEMM: its panels are elided and the matmuls read A in place, with tails, on many cores", T, float, half,
                    int8_t) {
-  namespace mm = pto::samples::matmul;
-  const auto k = mm::make_kernel<T>(mm::Params{.tm = 64, .tn = 64, .tk = 32});
-  constexpr int64_t M = 150, N = 70, K = 100;  // tails in M, N and K
-  auto a = pto::Tensor<T>::random({M, K}, 31, -3, 3), b = pto::Tensor<T>::random({K, N}, 32, -3, 3);
-  auto c = pto::Tensor<mm::out_t<T>>::zeros({M, N});
-  const auto e = elision_of(k, 3, a, b, c);
-  CHECK(e.loads.size() == 4);      // A and B, at k0 = 0 and in the K loop
-  CHECK(e.moves.size() == 4);
-  CHECK(e.forwarded.size() == 2);  // the moves into Left
-  k[{.block_dim = 3}](a, b, c);
-  pto::synchronize();
-  check_gemm(a, b, c);
+  // Tails in M, N and K. Loads: A and B, at k0 = 0 and in the K loop; two of the four moves go into Left.
+  check_gemm_elision<T>({.tm = 64, .tn = 64, .tk = 32}, 150, 70, 100, 31, 3, {.loads = 4, .moves = 4, .forwarded = 2});
 }
 
 TEST_CASE("one tile expression used by two instructions, one far from its load: the load copies") {
@@ -275,18 +286,8 @@ TEST_CASE_TEMPLATE("sample 03 with the published tiling: L1 panels walked into L
                    half) {
   // k0 < tk: each 64-deep panel goes into L0 in 16-deep slices, the first before the slice loop
   // and the rest inside it (pl::range), with the L0 slot counters assigned between them.
-  namespace mm = pto::samples::matmul;
-  const auto k = mm::make_kernel<T>(mm::Params{.tm = 64, .tn = 64, .tk = 64, .k0 = 16});
-  constexpr int64_t M = 100, N = 90, K = 150;
-  auto a = pto::Tensor<T>::random({M, K}, 33, -3, 3), b = pto::Tensor<T>::random({K, N}, 34, -3, 3);
-  auto c = pto::Tensor<T>::zeros({M, N});
-  const auto e = elision_of(k, 2, a, b, c);
-  CHECK(e.loads.size() == 4);
-  CHECK(e.moves.size() == 8);      // two extracts before each slice loop, two in it, for both K steps
-  CHECK(e.forwarded.size() == 4);  // the extracts into Left
-  k[{.block_dim = 2}](a, b, c);
-  pto::synchronize();
-  check_gemm(a, b, c);
+  // Moves: two extracts before each slice loop, two in it, for both K steps; the four into Left forwarded.
+  check_gemm_elision<T>({.tm = 64, .tn = 64, .tk = 64, .k0 = 16}, 100, 90, 150, 33, 2, {.loads = 4, .moves = 8, .forwarded = 4});
 }
 
 TEST_CASE("a loop between a load and its reader that assigns the load's slot counter ends the window") {
