@@ -3,11 +3,14 @@
 //     both off (ratio printed, target <= 1.2, issue #12), from separate runs and from paired
 //     launches (the one to trust on a shared machine), with the replay cache on (launches
 //     repeated, as in a tuning loop) and off (every launch replayed)
+//   * the model's cost per instruction where it shows (small tiles, data in the host's caches,
+//     every launch replayed): the timed launch's extra nanoseconds per instruction
 //   * the replay alone: ops replayed per second on hand-built vector-add traces of 8 and 48 cores
 //   * profiling 5 launches (files written) versus the same launches alone (ratio printed, target <= 2)
 //   * the simulated roofline: vector_add's simulated GM throughput as block_dim grows from 1 to
 //     48, against the profile's HBM bandwidth (deterministic numbers, printed as a table)
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -41,8 +44,16 @@ void run_vector_add(benchmark::State& state, bool timing) {
 }
 void BM_VectorAddTimingOn(benchmark::State& state) { run_vector_add(state, true); }
 void BM_VectorAddTimingOff(benchmark::State& state) { run_vector_add(state, false); }
+// Timed and race-checked, every launch replayed (the replay cache off): the case to profile for
+// the cost of a launch seen for the first time.
+void BM_VectorAddEveryLaunchReplayed(benchmark::State& state) {
+  pto::set_replay_cache(false);
+  run_vector_add(state, true);
+  pto::set_replay_cache(true);
+}
 BENCHMARK(BM_VectorAddTimingOff)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_VectorAddTimingOn)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_VectorAddEveryLaunchReplayed)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 // The same cost measured in pairs: every iteration launches the untimed, the timed-only and the
 // timed + race-checked kernel back to back (the order rotating), and the ratio is the median over
@@ -54,28 +65,41 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
+/// The untimed, timed-only and timed + race-checked launches of one iteration, back to back, the
+/// order rotating between iterations: per iteration, the milliseconds of each (in that order).
+template <class Launch>
+std::vector<std::array<double, 3>> rotating_triples(benchmark::State& state, const Launch& launch) {
+  auto time_launch = [&](int which) {
+    const auto t0 = std::chrono::steady_clock::now();
+    launch(which);
+    pto::synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int which = 0; which < 3; ++which) time_launch(which);
+  std::vector<std::array<double, 3>> times;
+  int turn = 0;
+  for (auto _ : state) {
+    std::array<double, 3> t{};
+    for (int i = 0; i < 3; ++i) {
+      const int which = (turn + i) % 3;
+      t[static_cast<size_t>(which)] = time_launch(which);
+    }
+    turn += 1;
+    times.push_back(t);
+  }
+  return times;
+}
 void BM_TimingCostPaired(benchmark::State& state) {
   pto::set_replay_cache(state.range(0) != 0);
   const auto off = va::make_kernel<float>({.timing = false});
   const auto timed = va::make_kernel<float>({.timing = true, .race_check = false});
   const auto checked = va::make_kernel<float>({.timing = true});
   auto& in = inputs();
-  auto time_launch = [&](const auto& kernel) {
-    const auto t0 = std::chrono::steady_clock::now();
-    kernel[{.block_dim = 8}](in.x, in.y, in.z);
-    pto::synchronize();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  time_launch(off), time_launch(timed), time_launch(checked);
+  const auto times = rotating_triples(state, [&](int which) {
+    (which == 0 ? off : which == 1 ? timed : checked)[{.block_dim = 8}](in.x, in.y, in.z);
+  });
   std::vector<double> timed_ratio, checked_ratio, off_ms, checked_ms;
-  int turn = 0;
-  for (auto _ : state) {
-    double t[3];
-    for (int i = 0; i < 3; ++i) {
-      const int which = (turn + i) % 3;
-      t[which] = time_launch(which == 0 ? off : which == 1 ? timed : checked);
-    }
-    turn += 1;
+  for (const auto& t : times) {
     timed_ratio.push_back(t[1] / t[0]);
     checked_ratio.push_back(t[2] / t[0]);
     off_ms.push_back(t[0]);
@@ -138,6 +162,34 @@ void BM_InterleavePairedSoftmax(benchmark::State& state) {
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
+// The model's cost per instruction, where it shows: vector_add of 256K floats in tiles of 256
+// (data in the host's caches, 4096 instructions and 12,288 auto_mutex hooks a launch), every
+// launch replayed. Counters: the timed launch's extra microseconds per instruction, over the
+// untimed one, timing alone and with the race check; launched in alternating pairs as above.
+void BM_ModelCostPerInstruction(benchmark::State& state) {
+  pto::set_replay_cache(false);
+  va::Params p{.tile = 256};
+  p.timing = false;
+  const auto off = va::make_kernel<float>(p);
+  p.timing = true, p.race_check = false;
+  const auto timed = va::make_kernel<float>(p);
+  p.race_check = true;
+  const auto checked = va::make_kernel<float>(p);
+  constexpr int64_t n = 256 * 1024;
+  auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2);
+  auto z = pto::Tensor<float>::zeros({n});
+  const auto times = rotating_triples(state, [&](int which) { (which == 0 ? off : which == 1 ? timed : checked)[{.block_dim = 8}](x, y, z); });
+  std::vector<double> timed_extra, checked_extra;
+  for (const auto& t : times) {
+    timed_extra.push_back(t[1] - t[0]);
+    checked_extra.push_back(t[2] - t[0]);
+  }
+  constexpr double instructions = 4.0 * n / 256;
+  state.counters["timed_ns_per_instr"] = median(timed_extra) * 1e6 / instructions;
+  state.counters["checked_ns_per_instr"] = median(checked_extra) * 1e6 / instructions;
+  pto::set_replay_cache(true);
+}
+BENCHMARK(BM_ModelCostPerInstruction)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 // The replay alone, on hand-built traces shaped like a double-buffered vector add (two loads, an
