@@ -8,6 +8,7 @@
 
 #include "pto/backend/KernelABI.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
+#include "pto/support/Prefetch.hpp"
 
 namespace pto {
 
@@ -134,13 +135,14 @@ void CoreModel::alias_slots() {
 
 namespace {
 
-/// Appends to a recording vector, first asking for the cache line a few records ahead: recording
-/// storage is reused from launch to launch, and a launch's own GM traffic has long evicted it, so
-/// every new line is a miss to DRAM that would otherwise stall the core it runs on.
+/// Appends to a recording vector, first asking for the cache line a few records ahead, in the
+/// state a store needs: recording storage is reused from launch to launch, and the launch's own GM
+/// traffic has evicted it or the other host thread (the replay) holds it, so every new line is a
+/// miss that would otherwise stall the core it runs on.
 template <class T>
 void append(std::vector<T>& v, const T& x) {
   constexpr size_t kAhead = (256 + sizeof(T) - 1) / sizeof(T);
-  __builtin_prefetch(v.data() + v.size() + kAhead, 1);
+  prefetch_for_write(v.data() + v.size() + kAhead);
   v.push_back(x);
 }
 
@@ -172,6 +174,7 @@ int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
   op.barrier = barrier_op_;
   op.issue = issued_;
   op.dep_begin = static_cast<uint32_t>(trace_.deps.size());
+  prefetch_for_write(trace_.deps.data() + trace_.deps.size() + 32);  // 256 bytes ahead, as append does
   trace_.deps.insert(trace_.deps.end(), deps.begin(), deps.end());
   if (op.kind != timing::OpKind::Barrier) {
     // The first op of a pipe after a barrier waits for it (later ones follow on the pipe).
