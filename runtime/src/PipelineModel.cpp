@@ -169,18 +169,26 @@ void CoreModel::reuse(CoreRecording&& storage) {
   resources_ = std::move(storage.resources);
 }
 
-int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
+template <class Fill>
+int CoreModel::record(const Fill& fill, std::span<const timing::OpRef> deps) {
   const int index = static_cast<int>(trace_.ops.size());
+  prefetch_for_write(trace_.ops.data() + trace_.ops.size() + 5);  // 256 bytes ahead, as append does
+  timing::TimedOp& op = trace_.ops.emplace_back();
+  fill(op);
   op.barrier = barrier_op_;
   op.issue = issued_;
   op.dep_begin = static_cast<uint32_t>(trace_.deps.size());
-  prefetch_for_write(trace_.deps.data() + trace_.deps.size() + 32);  // 256 bytes ahead, as append does
-  trace_.deps.insert(trace_.deps.end(), deps.begin(), deps.end());
+  prefetch_for_write(trace_.deps.data() + trace_.deps.size() + 32);
+  // Field by field, for the same reason as `fill` (the callers' refs are fresh stack stores).
+  auto add_deps = [&](std::span<const timing::OpRef> refs) {
+    for (const timing::OpRef& d : refs) trace_.deps.push_back({d.core, d.op});
+  };
+  add_deps(deps);
   if (op.kind != timing::OpKind::Barrier) {
     // The first op of a pipe after a barrier waits for it (later ones follow on the pipe).
     Pipe& p = pipes_[op.pipe];
     if (!p.pending.empty()) {
-      trace_.deps.insert(trace_.deps.end(), p.pending.begin(), p.pending.end());
+      add_deps(p.pending);
       p.pending.clear();
     }
     if (barrier_op_ >= 0 && p.seen_barrier != barrier_op_) {
@@ -190,7 +198,6 @@ int CoreModel::record(timing::TimedOp op, std::span<const timing::OpRef> deps) {
     p.last_op = index;
   }
   op.dep_count = static_cast<uint16_t>(trace_.deps.size() - op.dep_begin);
-  append(trace_.ops, op);
   return index;
 }
 
@@ -210,14 +217,14 @@ void CoreModel::tick(int q, int instr, std::span<const Access> tiles) {
 }
 
 int CoreModel::record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip, double convert) {
-  timing::TimedOp op;
-  op.head = c.head;
-  op.body = c.body;
-  op.convert = static_cast<float>(convert);
-  op.instr = instr;
-  op.pipe = static_cast<uint8_t>(pipe);
-  op.on_chip = on_chip;
-  const int index = record(op);
+  const int index = record([&](timing::TimedOp& op) {
+    op.head = c.head;
+    op.body = c.body;
+    op.convert = static_cast<float>(convert);
+    op.instr = instr;
+    op.pipe = static_cast<uint8_t>(pipe);
+    op.on_chip = on_chip;
+  });
   tick(static_cast<int>(pipe), instr, tiles);
   return index;
 }
@@ -228,36 +235,49 @@ int CoreModel::run(ir::Pipe pipe, double cycles, int instr, std::span<const Acce
 
 int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::GmRegion& region, int instr,
                         std::span<const Access> tiles, double convert) {
-  timing::TimedOp op;
-  op.kind = timing::OpKind::Transfer;
-  op.head = cost_.transfer(path, bytes).head + convert;
-  op.convert = static_cast<float>(convert);
-  op.bytes = bytes;
-  op.instr = instr;
-  op.pipe = static_cast<uint8_t>(pipe);
-  op.path = path;
-  op.region = static_cast<int32_t>(trace_.regions.size());
-  append(trace_.regions, region);
-  const int index = record(op);
+  // The region copied field by field: each load then reads what one store of the caller wrote,
+  // which the store buffer forwards (a wider copy waits for every store before it).
+  const int32_t region_index = static_cast<int32_t>(trace_.regions.size());
+  prefetch_for_write(trace_.regions.data() + trace_.regions.size() + 7);  // 256 bytes ahead, as append does
+  timing::GmRegion& r = trace_.regions.emplace_back();
+  r.tensor = region.tensor;
+  r.elem_bytes = region.elem_bytes;
+  r.lo = region.lo;
+  r.hi = region.hi;
+  r.width = region.width;
+  r.write = region.write;
+  const double head = cost_.transfer(path, bytes).head + convert;
+  const int index = record([&](timing::TimedOp& op) {
+    op.kind = timing::OpKind::Transfer;
+    op.head = head;
+    op.convert = static_cast<float>(convert);
+    op.bytes = bytes;
+    op.instr = instr;
+    op.pipe = static_cast<uint8_t>(pipe);
+    op.path = path;
+    op.region = region_index;
+  });
   tick(static_cast<int>(pipe), instr, tiles);
   return index;
 }
 
 int CoreModel::record_set(ir::Pipe pipe, int instr) {
-  timing::TimedOp op;
-  op.kind = timing::OpKind::Sync;
-  op.instr = instr;
-  op.pipe = static_cast<uint8_t>(pipe);
-  return record(op);
+  return record([&](timing::TimedOp& op) {
+    op.kind = timing::OpKind::Sync;
+    op.instr = instr;
+    op.pipe = static_cast<uint8_t>(pipe);
+  });
 }
 
 int CoreModel::record_wait(ir::Pipe pipe, std::span<const timing::OpRef> deps, int instr, bool flow) {
-  timing::TimedOp op;
-  op.kind = timing::OpKind::Sync;
-  op.instr = instr;
-  op.pipe = static_cast<uint8_t>(pipe);
-  op.flow = flow;
-  return record(op, deps);
+  return record(
+      [&](timing::TimedOp& op) {
+        op.kind = timing::OpKind::Sync;
+        op.instr = instr;
+        op.pipe = static_cast<uint8_t>(pipe);
+        op.flow = flow;
+      },
+      deps);
 }
 
 void CoreModel::set_flag(ir::Pipe src, ir::Pipe dst, int64_t event, int instr) {
@@ -314,11 +334,13 @@ CoreModel::Arrival CoreModel::sync_all_arrive(int instr) {
 }
 
 void CoreModel::sync_all_leave(int instr, std::span<const timing::OpRef> arrivals, const Clock& joined) {
-  timing::TimedOp op;
-  op.body = cost_.chip().sync_all_cycles;
-  op.instr = instr;
-  op.pipe = static_cast<uint8_t>(ir::Pipe::S);
-  record(op, arrivals);
+  record(
+      [&](timing::TimedOp& op) {
+        op.body = cost_.chip().sync_all_cycles;
+        op.instr = instr;
+        op.pipe = static_cast<uint8_t>(ir::Pipe::S);
+      },
+      arrivals);
   for (auto& p : pipes_) {
     join_clock(p.clock, joined);
   }
@@ -335,9 +357,7 @@ void CoreModel::drain() {
     join_clock(joined, p.clock);
   }
   if (barrier_op_ >= 0) deps[n++] = {trace_core_, barrier_op_};
-  timing::TimedOp op;
-  op.kind = timing::OpKind::Barrier;
-  barrier_op_ = record(op, std::span(deps.data(), n));
+  barrier_op_ = record([](timing::TimedOp& op) { op.kind = timing::OpKind::Barrier; }, std::span(deps.data(), n));
   issued_ = 0;
   for (auto& p : pipes_) p.clock = joined;
 }

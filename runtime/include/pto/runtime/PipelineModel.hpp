@@ -314,8 +314,12 @@ class CoreModel {
   };
   /// Whether `instr` was inserted by auto_mutex (its sync folds into the instruction it guards).
   bool automatic(int instr) const;
-  /// Appends an op on `pipe` (or a barrier) with `deps`; returns its index.
-  int record(timing::TimedOp op, std::span<const timing::OpRef> deps = {});
+  /// Appends an op (or a barrier) with `deps`; returns its index. `fill(op)` sets the op's own
+  /// fields where it is stored: an op built elsewhere and copied in would be read back with wider
+  /// loads than its fields were written with, which cannot be forwarded from the store buffer and
+  /// so wait for every store before them (the kernel's GM writes among them).
+  template <class Fill>
+  int record(const Fill& fill, std::span<const timing::OpRef> deps = {});
   /// A Work op of cost `c` on `pipe`, issued by the scalar unit (ticks the pipe's clock, checks `tiles`).
   /// `convert`: the part of c.body that is layout conversion (reported, already in the cost).
   int record_work(ir::Pipe pipe, const CostModel::Cost& c, int instr, std::span<const Access> tiles, bool on_chip, double convert = 0);
