@@ -135,14 +135,18 @@ void CoreModel::alias_slots() {
 
 namespace {
 
-/// Appends to a recording vector, first asking for the cache line a few records ahead, in the
+/// Appends to a recording vector, first asking for the cache line 256 bytes ahead, in the
 /// state a store needs: recording storage is reused from launch to launch, and the launch's own GM
 /// traffic has evicted it or the other host thread (the replay) holds it, so every new line is a
 /// miss that would otherwise stall the core it runs on.
 template <class T>
-void append(std::vector<T>& v, const T& x) {
+void prefetch_ahead(const std::vector<T>& v) {
   constexpr size_t kAhead = (256 + sizeof(T) - 1) / sizeof(T);
   prefetch_for_write(v.data() + v.size() + kAhead);
+}
+template <class T>
+void append(std::vector<T>& v, const T& x) {
+  prefetch_ahead(v);
   v.push_back(x);
 }
 
@@ -172,13 +176,13 @@ void CoreModel::reuse(CoreRecording&& storage) {
 template <class Fill>
 int CoreModel::record(const Fill& fill, std::span<const timing::OpRef> deps) {
   const int index = static_cast<int>(trace_.ops.size());
-  prefetch_for_write(trace_.ops.data() + trace_.ops.size() + 5);  // 256 bytes ahead, as append does
+  prefetch_ahead(trace_.ops);
   timing::TimedOp& op = trace_.ops.emplace_back();
   fill(op);
   op.barrier = barrier_op_;
   op.issue = issued_;
   op.dep_begin = static_cast<uint32_t>(trace_.deps.size());
-  prefetch_for_write(trace_.deps.data() + trace_.deps.size() + 32);
+  prefetch_ahead(trace_.deps);
   // Field by field, for the same reason as `fill` (the callers' refs are fresh stack stores).
   auto add_deps = [&](std::span<const timing::OpRef> refs) {
     for (const timing::OpRef& d : refs) trace_.deps.push_back({d.core, d.op});
@@ -238,7 +242,7 @@ int CoreModel::transfer(ir::Pipe pipe, PathId path, double bytes, const timing::
   // The region copied field by field: each load then reads what one store of the caller wrote,
   // which the store buffer forwards (a wider copy waits for every store before it).
   const int32_t region_index = static_cast<int32_t>(trace_.regions.size());
-  prefetch_for_write(trace_.regions.data() + trace_.regions.size() + 7);  // 256 bytes ahead, as append does
+  prefetch_ahead(trace_.regions);
   timing::GmRegion& r = trace_.regions.emplace_back();
   r.tensor = region.tensor;
   r.elem_bytes = region.elem_bytes;
