@@ -316,7 +316,8 @@ void prefetch(const void* p, int64_t bytes) {
 /// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
 /// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
-/// the micro-kernel, measured no gain from it, so it has none). The AVX2 and portable paths widen A whole and read B packed into panels.
+/// the micro-kernel, measured no gain from it, so it has none). The AVX2 and portable paths widen
+/// A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
