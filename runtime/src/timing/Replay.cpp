@@ -10,6 +10,7 @@
 #include "../TbbTsan.hpp"
 #include "FlowSet.hpp"
 #include "SharedL2.hpp"
+#include "pto/support/Error.hpp"
 
 namespace pto::timing {
 namespace {
@@ -38,7 +39,6 @@ struct OpState {
   uint32_t pipe_next = UINT32_MAX;  // the next op of its pipe
   uint32_t barrier = UINT32_MAX;  // the core's last barrier op before it
   uint32_t issue = 0;             // instructions issued since that barrier (or the core's start)
-  uint32_t rdep_begin = 0;        // its dependents: rdeps[rdep_begin, the next record's rdep_begin)
   int32_t region = -1;            // Transfer: its core's CoreTrace::regions index
   uint16_t core = 0;
   OpKind kind = OpKind::Work;
@@ -49,13 +49,17 @@ struct OpState {
 /// The replay's storage. One set per host thread is kept between launches: a launch of tens of
 /// thousands of ops would otherwise map, fault in and zero fresh pages every time.
 struct Buffers {
-  std::vector<uint32_t> base, rdeps, fill;
-  std::vector<OpState> ops;  // one per op of the launch, and a last one that ends rdeps
+  std::vector<uint32_t> base;      // per core, its first global op index; then the op count
+  std::vector<uint32_t> dep_base;  // per core, the global index of its first dep
+  std::vector<uint32_t> owner;     // per dep (global index), the global op that waits on it
+  std::vector<uint32_t> rdeps, rdep_begin, fill;  // op g's dependents: rdeps[rdep_begin[g], rdep_begin[g + 1])
+  std::vector<OpState> ops;        // one per op of the launch
   std::vector<double> work_end;
   SharedL2::Storage l2;  // used in place (SharedL2 keeps a reference), not swapped
 
   void swap(Buffers& o) {
-    base.swap(o.base), rdeps.swap(o.rdeps), fill.swap(o.fill), ops.swap(o.ops), work_end.swap(o.work_end);
+    base.swap(o.base), dep_base.swap(o.dep_base), owner.swap(o.owner), rdeps.swap(o.rdeps), rdep_begin.swap(o.rdep_begin);
+    fill.swap(o.fill), ops.swap(o.ops), work_end.swap(o.work_end);
   }
 };
 
@@ -73,7 +77,7 @@ class Replayer {
 
   ReplayResult run() {
     build();
-    for (uint32_t g = 0; g + 1 < b_.ops.size(); ++g) {
+    for (uint32_t g = 0; g < b_.ops.size(); ++g) {
       if (b_.ops[g].pending == 0) schedule(g);
     }
     loop();
@@ -90,16 +94,21 @@ class Replayer {
   void build() {
     const size_t n_cores = in_.cores.size();
     b_.base.assign(n_cores + 1, 0);
-    for (size_t c = 0; c < n_cores; ++c) b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
+    b_.dep_base.assign(n_cores + 1, 0);
+    for (size_t c = 0; c < n_cores; ++c) {
+      b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
+      b_.dep_base[c + 1] = b_.dep_base[c] + static_cast<uint32_t>(in_.cores[c]->deps.size());
+    }
     const uint32_t n = b_.base.back();
-    b_.ops.resize(n + 1);
-    b_.ops[n] = OpState{};
+    b_.ops.resize(n);
+    b_.owner.resize(b_.dep_base.back());
     b_.work_end.assign(n_cores * kPipeCount, -1);
     // First each op's own fields (the cores in parallel: each writes only its own records).
     for_each_core([&](size_t c) {
       const CoreTrace& t = *in_.cores[c];
       std::array<uint32_t, kPipeCount> last{};
       last.fill(UINT32_MAX);
+      size_t owned = 0;  // CoreTrace: every dep belongs to one op, in op order
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
@@ -108,6 +117,8 @@ class Replayer {
         st.head = o.head;
         st.amount = o.kind == OpKind::Transfer ? o.bytes : o.body;
         st.pending = o.dep_count;
+        std::fill_n(b_.owner.begin() + b_.dep_base[c] + o.dep_begin, o.dep_count, g);
+        owned += o.dep_count;
         st.barrier = o.barrier >= 0 ? b_.base[c] + static_cast<uint32_t>(o.barrier) : UINT32_MAX;
         st.issue = o.issue;
         st.region = o.region;
@@ -124,25 +135,22 @@ class Replayer {
           prev = g;
         }
       }
+      if (owned != t.deps.size()) throw InternalError("replay: a trace's deps are not those of its ops (CoreTrace)");
     });
-    // Reverse deps, CSR: the count of each op's dependents first, in the next record's rdep_begin
-    // (deps may cross cores: one pass).
+    // Reverse deps, CSR, from the dep arrays and their owners (compact arrays, not the op
+    // records; deps may cross cores: one thread). The count of each op's dependents first, at
+    // rdep_begin[g + 1].
+    b_.rdep_begin.assign(n + 1, 0);
     for (size_t c = 0; c < n_cores; ++c) {
-      const CoreTrace& t = *in_.cores[c];
-      for (const TimedOp& o : t.ops) {
-        for (uint32_t d = 0; d < o.dep_count; ++d) b_.ops[ref(t.deps[o.dep_begin + d]) + 1].rdep_begin += 1;
-      }
+      for (const OpRef& d : in_.cores[c]->deps) b_.rdep_begin[ref(d) + 1] += 1;
     }
-    for (uint32_t g = 0; g < n; ++g) b_.ops[g + 1].rdep_begin += b_.ops[g].rdep_begin;
-    b_.rdeps.resize(b_.ops[n].rdep_begin);
-    b_.fill.resize(n);
-    for (uint32_t g = 0; g < n; ++g) b_.fill[g] = b_.ops[g].rdep_begin;
+    for (uint32_t g = 0; g < n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
+    b_.rdeps.resize(b_.rdep_begin[n]);
+    b_.fill.assign(b_.rdep_begin.begin(), b_.rdep_begin.end() - 1);
     for (size_t c = 0; c < n_cores; ++c) {
-      const CoreTrace& t = *in_.cores[c];
-      for (size_t i = 0; i < t.ops.size(); ++i) {
-        const TimedOp& o = t.ops[i];
-        for (uint32_t d = 0; d < o.dep_count; ++d) b_.rdeps[b_.fill[ref(t.deps[o.dep_begin + d])]++] = b_.base[c] + static_cast<uint32_t>(i);
-      }
+      const std::vector<OpRef>& deps = in_.cores[c]->deps;
+      const uint32_t* owner = b_.owner.data() + b_.dep_base[c];
+      for (size_t j = 0; j < deps.size(); ++j) b_.rdeps[b_.fill[ref(deps[j])]++] = owner[j];
     }
   }
 
@@ -191,7 +199,7 @@ class Replayer {
       next.pred_end = t;
       if (--next.pending == 0) schedule(st.pipe_next);
     }
-    for (uint32_t i = st.rdep_begin, e = b_.ops[g + 1].rdep_begin; i < e; ++i) {
+    for (uint32_t i = b_.rdep_begin[g], e = b_.rdep_begin[g + 1]; i < e; ++i) {
       const uint32_t s = b_.rdeps[i];
       OpState& dep = b_.ops[s];
       dep.dep_ready = std::max(dep.dep_ready, t);

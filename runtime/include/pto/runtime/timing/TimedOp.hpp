@@ -60,7 +60,7 @@ struct CoreTrace {
   int kind = 1;  // ir::CoreKind
   int slot = 0;  // place in the block (0: AIC or single core, 1/2: AIV 0/1 of a mix block)
   std::vector<TimedOp> ops;
-  std::vector<OpRef> deps;
+  std::vector<OpRef> deps;  // the ops' deps, each op's in one run, in op order (every entry belongs to one op)
   std::vector<GmRegion> regions;
 };
 
