@@ -361,3 +361,32 @@ TEST_CASE("local_moves_cost_their_path_acc_to_vec_and_vec_to_mat_on_a5") {
 }
 
 }  // namespace
+
+TEST_CASE("a_trace_whose_deps_are_not_its_ops_deps_in_order_is_an_internal_error_and_the_replay_stays_usable") {
+  // The replay finds each dep's owner from the ops' dep runs (CoreTrace::deps): a trace that
+  // breaks that (an entry no op owns, or runs out of order) is refused, not read out of bounds.
+  CoreModel m(nullptr, a2_cost(), 0, true);
+  const int load = m.run(Pipe::MTE2, 100);
+  m.set_flag(Pipe::MTE2, Pipe::V, 0);
+  m.wait_flag(Pipe::MTE2, Pipe::V, 0);
+  const int add = m.run(Pipe::V, 50);
+  const std::vector<double> ends = replay({&m}).cores[0].op_end;
+  CHECK(ends[static_cast<size_t>(add)] >= ends[static_cast<size_t>(load)] + 50);  // the add waited for the load
+
+  const auto& chip = pto::ChipProfile::get("a2");
+  auto replay_trace = [&](const pto::timing::CoreTrace& t) {
+    const pto::timing::CoreTrace* traces[] = {&t};
+    return pto::timing::replay({.chip = &chip, .cores = traces});
+  };
+  pto::timing::CoreTrace extra = m.trace();
+  extra.deps.push_back({0, 0});  // owned by no op
+  CHECK_THROWS_AS(replay_trace(extra), pto::InternalError);
+  pto::timing::CoreTrace shifted = m.trace();
+  for (auto& op : shifted.ops) {
+    if (op.dep_count > 0) op.dep_begin += 1;  // past the run it owns
+  }
+  shifted.deps.push_back({0, 0});
+  CHECK_THROWS_AS(replay_trace(shifted), pto::InternalError);
+  // The same storage replays a good trace again, to the same cycles.
+  CHECK(replay_trace(m.trace()).cores[0].op_end == ends);
+}

@@ -117,6 +117,7 @@ class Replayer {
         st.head = o.head;
         st.amount = o.kind == OpKind::Transfer ? o.bytes : o.body;
         st.pending = o.dep_count;
+        if (o.dep_begin != owned || owned + o.dep_count > t.deps.size()) throw_bad_deps();
         std::fill_n(b_.owner.begin() + b_.dep_base[c] + o.dep_begin, o.dep_count, g);
         owned += o.dep_count;
         st.barrier = o.barrier >= 0 ? b_.base[c] + static_cast<uint32_t>(o.barrier) : UINT32_MAX;
@@ -135,7 +136,7 @@ class Replayer {
           prev = g;
         }
       }
-      if (owned != t.deps.size()) throw InternalError("replay: a trace's deps are not those of its ops (CoreTrace)");
+      if (owned != t.deps.size()) throw_bad_deps();
     });
     // Reverse deps, CSR, from the dep arrays and their owners (compact arrays, not the op
     // records; deps may cross cores: one thread). The count of each op's dependents first, at
@@ -152,6 +153,10 @@ class Replayer {
       const uint32_t* owner = b_.owner.data() + b_.dep_base[c];
       for (size_t j = 0; j < deps.size(); ++j) b_.rdeps[b_.fill[ref(deps[j])]++] = owner[j];
     }
+  }
+
+  [[noreturn]] static void throw_bad_deps() {
+    throw InternalError("replay: a trace's deps are not its ops' deps in op order (CoreTrace::deps)");
   }
 
   uint32_t ref(const OpRef& r) const { return b_.base[static_cast<size_t>(r.core)] + static_cast<uint32_t>(r.op); }
