@@ -52,14 +52,14 @@ struct Buffers {
   std::vector<uint32_t> base;      // per core, its first global op index; then the op count
   std::vector<uint32_t> dep_base;  // per core, the global index of its first dep
   std::vector<uint32_t> owner;     // per dep (global index), the global op that waits on it
-  std::vector<uint32_t> rdeps, rdep_begin, fill;  // op g's dependents: rdeps[rdep_begin[g], rdep_begin[g + 1])
+  std::vector<uint32_t> rdeps, rdep_begin;  // op g's dependents: rdeps[rdep_begin[g], rdep_begin[g + 1])
   std::vector<OpState> ops;        // one per op of the launch
   std::vector<double> work_end;
   SharedL2::Storage l2;  // used in place (SharedL2 keeps a reference), not swapped
 
   void swap(Buffers& o) {
     base.swap(o.base), dep_base.swap(o.dep_base), owner.swap(o.owner), rdeps.swap(o.rdeps), rdep_begin.swap(o.rdep_begin);
-    fill.swap(o.fill), ops.swap(o.ops), work_end.swap(o.work_end);
+    ops.swap(o.ops), work_end.swap(o.work_end);
   }
 };
 
@@ -139,19 +139,19 @@ class Replayer {
       if (owned != t.deps.size()) throw_bad_deps();
     });
     // Reverse deps, CSR, from the dep arrays and their owners (compact arrays, not the op
-    // records; deps may cross cores: one thread). The count of each op's dependents first, at
-    // rdep_begin[g + 1].
-    b_.rdep_begin.assign(n + 1, 0);
+    // records; deps may cross cores: one thread). Op g's count of dependents goes to
+    // rdep_begin[g + 2]; after the prefix sum rdep_begin[g + 1] is where g's dependents begin, and
+    // serves as the fill cursor: filled, it has moved to where g + 1's begin.
+    b_.rdep_begin.assign(n + 2, 0);
     for (size_t c = 0; c < n_cores; ++c) {
-      for (const OpRef& d : in_.cores[c]->deps) b_.rdep_begin[ref(d) + 1] += 1;
+      for (const OpRef& d : in_.cores[c]->deps) b_.rdep_begin[ref(d) + 2] += 1;
     }
-    for (uint32_t g = 0; g < n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
-    b_.rdeps.resize(b_.rdep_begin[n]);
-    b_.fill.assign(b_.rdep_begin.begin(), b_.rdep_begin.end() - 1);
+    for (uint32_t g = 1; g <= n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
+    b_.rdeps.resize(b_.rdep_begin[n + 1]);
     for (size_t c = 0; c < n_cores; ++c) {
       const std::vector<OpRef>& deps = in_.cores[c]->deps;
       const uint32_t* owner = b_.owner.data() + b_.dep_base[c];
-      for (size_t j = 0; j < deps.size(); ++j) b_.rdeps[b_.fill[ref(deps[j])]++] = owner[j];
+      for (size_t j = 0; j < deps.size(); ++j) b_.rdeps[b_.rdep_begin[ref(deps[j]) + 1]++] = owner[j];
     }
   }
 
