@@ -1,10 +1,17 @@
 #include "pto/backend/Passes.hpp"
+
+#include <set>
+
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Printer.hpp"
 #include "pto/ir/Visitor.hpp"
 
 namespace pto::backend {
 namespace {
+
+/// Whether two slot expressions name the same slot: the same node, or the same expression
+/// built twice (`g.current()` read twice in one tile expression, slot 0 of a single tile).
+bool same_slot(const ir::Expr& a, const ir::Expr& b) { return a.same_as(b) || ir::to_string(a) == ir::to_string(b); }
 
 // Wraps every instruction that touches tiles in a lock/unlock of each tile slot's mutex on the
 // instruction's pipe. In program order this gives exactly the flags a tile group needs:
@@ -36,9 +43,6 @@ class AutoMutex : public ir::Mutator {
     return {id, loc};
   }
 
-  /// Whether two slot expressions name the same slot: the same node, or the same expression
-  /// built twice (`g.current()` read twice in one tile expression, slot 0 of a single tile).
-  static bool same_slot(const ir::Expr& a, const ir::Expr& b) { return a.same_as(b) || ir::to_string(a) == ir::to_string(b); }
 
   ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
     std::vector<ir::TileRef> tiles;
@@ -80,7 +84,98 @@ class AutoMutex : public ir::Mutator {
   ir::Kernel& k_;
 };
 
+/// Finds the instructions still wrapped as AutoMutex::wrap left them, and the groups some other
+/// tile access reaches (mutex_ordered_groups).
+class MutexOrder : public ir::Visitor {
+ public:
+  explicit MutexOrder(const ir::Kernel& k) : k_(k), ordered_(k.groups.size(), true) {}
+  std::vector<bool> result() && { return std::move(ordered_); }
+
+ protected:
+  // Every statement: a Seq's wrapped instructions are found before its statements are visited.
+#define PTO_X(name)                              \
+  void visit_node(const ir::name* op) override { \
+    note(op);                                    \
+    ir::Visitor::visit_node(op);                 \
+  }
+  PTO_FOR_EACH_IR_STMT(PTO_X)
+#undef PTO_X
+
+ private:
+  void note(const ir::Seq* op) {
+    for (size_t i = 0; i < op->body.size(); ++i) {
+      if (const ir::StmtNode* instr = checked_instr(op->body[i]); instr && wrapped(op->body, i, instr)) guarded_.insert(instr);
+    }
+  }
+  void note(const ir::StmtNode* op) {
+    const auto accesses = ir::tile_accesses(op);
+    const bool guarded = guarded_.count(op) != 0;
+    for (const auto& a : accesses) {
+      if (a.remote || !guarded) ordered_[static_cast<size_t>(a.tile.group)] = false;
+    }
+  }
+
+  /// The instruction `s` is, alone or after its runtime checks (insert_checks puts them with it in
+  /// a Seq), when it touches tiles; else null.
+  static const ir::StmtNode* checked_instr(const ir::Stmt& s) {
+    if (const auto* seq = s.as<ir::Seq>()) {
+      if (seq->body.empty()) return nullptr;
+      for (size_t i = 0; i + 1 < seq->body.size(); ++i) {
+        if (!seq->body[i].as<ir::Check>()) return nullptr;
+      }
+      return checked_instr(seq->body.back());
+    }
+    return s && !s.as<ir::Sync>() && !ir::tile_accesses(s.get()).empty() ? s.get() : nullptr;
+  }
+
+  /// The automatic `op` sync of tile `t` that `s` is (bare, or under an if without else: the
+  /// guard that skips a slot an earlier reference of the group already locked), or null.
+  const ir::Sync* auto_sync(const ir::Stmt& s, ir::SyncOp op, const ir::TileRef& t) const {
+    ir::Stmt inner = s;
+    if (const auto* guard = s.as<ir::IfThenElse>()) {
+      if (guard->else_case) return nullptr;
+      inner = guard->then_case;
+    }
+    const auto* sync = inner.as<ir::Sync>();
+    if (!sync || sync->op != op || !k_.instrs[static_cast<size_t>(sync->id)].automatic) return nullptr;
+    return sync->tile.group == t.group && same_slot(sync->tile.slot, t.slot) ? sync : nullptr;
+  }
+
+  /// Whether body[at] (instruction `instr`) has every lock AutoMutex::wrap put before it, in
+  /// order, with only runtime checks between them and it, and every unlock right after it.
+  bool wrapped(const std::vector<ir::Stmt>& body, size_t at, const ir::StmtNode* instr) const {
+    std::vector<ir::TileRef> tiles;  // as AutoMutex::wrap lists them
+    for (const auto& a : ir::tile_accesses(instr)) {
+      if (a.remote) continue;
+      bool seen = false;
+      for (const auto& t : tiles) seen |= t.group == a.tile.group && same_slot(t.slot, a.tile.slot);
+      if (!seen) tiles.push_back(a.tile);
+    }
+    const size_t n = tiles.size();
+    size_t before = at;
+    for (size_t j = n; j-- > 0;) {
+      while (before > 0 && body[before - 1].as<ir::Check>()) --before;
+      if (before == 0 || !auto_sync(body[--before], ir::SyncOp::MutexLock, tiles[j])) return false;
+    }
+    if (at + n >= body.size()) return false;
+    for (size_t j = 0; j < n; ++j) {
+      if (!auto_sync(body[at + 1 + j], ir::SyncOp::MutexUnlock, tiles[j])) return false;
+    }
+    return true;
+  }
+
+  const ir::Kernel& k_;
+  std::vector<bool> ordered_;
+  std::set<const ir::StmtNode*> guarded_;
+};
+
 }  // namespace
+
+std::vector<bool> mutex_ordered_groups(const ir::Kernel& k) {
+  MutexOrder order(k);
+  order.visit(k.body);
+  return std::move(order).result();
+}
 
 void insert_auto_mutex(ir::Kernel& k) {
   // Hand-written flags or mutexes next to auto_mutex guard the same dependencies twice.

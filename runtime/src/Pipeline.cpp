@@ -120,6 +120,7 @@ std::shared_ptr<CompiledKernel> prepare_kernel(ir::Kernel traced, const ChipProf
   const auto t = Clock::now();
   backend::lower(ck->ir, chip, {.auto_mutex = options.auto_mutex, .mode = options.mode});
   if (options.remove_sync >= 0) backend::remove_sync(ck->ir, options.remove_sync);
+  if (options.auto_mutex) ck->mutex_ordered = backend::mutex_ordered_groups(ck->ir);
   ck->syncs = sync_table(ck->ir);
   ck->instrumented = options.timing;
   ck->race_check = options.race_check;

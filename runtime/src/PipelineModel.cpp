@@ -97,6 +97,10 @@ CoreModel::CoreModel(const CompiledKernel* kernel, const CostModel& cost, int co
       base += g.depth;
     }
     alias_slots();
+    // Slots that auto_mutex orders completely need no race check; with placed tiles, only when
+    // every group is so ordered (an aliased slot is one resource to the checker across groups).
+    const auto& ordered = kernel_->mutex_ordered;
+    if (!ordered.empty() && (alias_.empty() || std::all_of(ordered.begin(), ordered.end(), [](bool o) { return o; }))) ordered_ = &ordered;
     for (const auto& info : kernel_->ir.instrs) {
       if (!info.peer_slots) continue;
       if (shared_group_.empty()) shared_group_.assign(kernel_->ir.groups.size(), false);  // kernels with cross-core moves only
@@ -427,6 +431,8 @@ std::span<const CoreModel::Access> CoreModel::tile_accesses(int instr, const int
       }
     } else if (!shared_group_.empty() && shared_group_[g]) {
       out[k++] = {shared_tile_key(slot_, tile), write, 0, grp.rows * grp.cols, grp.cols};
+    } else if (ordered_ && (*ordered_)[static_cast<size_t>(g)] && !keep_accesses_) {
+      continue;  // auto_mutex orders every access to the slot: none can race (the audit still sees it)
     } else {
       out[k++] = {tile, write};
     }

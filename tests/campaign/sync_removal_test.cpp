@@ -121,3 +121,54 @@ TEST_CASE("the audit compares GM byte for byte: neighbouring rectangles of one t
   }
   pto::set_race_audit(false);
 }
+
+// The race checker leaves out the slots auto_mutex orders completely (backend::mutex_ordered_groups);
+// each guard removed in turn must bring its group's checks back, so the race it leaves is still
+// reported, by the checker alone (no audit), on the JIT and on the interpreter.
+TEST_CASE("mutex_ordered_groups: auto_mutex orders every group; a removed guard leaves its group checked") {
+  auto x = pto::Tensor<float>::random({512}, 3);
+  for (const bool interpret : {false, true}) {
+    CAPTURE(interpret);
+    auto make = [&](int remove) {
+      pto::JitOptions o{.name = "ordered", .auto_mutex = true, .on_race = pto::OnRace::report};
+      o.interpret = interpret;
+      o.remove_sync = remove;
+      return pl::jit(o, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+        auto t = pl::make_tile_group<float>(pl::Vec, {256}, {0, 1});
+        auto u = pl::make_tile_group<float>(pl::Vec, {256}, {0, 1});
+        for (auto i : pl::range(0, 2)) {
+          pl::load(t.current(), x.slice(i * 256, 256));
+          u.current() = t.current() * 2.0f;
+          pl::store(z.slice(i * 256, 256), u.current());
+          t.next();
+          u.next();
+        }
+      });
+    };
+    auto z = pto::Tensor<float>::zeros({512});
+    const auto whole = make(-1)[{.block_dim = 1}].compile(x, z);
+    REQUIRE(whole->mutex_ordered.size() == 2);
+    CHECK(whole->mutex_ordered[0]);
+    CHECK(whole->mutex_ordered[1]);
+    const pto::LaunchProfile clean = make(-1)[{.block_dim = 1}].run_sync(x, z);
+    CHECK(clean.races.empty());
+    for (int64_t i = 0; i < 512; ++i) REQUIRE(z[i] == x[i] * 2.0f);
+
+    const auto sites = pto::backend::removable_syncs(whole->ir);
+    REQUIRE(sites.size() == 4);  // load (t), the multiply (u, t), store (u)
+    for (int site = 0; site < 4; ++site) {
+      CAPTURE(site);
+      const auto cut = make(site)[{.block_dim = 1}].compile(x, z);
+      REQUIRE(cut->mutex_ordered.size() == 2);
+      // The load's or the store's guard: its one group; one of the multiply's: the multiply is no
+      // longer wrapped, so both groups it touches are checked.
+      const bool multiply = site == 1 || site == 2;
+      CHECK(cut->mutex_ordered[0] + cut->mutex_ordered[1] == (multiply ? 0 : 1));
+      const pto::LaunchProfile p = make(site)[{.block_dim = 1}].run_sync(x, z);
+      CHECK_FALSE(p.races.empty());
+    }
+  }
+  // Hand-written flags: no group is taken as ordered.
+  auto z = pto::Tensor<float>::zeros({256});
+  CHECK(manual_kernel()[{.block_dim = 1}].compile(x, z)->mutex_ordered.empty());
+}

@@ -34,6 +34,13 @@ void validate_moves(const ir::Kernel& k, const ChipProfile& chip);
 /// auto_mutex: guards every tile access with its slot's mutex on the instruction's pipe, which
 /// orders producers and consumers of each slot (RAW, WAR, WAW) and nothing else.
 void insert_auto_mutex(ir::Kernel& k);
+/// Per tile group, whether auto_mutex orders every access to its slots: every statement that
+/// touches the group is an instruction still wrapped in the locks and unlocks insert_auto_mutex
+/// gave it (runtime checks between them allowed), and no cross-core move writes the group. Two
+/// accesses to such a slot are always ordered (the later one's lock waits for the earlier one's
+/// unlock), so a race checker can leave them out. A group untouched counts as ordered; with
+/// auto_mutex off, or after remove_sync took one of a group's syncs, the group is not ordered.
+std::vector<bool> mutex_ordered_groups(const ir::Kernel& k);
 
 /// Kernel modes and core kinds: every instruction must run on a core that has its pipe and
 /// memories (AIV: Vec, V/MTE2/MTE3; AIC: Mat/Left/Right/Acc, MTE1/MTE2/M/FIX), a mix kernel's

@@ -47,6 +47,8 @@ std::shared_ptr<KnownLaunches> new_known_launches();
 struct CompiledKernel {
   ir::Kernel ir;                // the lowered kernel (its instruction table names errors)
   std::vector<SyncInfo> syncs;  // by instruction id; meaningful for sync instructions only
+  std::vector<bool> mutex_ordered;  // per tile group: auto_mutex orders every access to its slots
+                                   // (backend::mutex_ordered_groups); empty without auto_mutex
   bool instrumented = false;    // reports to the pipeline model
   bool from_disk = false;       // loaded from the disk cache or a package: no optimiser, no codegen ran
   bool quick = false;           // the quick tier's code (JitOptions::tiered): `object` and `symbol` are its

@@ -385,6 +385,8 @@ class CoreModel {
   std::vector<int64_t> alias_;      // per tile slot: its resource key when tiles are placed (alias_slots), else empty
   std::vector<bool> shared_group_;  // per tile group: a cross-core move's destination (race state shared by
                                     // the block); empty when the kernel has no cross-core moves
+  const std::vector<bool>* ordered_ = nullptr;  // per tile group: its slots need no race check
+                                                // (CompiledKernel::mutex_ordered); null: every group is checked
   std::vector<RaceReport> races_;
   std::vector<GmSpan> gm_spans_;
   bool keep_gm_spans_ = false;
