@@ -1,6 +1,6 @@
 #include "pto/backend/Passes.hpp"
 
-#include <set>
+#include <map>
 
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Printer.hpp"
@@ -42,7 +42,6 @@ class AutoMutex : public ir::Mutator {
     k_.instrs.push_back(std::move(info));
     return {id, loc};
   }
-
 
   ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
     std::vector<ir::TileRef> tiles;
@@ -104,12 +103,17 @@ class MutexOrder : public ir::Visitor {
  private:
   void note(const ir::Seq* op) {
     for (size_t i = 0; i < op->body.size(); ++i) {
-      if (const ir::StmtNode* instr = checked_instr(op->body[i]); instr && wrapped(op->body, i, instr)) guarded_.insert(instr);
+      if (const ir::StmtNode* instr = checked_instr(op->body[i]); instr && wrapped(op->body, i, instr)) ++guarded_[instr];
     }
   }
   void note(const ir::StmtNode* op) {
     const auto accesses = ir::tile_accesses(op);
-    const bool guarded = guarded_.count(op) != 0;
+    if (accesses.empty()) return;
+    // One wrapped occurrence found per visit (a node the IR holds in two places is guarded only
+    // where it is wrapped: any occurrence without a wrap leaves its groups unordered).
+    auto it = guarded_.find(op);
+    const bool guarded = it != guarded_.end() && it->second > 0;
+    if (guarded) --it->second;
     for (const auto& a : accesses) {
       if (a.remote || !guarded) ordered_[static_cast<size_t>(a.tile.group)] = false;
     }
@@ -166,7 +170,7 @@ class MutexOrder : public ir::Visitor {
 
   const ir::Kernel& k_;
   std::vector<bool> ordered_;
-  std::set<const ir::StmtNode*> guarded_;
+  std::map<const ir::StmtNode*, int> guarded_;  // wrapped occurrences not yet visited
 };
 
 }  // namespace
