@@ -2,7 +2,8 @@
 //   * the cost of the timing model + race checker: vector_add at 16M floats with both on versus
 //     both off (ratio printed, target <= 1.2, issue #12), from separate runs and from paired
 //     launches (the one to trust on a shared machine), with the replay cache on (launches
-//     repeated, as in a tuning loop) and off (every launch replayed)
+//     repeated, as in a tuning loop) and off (every launch replayed); the same paired for flash
+//     attention (a mix kernel) and matmul (a cube kernel)
 //   * the model's cost per instruction where it shows (small tiles, data in the host's caches,
 //     every launch replayed): the timed launch's extra nanoseconds per instruction
 //   * the replay alone: ops replayed per second on hand-built vector-add traces of 8 and 48 cores
@@ -19,6 +20,8 @@
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "03_matmul/matmul.hpp"
+#include "06_flash_attention/flash_attention.hpp"
 #include "RatioReporter.hpp"
 #include "common/TensorHelpers.hpp"
 #include "pto/runtime/timing/Replay.hpp"
@@ -111,37 +114,54 @@ void BM_TimingCostPaired(benchmark::State& state) {
   state.counters["on_ms"] = median(checked_ms);
   pto::set_replay_cache(true);
 }
-// Core interleaving on and off, in pairs as above (the order alternating), timing on or off, so
-// the ratio is the host's order of work alone: a memory-bound kernel (vector_add 16M) and a
-// compute-bound one (softmax 4096x1024 f32), both on 8 blocks.
-void interleave_paired(benchmark::State& state, const std::function<void()>& launch) {
-  auto time_launch = [&](bool interleave) {
-    pto::set_core_interleaving(interleave);
+/// `launch(false)` and `launch(true)` timed in pairs (after one untimed warm-up each), the order
+/// alternating between iterations: per iteration, the milliseconds of each.
+std::vector<std::array<double, 2>> alternating_pairs(benchmark::State& state, const std::function<void(bool)>& launch) {
+  auto time_launch = [&](bool on) {
     const auto t0 = std::chrono::steady_clock::now();
-    launch();
+    launch(on);
     pto::synchronize();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   time_launch(true);
   time_launch(false);
-  std::vector<double> ratio, on_ms, off_ms;
+  std::vector<std::array<double, 2>> times;
   bool first_on = true;
   for (auto _ : state) {
-    double on = 0, off = 0;
+    std::array<double, 2> t{};  // off, on
     if (first_on) {
-      on = time_launch(true), off = time_launch(false);
+      t[1] = time_launch(true), t[0] = time_launch(false);
     } else {
-      off = time_launch(false), on = time_launch(true);
+      t[0] = time_launch(false), t[1] = time_launch(true);
     }
     first_on = !first_on;
-    ratio.push_back(off / on);
-    on_ms.push_back(on);
-    off_ms.push_back(off);
+    times.push_back(t);
   }
-  pto::set_core_interleaving(true);
+  return times;
+}
+/// The counters of alternating pairs: the median ratio (on / off; off / on for a `speedup`) and
+/// each side's median milliseconds.
+void report_pairs(benchmark::State& state, const std::vector<std::array<double, 2>>& times, bool speedup) {
+  std::vector<double> ratio, off_ms, on_ms;
+  for (const auto& t : times) {
+    ratio.push_back(speedup ? t[0] / t[1] : t[1] / t[0]);
+    off_ms.push_back(t[0]);
+    on_ms.push_back(t[1]);
+  }
   state.counters["ratio"] = median(ratio);
-  state.counters["on_ms"] = median(on_ms);
   state.counters["off_ms"] = median(off_ms);
+  state.counters["on_ms"] = median(on_ms);
+}
+// Core interleaving on and off, in pairs as above (the order alternating), timing on or off, so
+// the ratio is the host's order of work alone: a memory-bound kernel (vector_add 16M) and a
+// compute-bound one (softmax 4096x1024 f32), both on 8 blocks.
+void interleave_paired(benchmark::State& state, const std::function<void()>& launch) {
+  const auto times = alternating_pairs(state, [&](bool interleave) {
+    pto::set_core_interleaving(interleave);
+    launch();
+  });
+  pto::set_core_interleaving(true);
+  report_pairs(state, times, /*speedup=*/true);
 }
 void BM_InterleavePaired(benchmark::State& state) {
   const auto kernel = va::make_kernel<float>({.timing = state.range(0) != 0});
@@ -191,6 +211,49 @@ void BM_ModelCostPerInstruction(benchmark::State& state) {
 }
 BENCHMARK(BM_ModelCostPerInstruction)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+// The same cost for a mix kernel and a cube kernel, timing + race checking on versus off in
+// alternating pairs: flash attention 2048x128 f16 (cube and vector cores through cross-core flags,
+// 8 blocks: tens of thousands of ops to replay) and matmul f16 1024^3 (24 blocks). Argument as
+// above: 1, the replay cache on (a repeated launch); 0, off (every launch replayed).
+void timing_cost_paired(benchmark::State& state, const std::function<void(bool)>& launch) {
+  pto::set_replay_cache(state.range(0) != 0);
+  const auto times = alternating_pairs(state, launch);
+  pto::set_replay_cache(true);
+  report_pairs(state, times, /*speedup=*/false);
+}
+void BM_TimingCostPairedFlashAttention(benchmark::State& state) {
+  namespace fa = pto::samples::flash_attention;
+  using T = pto::half;
+  constexpr int64_t S = 2048, D = 128;
+  constexpr int kBlocks = 8;
+  fa::Params p = fa::default_params<T>("a2");
+  p.timing = false;
+  const auto off = fa::make_kernel<T>(p);
+  p.timing = true;
+  const auto on = fa::make_kernel<T>(p);
+  auto q = pto::Tensor<T>::random({S, D}, 1), k = pto::Tensor<T>::random({S, D}, 2), v = pto::Tensor<T>::random({S, D}, 3);
+  auto o = pto::Tensor<T>::zeros({S, D});
+  fa::Workspace<T> ws(kBlocks, p, D);
+  timing_cost_paired(state, [&](bool timed) {
+    (timed ? on : off)[{.block_dim = kBlocks}](q, k, v, o, ws.scores, ws.probs, ws.values);
+  });
+}
+void BM_TimingCostPairedMatmul(benchmark::State& state) {
+  namespace mm = pto::samples::matmul;
+  using T = pto::half;
+  constexpr int64_t n = 1024;
+  mm::Params p;
+  p.timing = false;
+  const auto off = mm::make_kernel<T>(p);
+  p.timing = true;
+  const auto on = mm::make_kernel<T>(p);
+  auto a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2);
+  auto c = pto::Tensor<mm::out_t<T>>::zeros({n, n});
+  timing_cost_paired(state, [&](bool timed) { (timed ? on : off)[{.block_dim = 24}](a, b, c); });
+}
+BENCHMARK(BM_TimingCostPairedFlashAttention)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_TimingCostPairedMatmul)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 // The replay alone, on hand-built traces shaped like a double-buffered vector add (two loads, an
 // add, a store per tile, slots guarded by flags) on `cores` AIVs with 256 tiles each: ops
@@ -293,6 +356,14 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPaired/replay_cache:1/min_time:3.000/real_time", ""},
                                                          {"timing+races on / off, paired, every launch replayed",
                                                           "BM_TimingCostPaired/replay_cache:0/min_time:3.000/real_time", ""},
+                                                         {"timing+races on / off, paired, flash_attention 2048x128 f16, repeated launch",
+                                                          "BM_TimingCostPairedFlashAttention/replay_cache:1/min_time:3.000/real_time", ""},
+                                                         {"timing+races on / off, paired, flash_attention 2048x128 f16, every launch replayed",
+                                                          "BM_TimingCostPairedFlashAttention/replay_cache:0/min_time:3.000/real_time", ""},
+                                                         {"timing+races on / off, paired, matmul f16 1024^3, repeated launch",
+                                                          "BM_TimingCostPairedMatmul/replay_cache:1/min_time:3.000/real_time", ""},
+                                                         {"timing+races on / off, paired, matmul f16 1024^3, every launch replayed",
+                                                          "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, vector_add 16M timing off (> 1: faster on)",
                                                           "BM_InterleavePaired/timing:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, vector_add 16M timing on",

@@ -207,6 +207,15 @@ TEST_CASE("hbm_is_shared_fairly_by_the_transfers_in_flight_and_idle_cores_take_n
   CHECK(few.cores[0].end_cycles == doctest::Approx(latency + bytes / std::min(chip.path(pto::PathId::GmToVec).peak_bytes_per_cycle, hbm / 3)));
 }
 
+/// a2 with an L2 of `bytes` in `ways`-way sets of `line`-byte lines (small: evictions show).
+pto::ChipProfile with_l2(int64_t bytes, int64_t line, int ways) {
+  pto::ChipProfile chip = pto::ChipProfile::get("a2");
+  chip.l2_bytes = bytes;
+  chip.l2_line_bytes = line;
+  chip.l2_ways = ways;
+  return chip;
+}
+
 TEST_CASE("a_second_read_of_the_same_bytes_hits_the_shared_l2_and_takes_no_hbm") {
   CoreModel first(nullptr, a2_cost(), 0, false, 0, nullptr, 1, 0), second(nullptr, a2_cost(), 1, false, 0, nullptr, 1, 1);
   read_gm(first, 65536);
@@ -239,10 +248,7 @@ TEST_CASE("an_l2_that_holds_the_whole_footprint_answers_as_the_set_associative_o
 
 TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set") {
   // An L2 of two sets of two 512-byte lines: line l goes to set l % 2.
-  pto::ChipProfile chip = pto::ChipProfile::get("a2");
-  chip.l2_bytes = 2048;
-  chip.l2_line_bytes = 512;
-  chip.l2_ways = 2;
+  const pto::ChipProfile chip = with_l2(2048, 512, 2);
   const CostModel cost(chip);
   CoreModel m(nullptr, cost, 0, false, 0, nullptr, 1, 0);
   // Lines 0-3 fill both sets; 4 evicts 0 (set 0's oldest); 2 hits and makes 4 the oldest; 0
@@ -262,11 +268,8 @@ TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set")
 TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
   // The profiles' way count (the replay scans 16 ways with SIMD where the host has it): 400 reads
   // of random lines, some two lines long, against a list per set kept most recent first.
-  pto::ChipProfile chip = pto::ChipProfile::get("a2");
   constexpr int kWays = 16, kSets = 3, kLine = 512;
-  chip.l2_bytes = kWays * kSets * kLine;
-  chip.l2_line_bytes = kLine;
-  chip.l2_ways = kWays;
+  const pto::ChipProfile chip = with_l2(kWays * kSets * kLine, kLine, kWays);
   const CostModel cost(chip);
   CoreModel m(nullptr, cost, 0, false, 0, nullptr, 1, 0);
   std::vector<std::vector<int>> sets(kSets);  // per set, its lines, most recent first
@@ -389,4 +392,76 @@ TEST_CASE("a_trace_whose_deps_are_not_its_ops_deps_in_order_is_an_internal_error
   CHECK_THROWS_AS(replay_trace(shifted), pto::InternalError);
   // The same storage replays a good trace again, to the same cycles.
   CHECK(replay_trace(m.trace()).cores[0].op_end == ends);
+}
+
+TEST_CASE("a_rectangle_of_rows_touches_the_l2_as_its_rows_one_by_one") {
+  // A 2-D transfer (rows of a view `width` floats wide) against the same rows read one transfer
+  // each: the same hits, misses and HBM bytes, on the set-associative L2 (4 sets of 2 lines of
+  // 512 bytes: the order of touches decides evictions) and the one that holds the footprint.
+  // Whole rows on line boundaries are touched as one range; partial or unaligned rows row by row.
+  const pto::ChipProfile chip = with_l2(4096, 512, 2);
+  const CostModel cost(chip);
+  struct Shape {
+    int64_t width, lo, hi;  // floats
+  };
+  const Shape shapes[] = {
+      {256, 0, 6 * 256},          // whole rows of two lines each, on line boundaries: one range
+      {256, 256, 5 * 256},        // the same, not from row 0
+      {200, 0, 6 * 200},          // whole rows, but rows share lines: row by row
+      {256, 64, 4 * 256 + 192},   // columns [64, 192) of rows 0-4: row by row
+      {256, 128, 7 * 256},        // a first partial row, then whole rows: row by row
+  };
+  for (const Shape& s : shapes) {
+    CAPTURE(s.width);
+    CAPTURE(s.lo);
+    CAPTURE(s.hi);
+    auto fill = [&](CoreModel& m) {  // earlier reads the rectangle partly hits, and lines it evicts
+      read_gm(m, 2048, 128);
+      m.barrier(Pipe::ALL);
+      read_gm(m, 1024, 4 * 256);
+      m.barrier(Pipe::ALL);
+    };
+    CoreModel whole(nullptr, cost, 0, false, 0, nullptr, 1, 0), rows(nullptr, cost, 0, false, 0, nullptr, 1, 0);
+    fill(whole);
+    fill(rows);
+    const int64_t w = s.width, r0 = s.lo / w, c0 = s.lo % w, r1 = (s.hi - c0 - 1) / w, c1 = s.hi - r1 * w;
+    const double bytes = static_cast<double>((r1 - r0 + 1) * (c1 - c0) * 4);
+    whole.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, {0, 4, s.lo, s.hi, w, false});
+    for (int64_t r = r0; r <= r1; ++r) {
+      rows.transfer(Pipe::MTE2, pto::PathId::GmToVec, static_cast<double>((c1 - c0) * 4), {0, 4, r * w + c0, r * w + c1, 0, false});
+      rows.barrier(Pipe::ALL);
+    }
+    for (const uint64_t footprint : {uint64_t{0}, uint64_t{1} << 20}) {
+      CAPTURE(footprint);
+      const pto::ChipProfile l2 = footprint > 0 ? with_l2(int64_t{1} << 20, 512, 2) : chip;
+      const auto a = replay({&whole}, l2, footprint), b = replay({&rows}, l2, footprint);
+      CHECK(a.l2_read_hit_bytes == b.l2_read_hit_bytes);
+      CHECK(a.l2_read_miss_bytes == b.l2_read_miss_bytes);
+      CHECK(a.hbm_bytes == b.hbm_bytes);
+      CHECK(a.l2_read_hit_bytes > 0);
+    }
+  }
+}
+
+TEST_CASE("a_replay_without_op_times_gives_the_same_cycles") {
+  // The emulator asks for each op's start and end only when the debug log needs them.
+  CoreModel m(nullptr, a2_cost(), 0, true);
+  m.run(Pipe::MTE2, 100);
+  m.set_flag(Pipe::MTE2, Pipe::V, 0);
+  m.wait_flag(Pipe::MTE2, Pipe::V, 0);
+  m.run(Pipe::V, 50);
+  read_gm(m, 4096);
+  const std::vector<const pto::timing::CoreTrace*> traces{&m.trace()};
+  const auto& chip = pto::ChipProfile::get("a2");
+  const auto with = pto::timing::replay({.chip = &chip, .cores = traces});
+  const auto without = pto::timing::replay({.chip = &chip, .cores = traces, .op_times = false});
+  REQUIRE(with.cores[0].op_end.size() == m.trace().ops.size());
+  CHECK(without.cores[0].op_start.empty());
+  CHECK(without.cores[0].op_end.empty());
+  CHECK(without.cores[0].end_cycles == with.cores[0].end_cycles);
+  CHECK(without.cores[0].end_cycles > 150);
+  for (size_t p = 0; p < with.cores[0].pipes.size(); ++p) {
+    CHECK(without.cores[0].pipes[p].busy == with.cores[0].pipes[p].busy);
+    CHECK(without.cores[0].pipes[p].wait == with.cores[0].pipes[p].wait);
+  }
 }

@@ -33,7 +33,7 @@ ReplayKey fingerprint(const timing::ReplayInput& in) {
   XXH3_128bits_reset(s);
   // The chip: profiles live for the process (ChipProfile::get), so the address names one.
   const uintptr_t chip = reinterpret_cast<uintptr_t>(in.chip);
-  const uint64_t flags[3] = {chip, in.gm_footprint, in.record_spans ? 1u : 0u};
+  const uint64_t flags[4] = {chip, in.gm_footprint, in.record_spans ? 1u : 0u, in.op_times ? 1u : 0u};
   XXH3_128bits_update(s, flags, sizeof flags);
   add(s, in.core_start);
   add(s, in.tensor_base);

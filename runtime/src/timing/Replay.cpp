@@ -29,20 +29,26 @@ using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>
 /// What the replay keeps of one op, in one record: the event loop visits the ops of every core in
 /// simulated-time order, and one record per op (not a dozen parallel arrays) keeps that to one
 /// stream through memory per core, which the host's prefetchers follow.
+///
+/// The first 32 bytes are what an op's end does to each op waiting on it, and what then starts
+/// that op (ended, schedule): together, so that most records give them in one cache line. The
+/// waiting ops lie far ahead in their cores' runs and have left the host's cache on a launch of
+/// tens of thousands of ops (flash attention 2048x128 f32: a quarter of the replay's samples at
+/// that miss); in this order its f16 event loop takes 4% less (1.34 -> 1.29 ms, 4 alternating pairs).
 struct OpState {
   double dep_ready = 0;           // when its deps (flags, mutexes, barriers) have all ended
-  double pred_end = -1;           // when the previous op of its pipe ended (-1: none)
-  double start = 0, end = 0;
-  double head = 0;                // Work: paid when its pipe starts from idle; Transfer: the DMA latency
-  double amount = 0;              // Work: the body, cycles; Transfer: bytes
   uint32_t pending = 0;           // its conditions not yet met: deps, and the pipe's previous op
-  uint32_t pipe_next = UINT32_MAX;  // the next op of its pipe
   uint32_t barrier = UINT32_MAX;  // the core's last barrier op before it
+  double pred_end = -1;           // when the previous op of its pipe ended (-1: none)
   uint32_t issue = 0;             // instructions issued since that barrier (or the core's start)
-  int32_t region = -1;            // Transfer: its core's CoreTrace::regions index
   uint16_t core = 0;
   OpKind kind = OpKind::Work;
   uint8_t pipe = 0;
+  double start = 0, end = 0;
+  double head = 0;                // Work: paid when its pipe starts from idle; Transfer: the DMA latency
+  double amount = 0;              // Work: the body, cycles; Transfer: bytes
+  uint32_t pipe_next = UINT32_MAX;  // the next op of its pipe
+  int32_t region = -1;            // Transfer: its core's CoreTrace::regions index
   PathId path = PathId::GmToVec;
 };
 
@@ -247,12 +253,18 @@ class Replayer {
       seen.hit_bytes += o.hit_bytes;
       seen.fetched_bytes += o.fetched_bytes;
     };
-    if (r.width <= 0 || r.hi - r.lo <= r.width) {
-      touch(base + static_cast<uint64_t>(r.lo) * es, static_cast<uint64_t>(r.hi - r.lo) * es);
+    const int64_t w = r.width, c0 = w > 0 ? r.lo % w : 0, r1 = w > 0 ? (r.hi - c0 - 1) / w : 0, c1 = r.hi - r1 * w;
+    const uint64_t line = static_cast<uint64_t>(chip_.l2_line_bytes);
+    const uint64_t first = base + static_cast<uint64_t>(r.lo) * es;
+    // Whole rows that start on line boundaries are one contiguous range, and touching it at once
+    // gives what touching it row by row does (no line is shared by two rows): one call, not one a
+    // row (a 128-row tile of flash attention's K or V).
+    const bool whole_lines = c0 == 0 && c1 == w && first % line == 0 && (static_cast<uint64_t>(w) * es) % line == 0;
+    if (w <= 0 || r.hi - r.lo <= w || whole_lines) {
+      touch(first, static_cast<uint64_t>(r.hi - r.lo) * es);
     } else {
       // Rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
-      const int64_t w = r.width, r0 = r.lo / w, c0 = r.lo % w, r1 = (r.hi - c0 - 1) / w, c1 = r.hi - r1 * w;
-      for (int64_t row = r0; row <= r1; ++row) {
+      for (int64_t row = r.lo / w; row <= r1; ++row) {
         touch(base + static_cast<uint64_t>(row * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es);
       }
     }
@@ -345,14 +357,18 @@ class Replayer {
       const CoreTrace& t = *in_.cores[c];
       CoreReplay& out = result_.cores[c];
       out.end_cycles = core_start(static_cast<uint32_t>(c));
-      out.op_start.resize(t.ops.size());
-      out.op_end.resize(t.ops.size());
+      if (in_.op_times) {
+        out.op_start.resize(t.ops.size());
+        out.op_end.resize(t.ops.size());
+      }
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
         const OpState& st = b_.ops[g];
-        out.op_start[i] = st.start;
-        out.op_end[i] = st.end;
+        if (in_.op_times) {
+          out.op_start[i] = st.start;
+          out.op_end[i] = st.end;
+        }
         out.end_cycles = std::max(out.end_cycles, st.end);
         if (o.kind == OpKind::Barrier) continue;
         PipeTotals& p = out.pipes[o.pipe];

@@ -26,6 +26,7 @@ struct ReplayInput {
   std::span<const uint64_t> tensor_base;    // per tensor: its virtual GM byte address (for the L2)
   uint64_t gm_footprint = 0;                // virtual GM addresses in use are below this (0: unknown)
   bool record_spans = false;                // keep each instruction's span and each flag flow
+  bool op_times = true;                     // keep each op's start and end (CoreReplay::op_start, op_end)
 };
 
 struct CoreReplay {
@@ -33,7 +34,7 @@ struct CoreReplay {
   std::array<PipeTotals, kPipeCount> pipes{};
   std::vector<InstrSpan> spans;  // with record_spans
   std::vector<FlagFlow> flows;   // with record_spans
-  std::vector<double> op_start, op_end;  // per op of the core's trace, cycles
+  std::vector<double> op_start, op_end;  // per op of the core's trace, cycles (with op_times; else empty)
 };
 
 struct ReplayResult {
