@@ -247,12 +247,6 @@ class Replayer {
     const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
     const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
-    SharedL2::Outcome seen;
-    auto touch = [&](uint64_t addr, uint64_t len) {
-      const SharedL2::Outcome o = l2_.access(addr, len);
-      seen.hit_bytes += o.hit_bytes;
-      seen.fetched_bytes += o.fetched_bytes;
-    };
     const int64_t w = r.width, c0 = w > 0 ? r.lo % w : 0, r1 = w > 0 ? (r.hi - c0 - 1) / w : 0, c1 = r.hi - r1 * w;
     const uint64_t line = static_cast<uint64_t>(chip_.l2_line_bytes);
     const uint64_t first = base + static_cast<uint64_t>(r.lo) * es;
@@ -260,14 +254,13 @@ class Replayer {
     // gives what touching it row by row does (no line is shared by two rows): one call, not one a
     // row (a 128-row tile of flash attention's K or V).
     const bool whole_lines = c0 == 0 && c1 == w && first % line == 0 && (static_cast<uint64_t>(w) * es) % line == 0;
-    if (w <= 0 || r.hi - r.lo <= w || whole_lines) {
-      touch(first, static_cast<uint64_t>(r.hi - r.lo) * es);
-    } else {
-      // Rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
-      for (int64_t row = r.lo / w; row <= r1; ++row) {
-        touch(base + static_cast<uint64_t>(row * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es);
-      }
-    }
+    // Else rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
+    const int64_t r0 = w > 0 ? r.lo / w : 0;
+    const SharedL2::Outcome seen =
+        w <= 0 || r.hi - r.lo <= w || whole_lines
+            ? l2_.access(first, static_cast<uint64_t>(r.hi - r.lo) * es)
+            : l2_.access_rows(base + static_cast<uint64_t>(r0 * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es,
+                              static_cast<uint64_t>(w) * es, static_cast<uint64_t>(r1 - r0 + 1));
     if (r.write) {
       result_.gm_write_bytes += o.amount;
       return o.amount;

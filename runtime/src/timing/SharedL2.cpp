@@ -65,46 +65,58 @@ SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footpri
   if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
 }
 
-SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
-  Outcome out;
-  if (len == 0) return out;
-  const uint64_t line = static_cast<uint64_t>(line_);
-  if (fits_) {
-    // Lines [first, last]: the two edge lines may be partly in the range; the ones between are
-    // whole, taken 64 to a bitmap word. (Line sizes are powers of two: shifts, not divisions.)
-    const uint64_t first = addr >> line_shift_, last = (addr + len - 1) >> line_shift_;
-    auto one = [&](uint64_t l) {
-      uint64_t& word = present_[l / 64];
-      const uint64_t bit = uint64_t{1} << (l % 64);
-      if (word & bit) {
-        out.hit_bytes += static_cast<double>(std::min(addr + len, (l + 1) * line) - std::max(addr, l * line));
-      } else {
-        out.fetched_bytes += static_cast<double>(line);
-        word |= bit;
+SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t stride, uint64_t rows) {
+  uint64_t hit = 0, fetched = 0;
+  if (len > 0) {
+    if (fits_) {
+      for (uint64_t r = 0; r < rows; ++r, addr += stride) touch_bitmap(addr, len, hit, fetched);
+    } else {
+      if (!tags_ready_) {
+        tags_.assign(sets_ * static_cast<uint64_t>(ways_), kEmpty);
+        used_.assign(tags_.size(), 0);
+        tags_ready_ = true;
       }
-    };
-    one(first);
-    if (last != first) one(last);
-    uint64_t present = 0, total = 0;
-    for (uint64_t l = first + 1; l < last;) {
-      const uint64_t w = l / 64, lo = l % 64, n = std::min<uint64_t>(64 - lo, last - l);
-      const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << lo;
-      present += static_cast<uint64_t>(std::popcount(present_[w] & mask));
-      total += n;
-      present_[w] |= mask;
-      l += n;
+      for (uint64_t r = 0; r < rows; ++r, addr += stride) touch_sets(addr, len, hit, fetched);
     }
-    out.hit_bytes += static_cast<double>(present * line);
-    out.fetched_bytes += static_cast<double>((total - present) * line);
-    return out;
   }
-  if (!tags_ready_) {
-    tags_.assign(sets_ * static_cast<uint64_t>(ways_), kEmpty);
-    used_.assign(tags_.size(), 0);
-    tags_ready_ = true;
+  return {static_cast<double>(hit), static_cast<double>(fetched)};
+}
+
+inline void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
+  const uint64_t line = static_cast<uint64_t>(line_);
+  // Lines [first, last]: the two edge lines may be partly in the range; the ones between are
+  // whole, taken 64 to a bitmap word. (Line sizes are powers of two: shifts, not divisions.)
+  const uint64_t first = addr >> line_shift_, last = (addr + len - 1) >> line_shift_;
+  auto one = [&](uint64_t l) {
+    uint64_t& word = present_[l / 64];
+    const uint64_t bit = uint64_t{1} << (l % 64);
+    if (word & bit) {
+      hit += std::min(addr + len, (l + 1) * line) - std::max(addr, l * line);
+    } else {
+      fetched += line;
+      word |= bit;
+    }
+  };
+  one(first);
+  if (last == first) return;
+  one(last);
+  uint64_t present = 0, total = 0;
+  for (uint64_t l = first + 1; l < last;) {
+    const uint64_t w = l / 64, lo = l % 64, n = std::min<uint64_t>(64 - lo, last - l);
+    const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << lo;
+    present += static_cast<uint64_t>(std::popcount(present_[w] & mask));
+    total += n;
+    present_[w] |= mask;
+    l += n;
   }
+  hit += present * line;
+  fetched += (total - present) * line;
+}
+
+inline void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
   static const bool simd = __builtin_cpu_supports("avx512f");
   const bool wide = simd && ways_ == kCommonWays;
+  const uint64_t line = static_cast<uint64_t>(line_);
   const uint64_t first = addr / line, last = (addr + len - 1) / line;
   // Line l is in set l % sets_ with tag l / sets_: the next line is in the next set (one division
   // a range, not two a line: the division was a tenth of the replay of a 48-core launch).
@@ -115,18 +127,16 @@ SharedL2::Outcome SharedL2::access(uint64_t addr, uint64_t len) {
     uint64_t* used = &used_[first_way];
     int way = wide ? find_tag16_avx512(tags, tag) : ways_ == kCommonWays ? find_tag<kCommonWays>(tags, tag, ways_) : find_tag<0>(tags, tag, ways_);
     if (way >= 0) {
-      const uint64_t lo = std::max(addr, l * line), hi = std::min(addr + len, (l + 1) * line);  // the part of the line in range
-      out.hit_bytes += static_cast<double>(hi - lo);
+      hit += std::min(addr + len, (l + 1) * line) - std::max(addr, l * line);  // the part of the line in range
     } else {
       // Empty ways have stamp 0.
       way = wide ? oldest16_avx512(used) : ways_ == kCommonWays ? oldest<kCommonWays>(used, ways_) : oldest<0>(used, ways_);
-      out.fetched_bytes += static_cast<double>(line);
+      fetched += line;
       tags[way] = tag;
     }
     used[way] = ++clock_;
     if (++set == sets_) set = 0, ++tag;
   }
-  return out;
 }
 
 }  // namespace pto::timing

@@ -24,9 +24,17 @@ class SharedL2 {
     double fetched_bytes = 0; // whole lines brought in for the rest (HBM moves lines, not bytes)
   };
   /// Touches [addr, addr + len), allocating the lines that were not present.
-  Outcome access(uint64_t addr, uint64_t len);
+  Outcome access(uint64_t addr, uint64_t len) { return access_rows(addr, len, 0, 1); }
+  /// Touches `rows` ranges of `len` bytes, `stride` bytes apart from `addr` on, in that order: what
+  /// touching each with access() gives, in one call (the rows of a tile of a wider view: a matmul's
+  /// A tiles are 128 rows of 128 bytes).
+  Outcome access_rows(uint64_t addr, uint64_t len, uint64_t stride, uint64_t rows);
 
  private:
+  /// One range, into `hit` and `fetched` bytes: with the bitmap, and with the sets.
+  void touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
+  void touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
+
   int64_t line_;
   int line_shift_;  // log2(line_) when the footprint fits (line_ is then a power of two)
   int ways_;
