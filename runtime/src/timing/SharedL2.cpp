@@ -82,7 +82,7 @@ SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t st
   return {static_cast<double>(hit), static_cast<double>(fetched)};
 }
 
-inline void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
+void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
   const uint64_t line = static_cast<uint64_t>(line_);
   // Lines [first, last]: the two edge lines may be partly in the range; the ones between are
   // whole, taken 64 to a bitmap word. (Line sizes are powers of two: shifts, not divisions.)
@@ -113,7 +113,7 @@ inline void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, u
   fetched += (total - present) * line;
 }
 
-inline void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
+void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
   static const bool simd = __builtin_cpu_supports("avx512f");
   const bool wide = simd && ways_ == kCommonWays;
   const uint64_t line = static_cast<uint64_t>(line_);

@@ -31,9 +31,10 @@ class SharedL2 {
   Outcome access_rows(uint64_t addr, uint64_t len, uint64_t stride, uint64_t rows);
 
  private:
-  /// One range, into `hit` and `fetched` bytes: with the bitmap, and with the sets.
-  void touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
-  void touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
+  /// One range, into `hit` and `fetched` bytes: with the bitmap, and with the sets. Inline, defined
+  /// in SharedL2.cpp, their only user (access_rows' loop over rows).
+  inline void touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
+  inline void touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched);
 
   int64_t line_;
   int line_shift_;  // log2(line_) when the footprint fits (line_ is then a power of two)
