@@ -13,6 +13,19 @@ namespace {
 /// built twice (`g.current()` read twice in one tile expression, slot 0 of a single tile).
 bool same_slot(const ir::Expr& a, const ir::Expr& b) { return a.same_as(b) || ir::to_string(a) == ir::to_string(b); }
 
+/// The tile slots auto_mutex guards around instruction `node`, in the order of its locks: its own
+/// core's tiles, each slot once (another core's tile is ordered by cross-core flags instead).
+std::vector<ir::TileRef> guarded_tiles(const ir::StmtNode* node) {
+  std::vector<ir::TileRef> tiles;
+  for (const auto& a : ir::tile_accesses(node)) {
+    if (a.remote) continue;
+    bool seen = false;
+    for (const auto& t : tiles) seen |= t.group == a.tile.group && same_slot(t.slot, a.tile.slot);
+    if (!seen) tiles.push_back(a.tile);
+  }
+  return tiles;
+}
+
 // Wraps every instruction that touches tiles in a lock/unlock of each tile slot's mutex on the
 // instruction's pipe. In program order this gives exactly the flags a tile group needs:
 // producer -> consumer (RAW), consumer -> next producer of the same slot (WAR, loop-carried
@@ -44,13 +57,7 @@ class AutoMutex : public ir::Mutator {
   }
 
   ir::Stmt wrap(const ir::StmtNode* node, const ir::Instr& instr, const ir::Stmt& self) {
-    std::vector<ir::TileRef> tiles;
-    for (const auto& a : ir::tile_accesses(node)) {
-      if (a.remote) continue;  // another core's tile: ordered by cross-core flags, not this core's mutexes
-      bool seen = false;
-      for (const auto& t : tiles) seen |= t.group == a.tile.group && same_slot(t.slot, a.tile.slot);
-      if (!seen) tiles.push_back(a.tile);
-    }
+    const std::vector<ir::TileRef> tiles = guarded_tiles(node);
     if (tiles.empty()) return self;
     const ir::Pipe pipe = k_.instrs[instr.id].pipe;
     // Two references to one group with different slot expressions (g.current() and g[0]) may
@@ -148,13 +155,7 @@ class MutexOrder : public ir::Visitor {
   /// Whether body[at] (instruction `instr`) has every lock AutoMutex::wrap put before it, in
   /// order, with only runtime checks between them and it, and every unlock right after it.
   bool wrapped(const std::vector<ir::Stmt>& body, size_t at, const ir::StmtNode* instr) const {
-    std::vector<ir::TileRef> tiles;  // as AutoMutex::wrap lists them
-    for (const auto& a : ir::tile_accesses(instr)) {
-      if (a.remote) continue;
-      bool seen = false;
-      for (const auto& t : tiles) seen |= t.group == a.tile.group && same_slot(t.slot, a.tile.slot);
-      if (!seen) tiles.push_back(a.tile);
-    }
+    const std::vector<ir::TileRef> tiles = guarded_tiles(instr);
     const size_t n = tiles.size();
     size_t before = at;
     for (size_t j = n; j-- > 0;) {
