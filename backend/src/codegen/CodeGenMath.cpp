@@ -1,7 +1,8 @@
 // Transcendental functions of tile expressions as inline LLVM IR: MathKernels (math/MathKernels.hpp)
 // instantiated on IR values, so the loop vectoriser makes them SIMD code and the results are the
 // interpreter's (pto::math, ScalarMath.cpp) bit for bit. Only basic operations without fast-math
-// flags are emitted: nothing may be contracted into an FMA or reassociated.
+// flags are emitted, and llvm.fma where the algorithm asks for a fused multiply-add: nothing else
+// may be contracted into an FMA or reassociated.
 #include "CodeGen.hpp"
 #include "../math/MathKernels.hpp"
 
@@ -22,6 +23,9 @@ struct IrOps {
   Value* sub(Value* x, Value* y) { return b.CreateFSub(x, y); }
   Value* mul(Value* x, Value* y) { return b.CreateFMul(x, y); }
   Value* div(Value* x, Value* y) { return b.CreateFDiv(x, y); }
+  /// x * y + z rounded once (llvm.fma: one instruction where the host has FMA, a correctly
+  /// rounded libm call where it has not; never the unfused pair).
+  Value* fma(Value* x, Value* y, Value* z) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z}); }
   F i2f(I v) { return b.CreateSIToFP(v, b.getFloatTy()); }
   I f2i(F v) { return b.CreateFPToSI(v, b.getInt32Ty()); }
   D f2d(F v) { return b.CreateFPExt(v, b.getDoubleTy()); }

@@ -27,6 +27,8 @@ struct ScalarOps {
   static D sub(D a, D b) { return a - b; }
   static D mul(D a, D b) { return a * b; }
   static D div(D a, D b) { return a / b; }
+  static F fma(F a, F b, F c) { return std::fma(a, b, c); }
+  static D fma(D a, D b, D c) { return std::fma(a, b, c); }
   static F i2f(I v) { return static_cast<float>(v); }
   static I f2i(F v) { return static_cast<int32_t>(v); }
   static D f2d(F v) { return v; }
