@@ -265,11 +265,11 @@ TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set")
   CHECK(r.hbm_bytes == 7 * 512);
 }
 
-TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
-  // The profiles' way count (the replay scans 16 ways with SIMD where the host has it): 400 reads
-  // of random lines, some two lines long, against a list per set kept most recent first.
-  constexpr int kWays = 16, kSets = 3, kLine = 512;
-  const pto::ChipProfile chip = with_l2(kWays * kSets * kLine, kLine, kWays);
+/// 400 reads of random lines, some two lines long, on an L2 of `ways`-way sets, against a list per
+/// set kept most recent first: hit and miss bytes must be the list's.
+void check_against_a_plain_lru_model(int ways) {
+  constexpr int kSets = 3, kLine = 512;
+  const pto::ChipProfile chip = with_l2(int64_t{ways} * kSets * kLine, kLine, ways);
   const CostModel cost(chip);
   CoreModel m(nullptr, cost, 0, false, 0, nullptr, 1, 0);
   std::vector<std::vector<int>> sets(kSets);  // per set, its lines, most recent first
@@ -277,7 +277,7 @@ TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
   uint32_t seed = 12345;
   auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
   for (int i = 0; i < 400; ++i) {
-    const int line = static_cast<int>(next() % 150), count = next() % 4 == 0 ? 2 : 1;
+    const int line = static_cast<int>(next() % static_cast<uint32_t>(kSets * ways * 3)), count = next() % 4 == 0 ? 2 : 1;
     const pto::timing::GmRegion region{0, 4, line * (kLine / 4), (line + count) * (kLine / 4), 0, false};
     m.transfer(Pipe::MTE2, pto::PathId::GmToVec, count * kLine, region);
     m.barrier(Pipe::ALL);  // one after another: the L2 sees them in this order
@@ -289,7 +289,7 @@ TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
         set.erase(at);
       } else {
         ++misses;
-        if (set.size() == kWays) set.pop_back();  // the least recently used
+        if (set.size() == static_cast<size_t>(ways)) set.pop_back();  // the least recently used
       }
       set.insert(set.begin(), l);
     }
@@ -299,6 +299,17 @@ TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
   const auto r = replay({&m}, chip);
   CHECK(r.l2_read_hit_bytes == hits * kLine);
   CHECK(r.l2_read_miss_bytes == misses * kLine);
+}
+
+TEST_CASE("the_set_associative_l2_of_16_ways_answers_as_a_plain_lru_model") {
+  check_against_a_plain_lru_model(16);  // the profiles' way count: the replay's SIMD path where the host has AVX-512
+}
+
+TEST_CASE("the_set_associative_l2_of_other_way_counts_answers_as_a_plain_lru_model") {
+  for (int ways : {1, 5, 24}) {  // the portable path
+    CAPTURE(ways);
+    check_against_a_plain_lru_model(ways);
+  }
 }
 
 TEST_CASE("vector_cost_is_a_head_plus_a_slope_per_repeat_by_operation_class") {

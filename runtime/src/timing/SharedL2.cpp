@@ -9,50 +9,32 @@
 namespace pto::timing {
 namespace {
 
-// Scans of a set's ways, portable. (GCC leaves these loops scalar for the baseline target: on a
-// 48-core launch past the L2 they were 60% of the replay; AVX-512 hosts take the versions below.)
+constexpr int kWays16 = 16;  // the profiles' way count: a SIMD path
 
-/// The way holding `tag`, or -1.
-template <int kWays>
-int find_tag(const uint64_t* tags, uint64_t tag, int ways) {
-  const int n = kWays > 0 ? kWays : ways;
-  int way = -1;
-  for (int i = 0; i < n; ++i) way = tags[i] == tag ? i : way;
-  return way;
-}
-/// The least recently used way (the first of equals).
-template <int kWays>
-int oldest(const uint64_t* used, int ways) {
-  const int n = kWays > 0 ? kWays : ways;
+/// One touch of `tag` in a set of `ways` tags kept most recent first: moves it to the front, or
+/// on a miss drops the last (the least recently used) and puts it there. Whether it hit. Portable.
+bool touch_set(uint64_t* tags, int ways, uint64_t tag) {
   int way = 0;
-  for (int i = 1; i < n; ++i) way = used[i] < used[way] ? i : way;
-  return way;
+  while (way < ways - 1 && tags[way] != tag) ++way;
+  const bool hit = tags[way] == tag;
+  std::memmove(tags + 1, tags, static_cast<size_t>(way) * sizeof(uint64_t));
+  tags[0] = tag;
+  return hit;
 }
 
-// The same two scans for 16 ways in AVX-512 (two zmm of tags or stamps), the same answers.
-__attribute__((target("avx512f"))) int find_tag16_avx512(const uint64_t* tags, uint64_t tag) {
+/// The same for 16 ways in AVX-512 (two zmm of tags): lanes 0..way take their left neighbour (lane
+/// 0 the tag), the others stay. The same answers and the same order as touch_set. (A set-
+/// associative L2 past a launch's footprint touches one set a line: on a 48-core vector add, a
+/// scan for the oldest of 16 stamps was a sixth of the replay, and the stamps half its memory.)
+__attribute__((target("avx512f"))) bool touch_set16_avx512(uint64_t* tags, uint64_t tag) {
   const __m512i t = _mm512_set1_epi64(static_cast<long long>(tag));
-  const unsigned hits = _mm512_cmpeq_epu64_mask(_mm512_loadu_si512(tags), t) |
-                        (static_cast<unsigned>(_mm512_cmpeq_epu64_mask(_mm512_loadu_si512(tags + 8), t)) << 8);
-  return hits != 0 ? 31 - std::countl_zero(hits) : -1;  // the last, as find_tag
-}
-__attribute__((target("avx512f"))) int oldest16_avx512(const uint64_t* used) {
-  // In GCC vector types: the reduce intrinsics trip GCC 12's uninitialized warnings.
-  using V = uint64_t __attribute__((vector_size(64)));
-  V lo, hi;
-  std::memcpy(&lo, used, sizeof lo);
-  std::memcpy(&hi, used + 8, sizeof hi);
-  V m = lo < hi ? lo : hi;
-  V s = __builtin_shuffle(m, V{4, 5, 6, 7, 0, 1, 2, 3});
-  m = m < s ? m : s;
-  s = __builtin_shuffle(m, V{2, 3, 0, 1, 6, 7, 4, 5});
-  m = m < s ? m : s;
-  s = __builtin_shuffle(m, V{1, 0, 3, 2, 5, 4, 7, 6});
-  m = m < s ? m : s;  // every lane: the least stamp
-  const auto l = reinterpret_cast<__m512i>(m);
-  const unsigned at = _mm512_cmpeq_epu64_mask(reinterpret_cast<__m512i>(lo), l) |
-                      (static_cast<unsigned>(_mm512_cmpeq_epu64_mask(reinterpret_cast<__m512i>(hi), l)) << 8);
-  return std::countr_zero(at);  // the first of equals, as oldest
+  const __m512i lo = _mm512_loadu_si512(tags), hi = _mm512_loadu_si512(tags + 8);
+  const unsigned found = _mm512_cmpeq_epu64_mask(lo, t) | (static_cast<unsigned>(_mm512_cmpeq_epu64_mask(hi, t)) << 8);
+  const int way = found != 0 ? std::countr_zero(found) : kWays16 - 1;
+  const unsigned moved = (2u << way) - 1;  // lanes 0..way take (tag, lo[0..6]) and (lo[7], hi[0..6])
+  _mm512_storeu_si512(tags, _mm512_mask_alignr_epi64(lo, static_cast<__mmask8>(moved), lo, t, 7));
+  _mm512_storeu_si512(tags + 8, _mm512_mask_alignr_epi64(hi, static_cast<__mmask8>(moved >> 8), hi, lo, 7));
+  return found != 0;
 }
 
 }  // namespace
@@ -61,7 +43,7 @@ SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footpri
     : line_(std::max<int64_t>(1, line_bytes)), line_shift_(std::countr_zero(static_cast<uint64_t>(line_))), ways_(std::max(1, ways)),
       sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))),
       fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes) && std::has_single_bit(static_cast<uint64_t>(line_))),
-      present_(storage.present), tags_(storage.tags), used_(storage.used) {
+      present_(storage.present), tags_(storage.tags) {
   if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
 }
 
@@ -73,7 +55,6 @@ SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t st
     } else {
       if (!tags_ready_) {
         tags_.assign(sets_ * static_cast<uint64_t>(ways_), kEmpty);
-        used_.assign(tags_.size(), 0);
         tags_ready_ = true;
       }
       for (uint64_t r = 0; r < rows; ++r, addr += stride) touch_sets(addr, len, hit, fetched);
@@ -115,26 +96,19 @@ void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t
 
 void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
   static const bool simd = __builtin_cpu_supports("avx512f");
-  const bool wide = simd && ways_ == kCommonWays;
+  const bool wide = simd && ways_ == kWays16;
   const uint64_t line = static_cast<uint64_t>(line_);
   const uint64_t first = addr / line, last = (addr + len - 1) / line;
   // Line l is in set l % sets_ with tag l / sets_: the next line is in the next set (one division
   // a range, not two a line: the division was a tenth of the replay of a 48-core launch).
   uint64_t set = first % sets_, tag = first / sets_;
   for (uint64_t l = first; l <= last; ++l) {
-    const uint64_t first_way = set * static_cast<uint64_t>(ways_);
-    uint64_t* tags = &tags_[first_way];
-    uint64_t* used = &used_[first_way];
-    int way = wide ? find_tag16_avx512(tags, tag) : ways_ == kCommonWays ? find_tag<kCommonWays>(tags, tag, ways_) : find_tag<0>(tags, tag, ways_);
-    if (way >= 0) {
+    uint64_t* tags = &tags_[set * static_cast<uint64_t>(ways_)];
+    if (wide ? touch_set16_avx512(tags, tag) : touch_set(tags, ways_, tag)) {
       hit += std::min(addr + len, (l + 1) * line) - std::max(addr, l * line);  // the part of the line in range
     } else {
-      // Empty ways have stamp 0.
-      way = wide ? oldest16_avx512(used) : ways_ == kCommonWays ? oldest<kCommonWays>(used, ways_) : oldest<0>(used, ways_);
       fetched += line;
-      tags[way] = tag;
     }
-    used[way] = ++clock_;
     if (++set == sets_) set = 0, ++tag;
   }
 }
