@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstring>
 
+#include "pto/support/Error.hpp"
+
 namespace pto::timing {
 namespace {
 
@@ -13,27 +15,26 @@ constexpr int kWays16 = 16;  // the profiles' way count: a SIMD path
 
 /// One touch of `tag` in a set of `ways` tags kept most recent first: moves it to the front, or
 /// on a miss drops the last (the least recently used) and puts it there. Whether it hit. Portable.
-bool touch_set(uint64_t* tags, int ways, uint64_t tag) {
+bool touch_set(uint32_t* tags, int ways, uint32_t tag) {
   int way = 0;
   while (way < ways - 1 && tags[way] != tag) ++way;
   const bool hit = tags[way] == tag;
-  std::memmove(tags + 1, tags, static_cast<size_t>(way) * sizeof(uint64_t));
+  std::memmove(tags + 1, tags, static_cast<size_t>(way) * sizeof(uint32_t));
   tags[0] = tag;
   return hit;
 }
 
-/// The same for 16 ways in AVX-512 (two zmm of tags): lanes 0..way take their left neighbour (lane
-/// 0 the tag), the others stay. The same answers and the same order as touch_set. (A set-
+/// The same for 16 ways in AVX-512 (the set is one zmm): lanes 0..way take their left neighbour
+/// (lane 0 the tag), the others stay. The same answers and the same order as touch_set. (A set-
 /// associative L2 past a launch's footprint touches one set a line: on a 48-core vector add, a
 /// scan for the oldest of 16 stamps was a sixth of the replay, and the stamps half its memory.)
-__attribute__((target("avx512f"))) bool touch_set16_avx512(uint64_t* tags, uint64_t tag) {
-  const __m512i t = _mm512_set1_epi64(static_cast<long long>(tag));
-  const __m512i lo = _mm512_loadu_si512(tags), hi = _mm512_loadu_si512(tags + 8);
-  const unsigned found = _mm512_cmpeq_epu64_mask(lo, t) | (static_cast<unsigned>(_mm512_cmpeq_epu64_mask(hi, t)) << 8);
+__attribute__((target("avx512f"))) bool touch_set16_avx512(uint32_t* tags, uint32_t tag) {
+  const __m512i t = _mm512_set1_epi32(static_cast<int>(tag));
+  const __m512i set = _mm512_loadu_si512(tags);
+  const unsigned found = _mm512_cmpeq_epu32_mask(set, t);
   const int way = found != 0 ? std::countr_zero(found) : kWays16 - 1;
-  const unsigned moved = (2u << way) - 1;  // lanes 0..way take (tag, lo[0..6]) and (lo[7], hi[0..6])
-  _mm512_storeu_si512(tags, _mm512_mask_alignr_epi64(lo, static_cast<__mmask8>(moved), lo, t, 7));
-  _mm512_storeu_si512(tags + 8, _mm512_mask_alignr_epi64(hi, static_cast<__mmask8>(moved >> 8), hi, lo, 7));
+  const auto moved = static_cast<__mmask16>((2u << way) - 1);  // lanes 0..way take (tag, set[0..14])
+  _mm512_storeu_si512(tags, _mm512_mask_alignr_epi32(set, moved, set, t, 15));
   return found != 0;
 }
 
@@ -102,9 +103,11 @@ void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& 
   // Line l is in set l % sets_ with tag l / sets_: the next line is in the next set (one division
   // a range, not two a line: the division was a tenth of the replay of a 48-core launch).
   uint64_t set = first % sets_, tag = first / sets_;
+  if (last / sets_ >= kEmpty) throw InternalError("a GM address too far for the L2 model's 32-bit tags");
   for (uint64_t l = first; l <= last; ++l) {
-    uint64_t* tags = &tags_[set * static_cast<uint64_t>(ways_)];
-    if (wide ? touch_set16_avx512(tags, tag) : touch_set(tags, ways_, tag)) {
+    uint32_t* tags = &tags_[set * static_cast<uint64_t>(ways_)];
+    const auto tag32 = static_cast<uint32_t>(tag);
+    if (wide ? touch_set16_avx512(tags, tag32) : touch_set(tags, ways_, tag32)) {
       hit += std::min(addr + len, (l + 1) * line) - std::max(addr, l * line);  // the part of the line in range
     } else {
       fetched += line;

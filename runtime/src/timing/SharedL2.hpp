@@ -14,7 +14,8 @@ class SharedL2 {
   /// and zero fresh pages each time (the bitmap of a launch with a 192 MiB footprint is 192 KiB,
   /// past malloc's mmap threshold).
   struct Storage {
-    std::vector<uint64_t> present, tags;
+    std::vector<uint64_t> present;
+    std::vector<uint32_t> tags;
   };
   /// `footprint`: the bytes of GM addresses the launch can touch, from 0 (0: unknown). `storage`
   /// is cleared and used for this model's life.
@@ -46,8 +47,10 @@ class SharedL2 {
   // Per set, its ways' tags in recency order, the most recently used first (sets_ * ways_, set
   // up on first use; empty ways hold kEmpty and sit at the end). A touch moves its line to the
   // front; a miss drops the last, the least recently used: LRU with no stamps to keep or scan.
-  static constexpr uint64_t kEmpty = ~uint64_t{0};
-  std::vector<uint64_t>& tags_;
+  // Tags are 32 bits (a line's index over the set count; on a2's L2 that covers 48 PiB of GM):
+  // 16 ways are one cache line and one zmm.
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+  std::vector<uint32_t>& tags_;
   bool tags_ready_ = false;
 };
 
