@@ -265,7 +265,7 @@ TEST_CASE("the_set_associative_l2_evicts_the_least_recently_used_line_of_a_set")
   CHECK(r.hbm_bytes == 7 * 512);
 }
 
-/// 400 reads of random lines, some two lines long, on an L2 of `ways`-way sets, against a list per
+/// 400 reads of random lines, some 2 to 5 lines long, on an L2 of `ways`-way sets, against a list per
 /// set kept most recent first: hit and miss bytes must be the list's.
 void check_against_a_plain_lru_model(int ways) {
   constexpr int kSets = 3, kLine = 512;
@@ -275,9 +275,11 @@ void check_against_a_plain_lru_model(int ways) {
   std::vector<std::vector<int>> sets(kSets);  // per set, its lines, most recent first
   int hits = 0, misses = 0;
   uint32_t seed = 12345;
-  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };  // an LCG's low bits cycle: drop them
   for (int i = 0; i < 400; ++i) {
-    const int line = static_cast<int>(next() % static_cast<uint32_t>(kSets * ways * 3)), count = next() % 4 == 0 ? 2 : 1;
+    // One line mostly, now and then a run of 2 to 5 (the lines between its ends go as one run).
+    const int line = static_cast<int>(next() % static_cast<uint32_t>(kSets * ways * 3));
+    const int count = next() % 4 == 0 ? 2 + static_cast<int>(next() % 4) : 1;
     const pto::timing::GmRegion region{0, 4, line * (kLine / 4), (line + count) * (kLine / 4), 0, false};
     m.transfer(Pipe::MTE2, pto::PathId::GmToVec, count * kLine, region);
     m.barrier(Pipe::ALL);  // one after another: the L2 sees them in this order
