@@ -142,9 +142,12 @@ void SharedL2::touch_sets(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& 
   };
   edge(first);
   if (last == first) return;
-  const uint64_t whole = last - first - 1, hits = run(first + 1, whole);
-  hit += hits * line;
-  fetched += (whole - hits) * line;
+  // The lines between (none for a range on two lines: a 2-D tile's short rows; no set to find).
+  if (const uint64_t whole = last - first - 1; whole > 0) {
+    const uint64_t hits = run(first + 1, whole);
+    hit += hits * line;
+    fetched += (whole - hits) * line;
+  }
   edge(last);
 }
 
