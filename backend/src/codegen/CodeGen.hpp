@@ -16,6 +16,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -159,8 +160,9 @@ class CodeGen : private ir::Visitor {
   /// columns is combined into it by one vector operation (from a row chunk computed element-wise
   /// first), with no reassociation. `order_free`
   /// (max, min: the same result in any order) may use more lanes, so more chains run at once.
-  Value* float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
-                         const std::function<Value*(Value*, Value*)>& combine, bool order_free);
+  /// One result per row of `rows` (the rows' loops run side by side; each row's order is the same).
+  std::vector<Value*> float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows, llvm::Type* ct,
+                                      Value* init, const std::function<Value*(Value*, Value*)>& combine, bool order_free);
   void row_reduce(const ir::RowReduce* op);
   void arg_reduce(const ir::RowReduce* op);
 

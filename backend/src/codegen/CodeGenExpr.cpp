@@ -340,48 +340,75 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
 }
 
-Value* CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, const LeafRows& rows, llvm::Type* ct, Value* init,
-                                const std::function<Value*(Value*, Value*)>& combine, bool order_free) {
+std::vector<Value*> CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows,
+                                             llvm::Type* ct, Value* init,
+                                             const std::function<Value*(Value*, Value*)>& combine, bool order_free) {
   constexpr unsigned kLanes = 8;
-  // The lanes are one vector. The columns of full lane groups are computed a chunk at a time into
-  // a small row buffer (an element-wise loop the loop vectoriser handles like any tile
+  // The lanes are one vector per row. The columns of full lane groups are computed a chunk at a
+  // time into a small row buffer (an element-wise loop the loop vectoriser handles like any tile
   // expression), then combined into the lanes one vector load at a time. An order-free combine
   // (max, min) runs 64 lanes (four independent chains of AVX-512 vectors, eight of AVX2; 32 lanes
-  // made row_max a fifth of softmax's element time), folded into 8 at the end.
+  // made row_max a fifth of softmax's element time), folded into 8 at the end. A sum's 8 lanes are
+  // one chain of dependent additions per row; the rows given together (up to 4) advance side by
+  // side, so their chains overlap.
   const unsigned width = order_free ? 8 * kLanes : kLanes;
   constexpr int64_t kChunk = 256;  // columns per chunk: a multiple of every width
+  const size_t n_rows = rows.size();
+  // A plain read of a tile (or GM row) stored as `ct` is combined from the row itself: no copy.
+  const auto* in_place = value.as<ir::TileRead>();
+  if (in_place && (in_place->row_broadcast || storage_type(in_place->type.dtype) != ct)) in_place = nullptr;
   auto* vt = llvm::FixedVectorType::get(ct, width);
-  auto* lanes = entry_alloca(vt);  // promoted to a register by mem2reg
-  auto* chunk = entry_alloca(llvm::ArrayType::get(ct, kChunk), "row.chunk");
-  chunk->setAlignment(llvm::Align(64));
-  b_.CreateStore(b_.CreateVectorSplat(width, init), lanes);
+  std::vector<llvm::AllocaInst*> lanes(n_rows), chunk(n_rows);
+  for (size_t j = 0; j < n_rows; ++j) {
+    lanes[j] = entry_alloca(vt);  // promoted to a register by mem2reg
+    if (!in_place) {
+      chunk[j] = entry_alloca(llvm::ArrayType::get(ct, kChunk), "row.chunk");
+      chunk[j]->setAlignment(llvm::Align(64));
+    }
+    b_.CreateStore(b_.CreateVectorSplat(width, init), lanes[j]);
+  }
   Value* full = b_.CreateMul(b_.CreateUDiv(cols, b_.getInt64(width)), b_.getInt64(width));
   Value* chunks = b_.CreateUDiv(b_.CreateAdd(full, b_.getInt64(kChunk - 1)), b_.getInt64(kChunk));
   counted_loop(chunks, [&](Value* k) {
     Value* first = b_.CreateMul(k, b_.getInt64(kChunk));
     Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateSub(full, first), b_.getInt64(kChunk));
-    counted_loop(n, [&](Value* i) {
-      b_.CreateStore(element(value, b_.CreateAdd(first, i), rows, ct), b_.CreateInBoundsGEP(ct, chunk, i));
-    }, "chunk.fill");
+    std::vector<Value*> from(n_rows);  // each row's chunk: its tile row in place, or computed
+    for (size_t j = 0; j < n_rows; ++j) {
+      if (in_place) {
+        from[j] = b_.CreateInBoundsGEP(ct, rows[j].at(in_place), first);
+        continue;
+      }
+      from[j] = chunk[j];
+      counted_loop(n, [&](Value* i) {
+        b_.CreateStore(element(value, b_.CreateAdd(first, i), rows[j], ct), b_.CreateInBoundsGEP(ct, chunk[j], i));
+      }, "chunk.fill");
+    }
     counted_loop(b_.CreateUDiv(n, b_.getInt64(width)), [&](Value* g) {
-      Value* group = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(ct, chunk, b_.CreateMul(g, b_.getInt64(width))), llvm::Align(32));
-      b_.CreateStore(combine(b_.CreateLoad(vt, lanes), group), lanes);
+      for (size_t j = 0; j < n_rows; ++j) {
+        Value* at = b_.CreateInBoundsGEP(ct, from[j], b_.CreateMul(g, b_.getInt64(width)));
+        Value* group = b_.CreateAlignedLoad(vt, at, in_place ? llvm::Align(ct->getScalarSizeInBits() / 8) : llvm::Align(32));
+        b_.CreateStore(combine(b_.CreateLoad(vt, lanes[j]), group), lanes[j]);
+      }
     }, "lanes");
   }, "chunks");
-  counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last columns: column full + t to lane t
-    Value* v = element(value, b_.CreateAdd(full, t), rows, ct);
-    Value* cur = b_.CreateLoad(vt, lanes);
-    b_.CreateStore(b_.CreateInsertElement(cur, combine(b_.CreateExtractElement(cur, t), v), t), lanes);
-  }, "lanestail");
-  Value* all = b_.CreateLoad(vt, lanes);
-  for (unsigned w = width; w > kLanes; w /= 2) {  // order-free: fold the upper half onto the lower
-    llvm::SmallVector<int, 32> lo, hi;
-    for (unsigned l = 0; l < w / 2; ++l) lo.push_back(static_cast<int>(l)), hi.push_back(static_cast<int>(l + w / 2));
-    all = combine(b_.CreateShuffleVector(all, lo), b_.CreateShuffleVector(all, hi));
+  std::vector<Value*> results(n_rows);
+  for (size_t j = 0; j < n_rows; ++j) {
+    counted_loop(b_.CreateSub(cols, full), [&](Value* t) {  // the last columns: column full + t to lane t
+      Value* v = element(value, b_.CreateAdd(full, t), rows[j], ct);
+      Value* cur = b_.CreateLoad(vt, lanes[j]);
+      b_.CreateStore(b_.CreateInsertElement(cur, combine(b_.CreateExtractElement(cur, t), v), t), lanes[j]);
+    }, "lanestail");
+    Value* all = b_.CreateLoad(vt, lanes[j]);
+    for (unsigned w = width; w > kLanes; w /= 2) {  // order-free: fold the upper half onto the lower
+      llvm::SmallVector<int, 32> lo, hi;
+      for (unsigned l = 0; l < w / 2; ++l) lo.push_back(static_cast<int>(l)), hi.push_back(static_cast<int>(l + w / 2));
+      all = combine(b_.CreateShuffleVector(all, lo), b_.CreateShuffleVector(all, hi));
+    }
+    std::array<Value*, kLanes> v{};
+    for (unsigned l = 0; l < kLanes; ++l) v[l] = b_.CreateExtractElement(all, b_.getInt64(l));
+    results[j] = combine(combine(combine(v[0], v[1]), combine(v[2], v[3])), combine(combine(v[4], v[5]), combine(v[6], v[7])));
   }
-  std::array<Value*, kLanes> v{};
-  for (unsigned l = 0; l < kLanes; ++l) v[l] = b_.CreateExtractElement(all, b_.getInt64(l));
-  return combine(combine(combine(v[0], v[1]), combine(v[2], v[3])), combine(combine(v[4], v[5]), combine(v[6], v[7])));
+  return results;
 }
 
 /// argmax / argmin: along each row (axis 0) or column (axis 1), the index of the first element
@@ -457,11 +484,33 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
     return;
   }
-  counted_loop(ext.rows, [&](Value* r) {
+  auto store_row = [&](Value* r, Value* result) {  // the destination is the source's dtype or float (a wider accumulator)
+    result = convert(result, vdt, dg.dtype);
+    b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
+  };
+  Value* first_single = b_.getInt64(0);
+  if (fp && op->op == ir::ReduceOp::Sum) {
+    // A float sum is latency-bound on its one chain of additions per row: four rows at a time
+    // (softmax 4096x1024's row sums of 9-row tiles; each row's order unchanged).
+    constexpr int64_t kRowsAtOnce = 4;
+    counted_loop(b_.CreateUDiv(ext.rows, b_.getInt64(kRowsAtOnce)), [&](Value* q) {
+      std::vector<LeafRows> rows;
+      std::vector<Value*> rs;
+      for (int64_t j = 0; j < kRowsAtOnce; ++j) {
+        rs.push_back(b_.CreateAdd(b_.CreateMul(q, b_.getInt64(kRowsAtOnce)), b_.getInt64(j)));
+        rows.push_back(leaf_rows(bases, rs.back()));
+      }
+      const std::vector<Value*> sums = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step, false);
+      for (int64_t j = 0; j < kRowsAtOnce; ++j) store_row(rs[j], sums[j]);
+    }, "rq");
+    first_single = b_.CreateMul(b_.CreateUDiv(ext.rows, b_.getInt64(kRowsAtOnce)), b_.getInt64(kRowsAtOnce));
+  }
+  counted_loop(b_.CreateSub(ext.rows, first_single), [&](Value* i) {
+    Value* r = b_.CreateAdd(first_single, i);
     auto rows = leaf_rows(bases, r);
     Value* result = nullptr;
     if (fp) {  // in 8 lanes: the sum's defined order; max and min give the same in any order
-      result = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step, op->op != ir::ReduceOp::Sum);
+      result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, init_value(), step, op->op != ir::ReduceOp::Sum)[0];
     } else {
       auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
       b_.CreateStore(init_value(), acc);
@@ -470,9 +519,7 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
       }, "c");
       result = b_.CreateLoad(ct, acc);
     }
-    // The destination is the source's dtype or float (a wider accumulator).
-    result = convert(result, vdt, dg.dtype);
-    b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
+    store_row(r, result);
   }, "r");
   set_valid(op->dst, ext.rows, b_.getInt64(1));
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
