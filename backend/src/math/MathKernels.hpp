@@ -113,17 +113,24 @@ struct MathKernels {
     // returns it).
     F xc = fmax(o.sel(o.flt(x, o.f(89.0)), x, o.f(89.0)), o.f(-104.0));
     // k = round(x log2 e), ties to even, by adding and removing 1.5 · 2^23 (the product fused
-    // into the addition).
-    F kf = o.sub(o.fma(xc, o.f(kLog2e), o.f(0x1.8p23)), o.f(0x1.8p23));
+    // into the addition). The sum's bits are 0x4b400000 + k.
+    F shifted = o.fma(xc, o.f(kLog2e), o.f(0x1.8p23));
+    F kf = o.sub(shifted, o.f(0x1.8p23));
     // r = x - k ln2: k · hi is exact (16-bit hi, |k| < 2^8), so fusing it changes nothing; k · lo
     // is fused into its step (one rounding instead of two).
     F r = o.fma(kf, o.f(-kLn2Lo), o.fma(kf, o.f(-kLn2Hi), xc));
     // Not fused: r + r² · P as one fma reaches 1.013 ulp over every float of [-104, 89].
     F y = o.add(o.f(1.0), o.add(r, o.mul(o.mul(r, r), horner(r, kP))));
-    // 2^k as two factors, so that results down in the subnormals and up to overflow round once.
-    I k = o.f2i(kf);
-    I k1 = o.sra(k, 1);
-    y = o.mul(o.mul(y, pow2(k1)), pow2(o.isub(k, k1)));
+    // y · 2^k as y · 2^k1 · 2^(k - k1), k1 = floor(k / 2), so that results down in the subnormals
+    // and up to overflow round once (in the last product; y · 2^k1 is normal and exact, so it is
+    // y's exponent field plus k1). The shifts take k from the sum's bits: 0x4b400000's bits leave
+    // a 32-bit word when shifted left by 23, and (0x4b400000 + k) >> 1 is 0x25a00000 + k1. Seven
+    // integer and float operations where pow2(k1) and pow2(k - k1) from k took nine, same results.
+    const I k_bits = o.bits(shifted);
+    const I k1_field = o.shl(o.sra(k_bits, 1), 23);                   // k1 << 23
+    const I k2_field = o.isub(o.shl(k_bits, 23), k1_field);           // (k - k1) << 23
+    F y1 = o.from_bits(o.iadd(o.bits(y), k1_field));
+    y = o.mul(y1, o.from_bits(o.iadd(k2_field, o.i(127 << 23))));
     return o.sel(o.isnan(x), x, y);
   }
 
