@@ -134,6 +134,16 @@ TEST_CASE("pto_sweep_reports_failed_checks_and_skips_what_the_chip_cannot_run") 
   CHECK(skipped["cases"][1]["reason"] == "block_dim limit");
   CHECK(skipped["cases"][1]["message"].get<std::string>().find("block_dim 100 is out of range") != std::string::npos);
   CHECK(skipped["summary"]["skipped"] == 1);
+  // Tiles over the UB: skipped as "capacity", its message one line that names the tiles (the
+  // error's list, folded), not one that stops at "shrink the tiles or the group depth:".
+  const auto over = run_json("sweep softmax --shapes 256x1024 --block-dims 4 --keys rows_per_tile=16,buffers=4");
+  REQUIRE(over["cases"].size() == 1);
+  CHECK(over["cases"][0]["status"] == "skipped");
+  CHECK(over["cases"][0]["reason"] == "capacity");
+  const auto message = over["cases"][0]["message"].get<std::string>();
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.find("group depth: t0 4xf32[16x1024] at ") != std::string::npos);
+  CHECK(message.find("; +3 more") != std::string::npos);
 }
 
 TEST_CASE("pto_sweep_and_tune_bad_input_is_one_clear_line_and_a_non_zero_exit") {

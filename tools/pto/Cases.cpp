@@ -39,7 +39,23 @@ std::string chip_limit_category(const std::string& reason) {
   return {};
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+/// An error as one line for a table row: its first line, and when that line ends in ':' (a list
+/// follows, such as the tiles over capacity), the list's first two items and how many more.
+std::string one_line(const std::string& s) {
+  std::string first = s.substr(0, s.find('\n'));
+  if (first.empty() || first.back() != ':') return first;
+  std::vector<std::string> items;
+  for (size_t at = s.find('\n'); at != std::string::npos;) {
+    const size_t end = s.find('\n', at + 1);
+    std::string line = s.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+    at = end;
+    line.erase(0, line.find_first_not_of(' '));
+    if (!line.empty() && !line.starts_with("at: ")) items.push_back(std::move(line));
+  }
+  for (size_t i = 0; i < items.size() && i < 2; ++i) first += (i == 0 ? " " : "; ") + items[i];
+  if (items.size() > 2) first += "; +" + std::to_string(items.size() - 2) + " more";
+  return first;
+}
 
 }  // namespace
 
@@ -74,10 +90,10 @@ CaseResult run_case(const CaseSpec& spec, const CaseTiming& timing) {
   } catch (const UserError& e) {
     r.reason = chip_limit_category(e.reason());
     r.status = r.reason.empty() ? CaseStatus::error : CaseStatus::skipped;
-    r.message = first_line(e.what());
+    r.message = one_line(e.what());
   } catch (const std::exception& e) {  // an internal error fails this case, not the whole run
     r.status = CaseStatus::error;
-    r.message = first_line(std::string("pto: internal error: ") + e.what());
+    r.message = one_line(std::string("pto: internal error: ") + e.what());
   }
   return r;
 }
