@@ -154,9 +154,12 @@ TEST_CASE_TEMPLATE("row_sum, row_max and row_min reduce each row of a tile, with
   }
   // Aligned rows and columns, 48 cores.
   check_reduce<T, T>(Red::Sum, false, 64, 256, 16, 48, 0, 1);
-  // The JIT sums four rows side by side, then one at a time: tiles of 7 rows (one group of four
-  // and three single rows), over two chunks of 256 columns with a tail of lanes.
-  for (bool fused : {false, true}) check_reduce<T, T>(Red::Sum, fused, 21, 300, 7, 2, -2, 2);
+  // The JIT sums four rows side by side, then the last one to three together: tiles of 6 and 7
+  // rows (a group of four, then two or three; the 37-row case above ends on one), over two
+  // chunks of 256 columns with a tail of lanes.
+  for (int64_t rows_per_tile : {6, 7}) {
+    for (bool fused : {false, true}) check_reduce<T, T>(Red::Sum, fused, 21, 300, rows_per_tile, 2, -2, 2);
+  }
 }
 
 TEST_CASE("float row_max / row_min skip NaNs and break +0/-0 ties as documented, in any lane (JIT and interpreter alike)") {

@@ -490,20 +490,28 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
   };
   Value* first_single = b_.getInt64(0);
   if (fp && op->op == ir::ReduceOp::Sum) {
-    // A float sum is latency-bound on its one chain of additions per row: four rows at a time
-    // (softmax 4096x1024's row sums of 9-row tiles; each row's order unchanged).
-    constexpr int64_t kRowsAtOnce = 4;
-    counted_loop(b_.CreateUDiv(ext.rows, b_.getInt64(kRowsAtOnce)), [&](Value* q) {
+    // A float sum is latency-bound on its one chain of additions per row: four rows at a time,
+    // then the last one to three together, each row's order unchanged (softmax 4096x1024's
+    // 9-row tiles, layernorm's 7-row ones).
+    constexpr int64_t kGroup = 4;
+    auto sum_rows = [&](Value* first, int64_t n) {
       std::vector<LeafRows> rows;
       std::vector<Value*> rs;
-      for (int64_t j = 0; j < kRowsAtOnce; ++j) {
-        rs.push_back(b_.CreateAdd(b_.CreateMul(q, b_.getInt64(kRowsAtOnce)), b_.getInt64(j)));
+      for (int64_t j = 0; j < n; ++j) {
+        rs.push_back(b_.CreateAdd(first, b_.getInt64(j)));
         rows.push_back(leaf_rows(bases, rs.back()));
       }
       const std::vector<Value*> sums = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step, false);
-      for (int64_t j = 0; j < kRowsAtOnce; ++j) store_row(rs[j], sums[j]);
-    }, "rq");
-    first_single = b_.CreateMul(b_.CreateUDiv(ext.rows, b_.getInt64(kRowsAtOnce)), b_.getInt64(kRowsAtOnce));
+      for (int64_t j = 0; j < n; ++j) store_row(rs[j], sums[j]);
+    };
+    Value* groups = b_.CreateUDiv(ext.rows, b_.getInt64(kGroup));
+    counted_loop(groups, [&](Value* q) { sum_rows(b_.CreateMul(q, b_.getInt64(kGroup)), kGroup); }, "rg");
+    Value* tail = b_.CreateMul(groups, b_.getInt64(kGroup));
+    Value* left = b_.CreateURem(ext.rows, b_.getInt64(kGroup));
+    for (int64_t n = 1; n < kGroup; ++n) {  // at most one of these runs (once)
+      counted_loop(b_.CreateZExt(b_.CreateICmpEQ(left, b_.getInt64(n)), b_.getInt64Ty()), [&](Value*) { sum_rows(tail, n); }, "rt");
+    }
+    first_single = ext.rows;
   }
   counted_loop(b_.CreateSub(ext.rows, first_single), [&](Value* i) {
     Value* r = b_.CreateAdd(first_single, i);
