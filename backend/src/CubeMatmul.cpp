@@ -4,8 +4,8 @@
 // element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
 // bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
 // widened to float (their products are exact in float, as in the cube): on AVX-512, A a block of
-// rows at a time and B row by row inside the micro-kernel; elsewhere A whole first, B while it is
-// packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
+// rows at a time, and B whole up front when more than one block of rows uses it (else row by row
+// inside the micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
 // loop.
 #include <immintrin.h>
 
@@ -108,8 +108,8 @@ struct FloatZmm {  // float A broadcast, float B row, fused multiply-add
   __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_ps(c, mask, v); }
 };
 /// 16-bit float B read in place and widened exactly per row (half by vcvtph2ps, bfloat16 by a
-/// 16-bit shift); A as FloatZmm (widened beforehand, a block of rows at a time). Packing 16-bit B
-/// into float panels each call cost more than the widening in the loop: see matmul_float.
+/// 16-bit shift); A as FloatZmm (widened beforehand, a block of rows at a time). Used for a
+/// single block of rows; B that several blocks use is widened whole first (see matmul_float).
 template <class Half>
 struct HalfBZmm : FloatZmm {
   using B = uint16_t;
@@ -310,8 +310,10 @@ void prefetch(const void* p, int64_t bytes) {
 }
 
 /// c (+)= a b: `a` of TA (m x k, pitch lda), `b` of TB (k x n, pitch ldb), TA and TB float or
-/// both one 16-bit float type. AVX-512 reads B in place (float rows are whole zmm loads; 16-bit
-/// rows are widened in the loop): dropping the packing took the f32 matmul sample at 1024^3 /
+/// both one 16-bit float type (or, from the widening of B below, 16-bit A and float B). AVX-512
+/// reads float B in place (whole zmm loads; 16-bit B is widened to float whole first, or in the
+/// loop for a single block of rows: the Zen 4 VM's f16 matmul 1024^3 went from 0.92 of f32's
+/// speed to 0.99-1.02, bfloat16 likewise, 3 runs of perf_cube): dropping the packing took the f32 matmul sample at 1024^3 /
 /// 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each), and f16 from 0.94 of f32's speed to
 /// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
@@ -324,6 +326,15 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
   const MatmulIsa isa = active_isa();
   const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
   if (isa == MatmulIsa::avx512) {
+    if constexpr (!std::is_same_v<TB, float>) {
+      // 16-bit B used by more than one block of rows: widened to float once, whole, then read
+      // like float B. Widening it in the loop repeats the widening for every block of rows, and
+      // vcvtph2ps shares the FMA ports on Zen 4: matmul 1024^3 f16 ran at 0.92 of f32's speed.
+      if (m > kMR512) {
+        const float* bf = widen<TB>(b, k, n, ldb, scratch.b);
+        return matmul_float<TA, float>(c, a, bf, m, n, k, lda, n, ldc, accumulate);
+      }
+    }
     using Ops = std::conditional_t<std::is_same_v<TB, float>, FloatZmm, HalfBZmm<TB>>;
     const auto* bp = reinterpret_cast<const typename Ops::B*>(b);
     const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
