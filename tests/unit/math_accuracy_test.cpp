@@ -1,7 +1,7 @@
 // The transcendental functions of tile expressions (pto::math, backend/src/math/MathKernels.hpp):
 // their stated accuracy against the exact functions (long double libm) on a sweep of every 997th
-// float plus specials, and exp's on every 5th float of the range it computes (double's exp as the
-// reference). That the JIT gives the same bits is tests/correctness/math_test.cpp's.
+// float plus specials; exp's on every 5th float of the range it computes, log's and tanh's on one
+// float in 23 and 13 (double's functions as the reference). That the JIT gives the same bits is tests/correctness/math_test.cpp's.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -74,33 +74,54 @@ TEST_CASE("pto::math meets its stated ulp bounds against the exact functions on 
   }
 }
 
-TEST_CASE("pto::math::exp meets its 1 ulp bound on every 5th float of [-104, 89], the range it computes") {
-  // Below -104 it returns +0 and above 89 +inf, as the exact function rounds; in between, 448M
-  // floats against double's exp (within 2^-29 of a float ulp). Its sharpest check: fusing one more
-  // of exp's steps gave 1.013 ulp here (and over every float, checked once by hand, 40 s) while the
-  // 997th-float sweep above still read 0.97.
-  constexpr uint64_t kStride = 5;
-  const uint64_t positives = uint64_t{std::bit_cast<uint32_t>(89.0f)} + 1, negatives = uint64_t{std::bit_cast<uint32_t>(104.0f)} + 1;
-  struct Worst {
-    double ulps = 0;
-    float at = 0;
-  };
-  const Worst worst = tbb::parallel_reduce(
-      tbb::blocked_range<uint64_t>(0, (positives + negatives + kStride - 1) / kStride), Worst{},
+/// The worst ulp error of `fn` against `exact` (in double, within 2^-29 of a float ulp) on every
+/// `stride`-th float of [lo, hi] (by their bits: the positive floats up to hi, then the negative
+/// ones down to lo), on the host's threads.
+struct Worst {
+  double ulps = 0;
+  float at = 0;
+};
+template <class Fn, class Exact>
+Worst dense_worst(float lo, float hi, uint64_t stride, Fn fn, Exact exact) {
+  const uint64_t positives = hi >= 0 ? uint64_t{std::bit_cast<uint32_t>(hi)} + 1 : 0;
+  const uint64_t negatives = lo <= 0 ? uint64_t{std::bit_cast<uint32_t>(-lo)} + 1 : 0;
+  return tbb::parallel_reduce(
+      tbb::blocked_range<uint64_t>(0, (positives + negatives + stride - 1) / stride), Worst{},
       [&](const tbb::blocked_range<uint64_t>& r, Worst w) {
         for (uint64_t k = r.begin(); k < r.end(); ++k) {
-          const uint64_t i = k * kStride;  // positive floats by their bits, then negative ones
+          const uint64_t i = k * stride;
           const auto bits = static_cast<uint32_t>(i < positives ? i : 0x80000000u + (i - positives));
           const float x = std::bit_cast<float>(bits);
-          const double e = ulp_error(pto::math::exp(x), std::exp(static_cast<double>(x)));
+          const double e = ulp_error(fn(x), exact(static_cast<double>(x)));
           if (e > w.ulps) w = {e, x};
         }
         return w;
       },
       [](const Worst& a, const Worst& b) { return b.ulps > a.ulps || (b.ulps == a.ulps && b.at < a.at) ? b : a; });
+}
+
+TEST_CASE("pto::math::exp meets its 1 ulp bound on every 5th float of [-104, 89], the range it computes") {
+  // Below -104 it returns +0 and above 89 +inf, as the exact function rounds; in between, 448M
+  // floats against double's exp. Its sharpest check: fusing one more of exp's steps gave 1.013 ulp
+  // here (and over every float, checked once by hand, 40 s) while the 997th-float sweep above
+  // still read 0.97.
+  const Worst worst = dense_worst(-104.0f, 89.0f, 5, [](float x) { return pto::math::exp(x); }, [](double x) { return std::exp(x); });
   INFO("worst " << worst.ulps << " ulp at " << worst.at);
   CHECK(worst.ulps <= 1);
   MESSAGE("exp on every 5th float of [-104, 89]: max " << worst.ulps << " ulp (bound 1)");
+}
+
+TEST_CASE("pto::math's log and tanh meet their bounds densely: every 23rd positive float, every 13th of [-10, 10]") {
+  // log on one positive float in 23 (subnormals and +inf included: 93M); tanh where it is not yet
+  // +-1 in float (|x| < 9.02) and a little past, one float in 13 (165M). About 6 s on 2 threads.
+  const Worst log_worst = dense_worst(0.0f, INFINITY, 23, [](float x) { return pto::math::log(x); }, [](double x) { return std::log(x); });
+  INFO("log: worst " << log_worst.ulps << " ulp at " << log_worst.at);
+  CHECK(log_worst.ulps <= 1);
+  const Worst tanh_worst = dense_worst(-10.0f, 10.0f, 13, [](float x) { return pto::math::tanh(x); }, [](double x) { return std::tanh(x); });
+  INFO("tanh: worst " << tanh_worst.ulps << " ulp at " << tanh_worst.at);
+  CHECK(tanh_worst.ulps <= 2);
+  MESSAGE("log on every 23rd positive float: max " << log_worst.ulps << " ulp (bound 1); tanh on every 13th float of [-10, 10]: max "
+                                                   << tanh_worst.ulps << " ulp (bound 2)");
 }
 
 TEST_CASE("pto::math::pow meets its 1 ulp bound on 3M argument pairs across the whole result range") {
