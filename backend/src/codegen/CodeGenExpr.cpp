@@ -488,7 +488,6 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     result = convert(result, vdt, dg.dtype);
     b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
   };
-  Value* first_single = b_.getInt64(0);
   if (fp && op->op == ir::ReduceOp::Sum) {
     // A float sum is latency-bound on its one chain of additions per row: four rows at a time,
     // then the last one to three together, each row's order unchanged (softmax 4096x1024's
@@ -511,24 +510,23 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     for (int64_t n = 1; n < kGroup; ++n) {  // at most one of these runs (once)
       counted_loop(b_.CreateZExt(b_.CreateICmpEQ(left, b_.getInt64(n)), b_.getInt64Ty()), [&](Value*) { sum_rows(tail, n); }, "rt");
     }
-    first_single = ext.rows;
+  } else {
+    counted_loop(ext.rows, [&](Value* r) {
+      auto rows = leaf_rows(bases, r);
+      Value* result = nullptr;
+      if (fp) {  // max and min: the same in any order, so in 64 lanes
+        result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, init_value(), step, true)[0];
+      } else {
+        auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
+        b_.CreateStore(init_value(), acc);
+        counted_loop(ext.cols, [&](Value* col) {
+          b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
+        }, "c");
+        result = b_.CreateLoad(ct, acc);
+      }
+      store_row(r, result);
+    }, "r");
   }
-  counted_loop(b_.CreateSub(ext.rows, first_single), [&](Value* i) {
-    Value* r = b_.CreateAdd(first_single, i);
-    auto rows = leaf_rows(bases, r);
-    Value* result = nullptr;
-    if (fp) {  // in 8 lanes: the sum's defined order; max and min give the same in any order
-      result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, init_value(), step, op->op != ir::ReduceOp::Sum)[0];
-    } else {
-      auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
-      b_.CreateStore(init_value(), acc);
-      counted_loop(ext.cols, [&](Value* col) {
-        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
-      }, "c");
-      result = b_.CreateLoad(ct, acc);
-    }
-    store_row(r, result);
-  }, "r");
   set_valid(op->dst, ext.rows, b_.getInt64(1));
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
 }
