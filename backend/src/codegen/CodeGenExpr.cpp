@@ -506,10 +506,16 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     Value* groups = b_.CreateUDiv(ext.rows, b_.getInt64(kGroup));
     counted_loop(groups, [&](Value* q) { sum_rows(b_.CreateMul(q, b_.getInt64(kGroup)), kGroup); }, "rg");
     Value* tail = b_.CreateMul(groups, b_.getInt64(kGroup));
-    Value* left = b_.CreateURem(ext.rows, b_.getInt64(kGroup));
-    for (int64_t n = 1; n < kGroup; ++n) {  // at most one of these runs (once)
-      counted_loop(b_.CreateZExt(b_.CreateICmpEQ(left, b_.getInt64(n)), b_.getInt64Ty()), [&](Value*) { sum_rows(tail, n); }, "rt");
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(c_, "rt.done", fn_);
+    llvm::SwitchInst* left = b_.CreateSwitch(b_.CreateURem(ext.rows, b_.getInt64(kGroup)), done, kGroup - 1);
+    for (int64_t n = 1; n < kGroup; ++n) {  // the last n rows together
+      llvm::BasicBlock* rows_left = llvm::BasicBlock::Create(c_, "rt", fn_);
+      left->addCase(b_.getInt64(n), rows_left);
+      b_.SetInsertPoint(rows_left);
+      sum_rows(tail, n);
+      b_.CreateBr(done);
     }
+    b_.SetInsertPoint(done);
   } else {
     counted_loop(ext.rows, [&](Value* r) {
       auto rows = leaf_rows(bases, r);
