@@ -10,7 +10,7 @@
 //    flags and the backend is built with -ffp-contract=off. So both engines, and any SIMD width,
 //    give the same bits for the same input: the engines agree exactly.
 //  * Accuracy against the exact function (tests/unit/math_accuracy_test.cpp measures it on a sweep
-//    of every 97th float plus specials, docs/semantics.md states it):
+//    of every 997th float plus specials, and exp, log and tanh densely; docs/semantics.md states it):
 //    exp ≤ 1 ulp, log ≤ 1 ulp, tanh ≤ 2 ulp, sigmoid ≤ 3 ulp, erf ≤ 2 ulp,
 //    sin/cos ≤ 1 ulp for |x| ≤ 2^20 (beyond, a value in [-1, 1] without an accuracy claim — like
 //    the vector unit's, whose documented Sin/Cos range is smaller still), pow ≤ 1 ulp (its
