@@ -3,7 +3,8 @@
 // its profile assembled. The parts live in emulator/: CoreSetup (core layout and memories),
 // CoreGroup (cores co-scheduled as fibers: a mix block, or a launch that calls sync_all),
 // Interleave (neighbouring vector cores taking turns on one host thread),
-// DebugLog, LaunchErrors, LaunchReplay.
+// DebugLog, HookLog (timed cores' model calls written down, played after the run), LaunchErrors,
+// LaunchReplay.
 #include "pto/runtime/Emulator.hpp"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "emulator/CoreSetup.hpp"
 #include "emulator/DebugLog.hpp"
+#include "emulator/HookLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
 #include "emulator/RaceAudit.hpp"
@@ -45,6 +47,8 @@ std::atomic<uint64_t> compiles{0};
 std::atomic<uint64_t> disk_loads{0};
 std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
+std::atomic<bool> hook_log{true};
+std::atomic<uint64_t> hook_logged_launches{0};
 std::atomic<uint64_t> interleaved_launches{0};
 std::atomic<uint64_t> known_launch_hits{0};
 std::atomic<uint64_t> tier_ups{0};
@@ -95,7 +99,9 @@ class Launch {
                        ? std::optional(known_launch_key(k, args, block_dim, record_))
                        : std::nullopt),
         known_(known_key_ ? k.known_launches->find(*known_key_) : nullptr),
-        models_(recording() ? cores_ : 0), status_(static_cast<size_t>(cores_)),
+        models_(recording() ? cores_ : 0),
+        hook_tiles_(writes_hooks_down() ? hook_tile_counts(k.ir) : std::vector<uint8_t>{}),
+        logs_(hook_tiles_.empty() ? 0 : cores_), status_(static_cast<size_t>(cores_)),
         memory_of_(recording() && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         tensor_cols_(recording() ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
         tensor_offsets_(recording() && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
@@ -107,13 +113,17 @@ class Launch {
     for (size_t i = 0; i < args.tensors.size(); ++i) tensors_[i] = args.tensors[i].data;
   }
 
-  /// Step 1: every block runs to its end. Blocks are handed out in order from a shared counter:
-  /// the host threads run neighbouring blocks at the same time, and with strided tile assignment
-  /// their tiles are GM neighbours. A vector kernel with more blocks than host threads hands out
-  /// runs of neighbouring blocks, each run interleaved on its thread (emulator/Interleave.hpp).
+  /// Step 1: every block runs to its end, then the hooks written down are played into the models.
+  /// Blocks are handed out in order from a shared counter: the host threads run neighbouring
+  /// blocks at the same time, and with strided tile assignment their tiles are GM neighbours. A
+  /// vector kernel with more blocks than host threads hands out runs of neighbouring blocks, each
+  /// run interleaved on its thread (emulator/Interleave.hpp).
   void run_blocks() {
     if (meets_across_blocks()) return run_together();
-    if (block_dim_ == 1) return run_block(0);
+    if (block_dim_ == 1) {
+      run_block(0);
+      return play_hooks();
+    }
     const int threads = tbb::this_task_arena::max_concurrency();
     const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
     const int turn = interleave && block_dim_ > threads
@@ -135,6 +145,7 @@ class Launch {
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
+    play_hooks();
   }
 
   /// Step 2: the lowest failing core's failure (a runtime check, a deadlock, then what the
@@ -188,6 +199,32 @@ class Launch {
  private:
   /// Whether the cores run pipeline models (a timed launch that is not known).
   bool recording() const { return k_.instrumented && !known_; }
+
+  /// Whether the cores' hooks are written down and played into their models after the run
+  /// (emulator/HookLog.hpp): models that meet nothing outside their own core while it runs (one
+  /// core a block, no sync_all, no debug output that reads a model's op count).
+  bool writes_hooks_down() const {
+    return recording() && layout_.per_block == 1 && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
+  }
+
+  /// The written-down hooks into the models, the cores on the host's threads.
+  void play_hooks() {
+    if (logs_.empty()) return;
+    hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
+    auto play = [&](int c) {
+      HookLog& log = *logs_[static_cast<size_t>(c)];
+      log.play(*models_[static_cast<size_t>(c)]);
+      hook_storage_pool().give(log.release());
+    };
+    if (cores_ == 1) return play(0);
+    PTO_TSAN_RELEASE(&logs_);
+    tbb::parallel_for(0, cores_, [&](int c) {
+      PTO_TSAN_ACQUIRE(&logs_);
+      play(c);
+      PTO_TSAN_RELEASE(&logs_);
+    });
+    PTO_TSAN_ACQUIRE(&logs_);
+  }
 
   LaunchProfile measured_profile() {
     LaunchProfile prof;
@@ -279,8 +316,13 @@ class Launch {
       models_[c]->set_tensor_cols(tensor_cols_);
       models_[c]->set_tensor_offsets(tensor_offsets_);
       models_[c]->keep_accesses(audit_);
+      if (!logs_.empty()) {
+        ctx.model = &logs_[c].emplace(hook_tiles_, hook_storage_pool().take());
+        ctx.exec = &HookLog::exec_hook;
+        ctx.sync = &HookLog::sync_hook;
+      }
     }
-    return static_cast<CoreModel*>(ctx.model);
+    return recording() ? &*models_[c] : nullptr;
   }
 
   /// Whether the kernel calls sync_all: then every core of the launch must be alive at once.
@@ -416,6 +458,8 @@ class Launch {
   const std::optional<KnownLaunches::Key> known_key_;  // set when the kernel's traces follow from its arguments
   const std::shared_ptr<const LaunchProfile> known_;   // the profile of the same launch before: no model runs
   std::vector<std::optional<CoreModel>> models_;
+  std::vector<uint8_t> hook_tiles_;           // per instruction, its exec hook's tile slots (when hooks are written down)
+  std::vector<std::optional<HookLog>> logs_;  // per core, its hooks written down (or empty: the models are called live)
   std::array<void*, 16> small_{};
   std::vector<void*> large_;
   void** tensors_ = nullptr;
@@ -458,9 +502,11 @@ void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 
+void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
+
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
-          tier_up_ms.load(), known_launch_hits.load()};
+          tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load()};
 }
 
 namespace detail {

@@ -1,7 +1,6 @@
 #pragma once
 // The timing replay of a launch and the trace storage it reuses (private to the emulator).
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -9,30 +8,12 @@
 #include "pto/runtime/LaunchProfile.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "pto/runtime/timing/Replay.hpp"
+#include "StoragePool.hpp"
 
 namespace pto::emulator {
 
-/// Trace storage kept between launches: a launch records tens of thousands of ops per core, and
-/// fresh vectors would grow, copy and fault in their pages every time.
-class TracePool {
- public:
-  CoreRecording take() {
-    std::lock_guard lock(mu_);
-    if (free_.empty()) return {};
-    CoreRecording t = std::move(free_.back());
-    free_.pop_back();
-    return t;
-  }
-  void give(CoreRecording&& t) {
-    std::lock_guard lock(mu_);
-    if (free_.size() < kKept) free_.push_back(std::move(t));
-  }
-
- private:
-  static constexpr size_t kKept = 3 * 64;  // a launch's worth of cores on the largest profile
-  std::mutex mu_;
-  std::vector<CoreRecording> free_;
-};
+/// Trace storage kept between launches (StoragePool.hpp).
+using TracePool = StoragePool<CoreRecording>;
 
 /// The process's pool of trace storage.
 TracePool& trace_pool();

@@ -26,6 +26,13 @@ void set_replay_cache(bool on);
 /// Off: each core runs to its end in turn.
 void set_core_interleaving(bool on);
 
+/// Lets a timed launch's cores write their pipeline-model calls down while they run and play
+/// them into the models after (on by default; profiles, races and errors are the same either way,
+/// only where the host spends its time changes: the models' state stays in the host's cache).
+/// Applies to launches whose cores' models meet nothing outside their core while it runs (one core
+/// a block, no sync_all, no debug output). Off: the models are called as the cores run.
+void set_hook_log(bool on);
+
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
 /// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
@@ -43,6 +50,7 @@ struct RuntimeStats {
   uint64_t tier_ups = 0;    // quick-tier kernels whose optimised code replaced theirs (JitOptions::tiered)
   double tier_up_ms = 0;    // the time of those optimising compiles, on the background thread
   uint64_t known_launches = 0;  // timed launches that took the profile of the same launch before (no model ran)
+  uint64_t hook_logged = 0;     // timed launches whose cores' model calls were written down and played after (set_hook_log)
 };
 RuntimeStats runtime_stats();
 

@@ -1,0 +1,107 @@
+#include "HookLog.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace pto::emulator {
+namespace {
+
+// A record's first word: the instruction in its low 32 bits, the kind in the next two. An exec
+// record goes on with amount, gm_lo, gm_hi and the slots; a sync record with event and slot, or,
+// when both are small (a flag's event id, an automatic mutex's slot, -1 for none: nearly every
+// sync), carries event + 1 and slot + 1 in its first word's top 30 bits, a third of the bytes.
+constexpr int kKindShift = 32, kPackedShift = 34;
+constexpr int64_t kExec = 0, kSync = 1, kSyncPacked = 2;
+constexpr int kPackedBits = 15;  // each of event and slot + 1, unsigned
+constexpr size_t kExecWords = 4, kSyncWords = 3;
+constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 33 a tile)
+
+}  // namespace
+
+StoragePool<std::vector<int64_t>>& hook_storage_pool() {
+  static StoragePool<std::vector<int64_t>> pool;
+  return pool;
+}
+
+std::vector<uint8_t> hook_tile_counts(const ir::Kernel& k) {
+  std::vector<uint8_t> counts(k.instrs.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (k.instrs[i].tiles.size() > UINT8_MAX) return {};
+    counts[i] = static_cast<uint8_t>(k.instrs[i].tiles.size());
+  }
+  return counts;
+}
+
+HookLog::HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& storage)
+    : tiles_of_(tiles_of),
+      max_record_(kExecWords + (tiles_of.empty() ? 0 : *std::max_element(tiles_of.begin(), tiles_of.end()))),
+      words_(std::move(storage)) {
+  if (words_.size() < 4096) words_.resize(4096);
+}
+
+void HookLog::grow() { words_.resize(words_.size() * 2); }
+
+inline int64_t* HookLog::reserve() {
+  if (used_ + max_record_ + kAhead > words_.size()) [[unlikely]] grow();
+  int64_t* w = words_.data() + used_;
+  // The log's next lines asked for now: between a core's tiles the host's cache holds the tiles'
+  // GM streams, not the log, and a store to a line not there holds up the stores after it.
+  __builtin_prefetch(w + kAhead, 1);
+  return w;
+}
+
+void HookLog::exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  auto& l = *static_cast<HookLog*>(log);
+  int64_t* w = l.reserve();
+  const size_t tiles = l.tiles_of_[static_cast<size_t>(instr)];
+  w[0] = (kExec << kKindShift) | static_cast<uint32_t>(instr);
+  w[1] = amount;
+  w[2] = gm_lo;
+  w[3] = gm_hi;
+  for (size_t i = 0; i < tiles; ++i) w[kExecWords + i] = slots[i];  // one to three: no memcpy call
+  l.used_ += kExecWords + tiles;
+}
+
+void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
+  auto& l = *static_cast<HookLog*>(log);
+  int64_t* w = l.reserve();
+  constexpr uint64_t kLimit = uint64_t{1} << kPackedBits;
+  const auto e = static_cast<uint64_t>(event + 1), s = static_cast<uint64_t>(slot + 1);  // -1: none
+  if (e < kLimit && s < kLimit) {
+    w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) |
+                                static_cast<uint32_t>(instr));
+    l.used_ += 1;
+    return;
+  }
+  w[0] = (kSync << kKindShift) | static_cast<uint32_t>(instr);
+  w[1] = event;
+  w[2] = slot;
+  l.used_ += kSyncWords;
+}
+
+void HookLog::play(CoreModel& model) const {
+  const int64_t* w = words_.data();
+  const int64_t* const end = w + used_;
+  constexpr uint64_t kMask = (uint64_t{1} << kPackedBits) - 1;
+  while (w < end) {
+    const auto first = static_cast<uint64_t>(w[0]);
+    const auto instr = static_cast<int32_t>(static_cast<uint32_t>(first));
+    switch ((first >> kKindShift) & 3) {
+      case kExec:
+        model.exec(instr, w[1], w + kExecWords, w[2], w[3]);
+        w += kExecWords + tiles_of_[static_cast<size_t>(instr)];
+        break;
+      case kSyncPacked:
+        model.sync(instr, static_cast<int64_t>((first >> (kPackedShift + kPackedBits)) & kMask) - 1,
+                   static_cast<int64_t>((first >> kPackedShift) & kMask) - 1);
+        w += 1;
+        break;
+      default:
+        model.sync(instr, w[1], w[2]);
+        w += kSyncWords;
+        break;
+    }
+  }
+}
+
+}  // namespace pto::emulator

@@ -1,0 +1,60 @@
+#pragma once
+// A core's pipeline-model hooks written down while the core runs and played into its CoreModel
+// after (private to the emulator).
+//
+// A timed core calls its model at every instruction and sync point: on vector_add 16M (8 blocks),
+// 32K calls a launch between the tiles' GM streams, each finding the model's state gone from the
+// host's cache. Written down, a call is one to seven words appended to one buffer; played back per
+// core on the host's threads after the run, the model's state stays in cache. Measured on that
+// launch (2 host threads): the model's calls took 0.47 ms of its run; written down, the run takes
+// 0.13 ms more than untimed and the play 0.30 ms (perf_pipeline BM_TimingCostPaired/replay_cache:0,
+// medians over ~330 launches).
+// The model sees the same calls in the same order, so its trace, counters, race reports and
+// errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for cores whose
+// models meet nothing outside themselves while they run (Emulator.cpp: one core a block, no
+// sync_all, no debug output reading the model's op count).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pto/ir/Kernel.hpp"
+#include "pto/runtime/PipelineModel.hpp"
+#include "StoragePool.hpp"
+
+namespace pto::emulator {
+
+class HookLog {
+ public:
+  /// `tiles_of[instr]`: how many tile slots the exec hook of `instr` is given (ir::tile_accesses);
+  /// it must outlive the log. `storage`: words to write over (hook_storage_pool()).
+  HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& storage);
+
+  /// The CoreContext hooks (KernelABI.hpp) with a HookLog as their model.
+  static void exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  static void sync_hook(void* log, int32_t instr, int64_t event, int64_t slot);
+
+  /// Calls `model` as the hooks were called, in their order.
+  void play(CoreModel& model) const;
+
+  /// The storage back, for the pool.
+  std::vector<int64_t> release() { return std::move(words_); }
+
+ private:
+  /// Words free for the next record: room for the largest (4 + the most tiles an instruction has).
+  int64_t* reserve();
+  [[gnu::noinline]] void grow();
+
+  std::span<const uint8_t> tiles_of_;
+  size_t max_record_;
+  std::vector<int64_t> words_;  // records: [instr | kind << 32, then exec: amount, gm_lo, gm_hi, slots; sync: event, slot]
+  size_t used_ = 0;
+};
+
+/// Per instruction of `k`, how many tile slots its exec hook is given; empty (the hooks are then
+/// not written down) when an instruction has more than 255, or `k` has no instruction.
+std::vector<uint8_t> hook_tile_counts(const ir::Kernel& k);
+
+/// HookLog storage kept between launches (StoragePool.hpp).
+StoragePool<std::vector<int64_t>>& hook_storage_pool();
+
+}  // namespace pto::emulator
