@@ -61,11 +61,12 @@ struct Buffers {
   std::vector<uint32_t> rdeps, rdep_begin;  // op g's dependents: rdeps[rdep_begin[g], rdep_begin[g + 1])
   std::vector<OpState> ops;        // one per op of the launch
   std::vector<double> work_end;
+  std::vector<std::vector<uint32_t>> ready;  // per core, its ops with no condition to wait for, in order
   SharedL2::Storage l2;  // used in place (SharedL2 keeps a reference), not swapped
 
   void swap(Buffers& o) {
     base.swap(o.base), dep_base.swap(o.dep_base), owner.swap(o.owner), rdeps.swap(o.rdeps), rdep_begin.swap(o.rdep_begin);
-    ops.swap(o.ops), work_end.swap(o.work_end);
+    ops.swap(o.ops), work_end.swap(o.work_end), ready.swap(o.ready);
   }
 };
 
@@ -83,8 +84,8 @@ class Replayer {
 
   ReplayResult run() {
     build();
-    for (uint32_t g = 0; g < b_.ops.size(); ++g) {
-      if (b_.ops[g].pending == 0) schedule(g);
+    for (const auto& ready : b_.ready) {
+      for (uint32_t g : ready) schedule(g);  // in op order, as a scan of every op would find them
     }
     loop();
     return finish();
@@ -109,12 +110,15 @@ class Replayer {
     b_.ops.resize(n);
     b_.owner.resize(b_.dep_base.back());
     b_.work_end.assign(n_cores * kPipeCount, -1);
+    b_.ready.resize(n_cores);
     // First each op's own fields (the cores in parallel: each writes only its own records).
     for_each_core([&](size_t c) {
       const CoreTrace& t = *in_.cores[c];
       std::array<uint32_t, kPipeCount> last{};
       last.fill(UINT32_MAX);
       size_t owned = 0;  // CoreTrace: every dep belongs to one op, in op order
+      std::vector<uint32_t>& ready = b_.ready[c];
+      ready.clear();
       for (size_t i = 0; i < t.ops.size(); ++i) {
         const uint32_t g = b_.base[c] + static_cast<uint32_t>(i);
         const TimedOp& o = t.ops[i];
@@ -141,6 +145,7 @@ class Replayer {
           }
           prev = g;
         }
+        if (st.pending == 0) ready.push_back(g);
       }
       if (owned != t.deps.size()) throw_bad_deps();
     });
