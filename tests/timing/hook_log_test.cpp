@@ -121,4 +121,24 @@ TEST_CASE("hook_log: a model's error is the same UserError with the hooks writte
   CHECK(logged == live);
   CHECK(logged.find("waits_unset") != std::string::npos);
   CHECK(logged.find("deadlock: wait_flag") != std::string::npos);
+
+  // An event id known only at run time, past what one word of the log holds (a sync call written
+  // down in three words): the model's range check, the same error both ways.
+  const auto far = pl::jit({.name = "far_event", .auto_mutex = false, .timing = true}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
+    auto t = pl::make_tile<float>(pl::Vec, {64});
+    pl::load(t, x.slice(0, 64));
+    pl::set_flag(Pipe::MTE2, Pipe::MTE3, pl::get_block_idx() + 40000);
+    pl::store(z.slice(0, 64), t);
+  });
+  auto [far_logged, far_live] = both_ways<std::string>([&] {
+    auto z = pto::Tensor<float>::zeros({64});
+    try {
+      far[{.block_dim = 1}].run_sync(x, z);
+    } catch (const pto::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  CHECK(far_logged == far_live);
+  CHECK(far_logged.find("set_flag event id 40000 is out of range 0..15") != std::string::npos);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "pto/support/Prefetch.hpp"
+
 namespace pto::emulator {
 namespace {
 
@@ -46,7 +48,7 @@ inline int64_t* HookLog::reserve() {
   int64_t* w = words_.data() + used_;
   // The log's next lines asked for now: between a core's tiles the host's cache holds the tiles'
   // GM streams, not the log, and a store to a line not there holds up the stores after it.
-  __builtin_prefetch(w + kAhead, 1);
+  prefetch_for_write(w + kAhead);
   return w;
 }
 
@@ -66,7 +68,7 @@ void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
   auto& l = *static_cast<HookLog*>(log);
   int64_t* w = l.reserve();
   constexpr uint64_t kLimit = uint64_t{1} << kPackedBits;
-  const auto e = static_cast<uint64_t>(event + 1), s = static_cast<uint64_t>(slot + 1);  // -1: none
+  const uint64_t e = static_cast<uint64_t>(event) + 1, s = static_cast<uint64_t>(slot) + 1;  // -1 (none) packs as 0
   if (e < kLimit && s < kLimit) {
     w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) |
                                 static_cast<uint32_t>(instr));
