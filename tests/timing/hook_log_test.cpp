@@ -101,6 +101,21 @@ TEST_CASE("hook_log: a cube kernel and an audited launch profile the same with t
   CHECK_FALSE(r.audit_races.empty());
 }
 
+/// The UserError a launch of `k` on `block_dim` blocks gives, written down and live.
+template <class K>
+std::pair<std::string, std::string> errors_both_ways(const K& k, int block_dim) {
+  auto x = pto::Tensor<float>::random({64}, 1);
+  return both_ways<std::string>([&] {
+    auto z = pto::Tensor<float>::zeros({64});
+    try {
+      k[{.block_dim = block_dim}].run_sync(x, z);
+    } catch (const pto::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+}
+
 TEST_CASE("hook_log: a model's error is the same UserError with the hooks written down") {
   const auto k = pl::jit({.name = "waits_unset", .auto_mutex = false, .timing = true}, [](pl::Tensor<float> x, pl::Tensor<float> z) {
     auto t = pl::make_tile<float>(pl::Vec, {64});
@@ -108,16 +123,7 @@ TEST_CASE("hook_log: a model's error is the same UserError with the hooks writte
     pl::wait_flag(Pipe::MTE2, Pipe::MTE3, 2);  // no set_flag before it: a deadlock on the chip
     pl::store(z.slice(0, 64), t);
   });
-  auto x = pto::Tensor<float>::random({64}, 1);
-  auto [logged, live] = both_ways<std::string>([&] {
-    auto z = pto::Tensor<float>::zeros({64});
-    try {
-      k[{.block_dim = 2}].run_sync(x, z);
-    } catch (const pto::UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  });
+  const auto [logged, live] = errors_both_ways(k, 2);
   CHECK(logged == live);
   CHECK(logged.find("waits_unset") != std::string::npos);
   CHECK(logged.find("deadlock: wait_flag") != std::string::npos);
@@ -130,15 +136,7 @@ TEST_CASE("hook_log: a model's error is the same UserError with the hooks writte
     pl::set_flag(Pipe::MTE2, Pipe::MTE3, pl::get_block_idx() + 40000);
     pl::store(z.slice(0, 64), t);
   });
-  auto [far_logged, far_live] = both_ways<std::string>([&] {
-    auto z = pto::Tensor<float>::zeros({64});
-    try {
-      far[{.block_dim = 1}].run_sync(x, z);
-    } catch (const pto::UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  });
+  const auto [far_logged, far_live] = errors_both_ways(far, 1);
   CHECK(far_logged == far_live);
   CHECK(far_logged.find("set_flag event id 40000 is out of range 0..15") != std::string::npos);
 }
