@@ -3,7 +3,7 @@
 // its profile assembled. The parts live in emulator/: CoreSetup (core layout and memories),
 // CoreGroup (cores co-scheduled as fibers: a mix block, or a launch that calls sync_all),
 // Interleave (neighbouring vector cores taking turns on one host thread),
-// DebugLog, HookLog (timed cores' model calls written down, played after the run), LaunchErrors,
+// DebugLog, HookLog (timed cores' model calls written down, played after their run), LaunchErrors,
 // LaunchReplay.
 #include "pto/runtime/Emulator.hpp"
 
@@ -113,16 +113,18 @@ class Launch {
     for (size_t i = 0; i < args.tensors.size(); ++i) tensors_[i] = args.tensors[i].data;
   }
 
-  /// Step 1: every block runs to its end, then the hooks written down are played into the models.
-  /// Blocks are handed out in order from a shared counter: the host threads run neighbouring
-  /// blocks at the same time, and with strided tile assignment their tiles are GM neighbours. A
-  /// vector kernel with more blocks than host threads hands out runs of neighbouring blocks, each
-  /// run interleaved on its thread (emulator/Interleave.hpp).
+  /// Step 1: every block runs to its end (and the hooks it wrote down are played into its
+  /// models on the same thread, where the log is still in cache). Blocks are handed out in order
+  /// from a shared counter: the host threads run neighbouring blocks at the same time, and with
+  /// strided tile assignment their tiles are GM neighbours. A vector kernel with more blocks than
+  /// host threads hands out runs of neighbouring blocks, each run interleaved on its thread
+  /// (emulator/Interleave.hpp).
   void run_blocks() {
     if (meets_across_blocks()) return run_together();
+    if (!logs_.empty()) hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
     if (block_dim_ == 1) {
       run_block(0);
-      return play_hooks();
+      return play_hooks(0, 1);
     }
     const int threads = tbb::this_task_arena::max_concurrency();
     const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
@@ -136,16 +138,17 @@ class Launch {
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
+        const int count = std::min(turn, block_dim_ - b);
         if (turn == 1) {
           run_block(b);
         } else {
-          run_interleaved(b, std::min(turn, block_dim_ - b));
+          run_interleaved(b, count);
         }
+        play_hooks(b, count);
       }
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
-    play_hooks();
   }
 
   /// Step 2: the lowest failing core's failure (a runtime check, a deadlock, then what the
@@ -207,23 +210,15 @@ class Launch {
     return recording() && layout_.per_block == 1 && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
   }
 
-  /// The written-down hooks into the models, the cores on the host's threads.
-  void play_hooks() {
+  /// The hooks that the cores of blocks [first, first + count) wrote down, into their models
+  /// (one core a block: hooks are written down only then).
+  void play_hooks(int first, int count) {
     if (logs_.empty()) return;
-    hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
-    auto play = [&](int c) {
+    for (int c = first; c < first + count; ++c) {
       HookLog& log = *logs_[static_cast<size_t>(c)];
       log.play(*models_[static_cast<size_t>(c)]);
       hook_storage_pool().give(log.release());
-    };
-    if (cores_ == 1) return play(0);
-    PTO_TSAN_RELEASE(&logs_);
-    tbb::parallel_for(0, cores_, [&](int c) {
-      PTO_TSAN_ACQUIRE(&logs_);
-      play(c);
-      PTO_TSAN_RELEASE(&logs_);
-    });
-    PTO_TSAN_ACQUIRE(&logs_);
+    }
   }
 
   LaunchProfile measured_profile() {

@@ -4,11 +4,13 @@
 //
 // A timed core calls its model at every instruction and sync point: on vector_add 16M (8 blocks),
 // 32K calls a launch between the tiles' GM streams, each finding the model's state gone from the
-// host's cache. Written down, a call is one to seven words appended to one buffer; played back per
-// core on the host's threads after the run, the model's state stays in cache. Measured on that
-// launch (2 host threads): the model's calls took 0.47 ms of its run; written down, the run takes
-// 0.13 ms more than untimed and the play 0.30 ms (perf_pipeline BM_TimingCostPaired/replay_cache:0,
-// medians over ~330 launches).
+// host's cache. Written down, a call is one to seven words appended to one buffer; played back
+// after the core's run (on the thread that ran it, the log still in cache), the model's state
+// stays in cache. Measured on that launch (2 host threads, perf_pipeline
+// BM_TimingCostPaired/replay_cache:0, medians over ~330 launches): the model's calls took 0.47 ms
+// of its run; written down, the run takes 0.13 ms more than untimed and the play 0.30 ms (played
+// on both threads once every core had run; played by each core's own thread instead, the timed
+// launch costs the same).
 // The model sees the same calls in the same order, so its trace, counters, race reports and
 // errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for cores whose
 // models meet nothing outside themselves while they run (Emulator.cpp: one core a block, no
