@@ -43,9 +43,9 @@ HookLog::HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& stora
 
 void HookLog::grow() { words_.resize(words_.size() * 2); }
 
-inline int64_t* HookLog::reserve() {
-  if (used_ + max_record_ + kAhead > words_.size()) [[unlikely]] grow();
-  int64_t* w = words_.data() + used_;
+inline int64_t* HookLog::reserve(size_t at) {
+  if (at + max_record_ + kAhead > words_.size()) [[unlikely]] grow();
+  int64_t* w = words_.data() + at;
   // The log's next lines asked for now: between a core's tiles the host's cache holds the tiles'
   // GM streams, not the log, and a store to a line not there holds up the stores after it.
   prefetch_for_write(w + kAhead);
@@ -54,31 +54,33 @@ inline int64_t* HookLog::reserve() {
 
 void HookLog::exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
   auto& l = *static_cast<HookLog*>(log);
-  int64_t* w = l.reserve();
+  const size_t at = l.used_;  // read once: the stores below may alias it (int64_t and size_t)
+  int64_t* w = l.reserve(at);
   const size_t tiles = l.tiles_of_[static_cast<size_t>(instr)];
   w[0] = (kExec << kKindShift) | static_cast<uint32_t>(instr);
   w[1] = amount;
   w[2] = gm_lo;
   w[3] = gm_hi;
   for (size_t i = 0; i < tiles; ++i) w[kExecWords + i] = slots[i];  // one to three: no memcpy call
-  l.used_ += kExecWords + tiles;
+  l.used_ = at + kExecWords + tiles;
 }
 
 void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
   auto& l = *static_cast<HookLog*>(log);
-  int64_t* w = l.reserve();
+  const size_t at = l.used_;
+  int64_t* w = l.reserve(at);
   constexpr uint64_t kLimit = uint64_t{1} << kPackedBits;
   const uint64_t e = static_cast<uint64_t>(event) + 1, s = static_cast<uint64_t>(slot) + 1;  // -1 (none) packs as 0
   if (e < kLimit && s < kLimit) {
     w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) |
                                 static_cast<uint32_t>(instr));
-    l.used_ += 1;
+    l.used_ = at + 1;
     return;
   }
   w[0] = (kSync << kKindShift) | static_cast<uint32_t>(instr);
   w[1] = event;
   w[2] = slot;
-  l.used_ += kSyncWords;
+  l.used_ = at + kSyncWords;
 }
 
 void HookLog::play(CoreModel& model) const {

@@ -42,8 +42,9 @@ class HookLog {
   std::vector<int64_t> release() { return std::move(words_); }
 
  private:
-  /// Words free for the next record: room for the largest (4 + the most tiles an instruction has).
-  int64_t* reserve();
+  /// Where the next record goes, `at` words in: room for the largest (4 + the most tiles an
+  /// instruction has).
+  int64_t* reserve(size_t at);
   [[gnu::noinline]] void grow();
 
   std::span<const uint8_t> tiles_of_;
