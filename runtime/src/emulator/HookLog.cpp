@@ -16,7 +16,7 @@ constexpr int kKindShift = 32, kPackedShift = 34;
 constexpr int64_t kExec = 0, kSync = 1, kSyncPacked = 2;
 constexpr int kPackedBits = 15;  // each of event and slot + 1, unsigned
 constexpr size_t kExecWords = 4, kSyncWords = 3;
-constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 33 a tile)
+constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 34 a tile)
 
 }  // namespace
 
