@@ -499,9 +499,11 @@ void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_or
 
 void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
 
+void set_replay_folding(bool on) { emulator::set_replay_folding(on); }
+
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
-          tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load()};
+          tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays()};
 }
 
 namespace detail {

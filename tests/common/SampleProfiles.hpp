@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "01_vector_add/vector_add.hpp"
+#include "02_softmax/softmax.hpp"
 
 namespace pto::test {
 
@@ -15,6 +16,18 @@ inline LaunchProfile vector_add_profile(samples::vector_add::Params p, int64_t n
   auto want = Tensor<float>::zeros({n});
   va::reference(x, y, want);
   REQUIRE(samples::max_abs_diff(z, want) == 0);
+  return profile;
+}
+
+/// Softmax f32 over random rows x cols: the launch's profile, its output within 1e-6 of the reference.
+inline LaunchProfile softmax_profile(const samples::softmax::Params& p, int64_t rows, int64_t cols, int block_dim) {
+  namespace sm = samples::softmax;
+  const auto kernel = sm::make_kernel<float>(p);
+  auto x = Tensor<float>::random({rows, cols}, 3), y = Tensor<float>::zeros({rows, cols});
+  auto profile = kernel[{.block_dim = block_dim}].run_sync(x, y);
+  auto want = Tensor<float>::zeros({rows, cols});
+  sm::reference(x, want);
+  REQUIRE(samples::max_abs_diff(y, want) <= 1e-6);
   return profile;
 }
 

@@ -179,6 +179,22 @@ void BM_InterleavePairedSoftmax(benchmark::State& state) {
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   interleave_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
 }
+// Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
+// blocks, timed and race-checked, every launch replayed (the replay cache off). Its 8 blocks
+// have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
+void BM_FoldingPaired(benchmark::State& state) {
+  pto::set_replay_cache(false);
+  const auto kernel = va::make_kernel<float>({.timing = true});
+  auto& in = inputs();
+  const auto times = alternating_pairs(state, [&](bool fold) {
+    pto::set_replay_folding(fold);
+    kernel[{.block_dim = 8}](in.x, in.y, in.z);
+  });
+  pto::set_replay_folding(true);
+  pto::set_replay_cache(true);
+  report_pairs(state, times, /*speedup=*/true);
+}
+BENCHMARK(BM_FoldingPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
@@ -291,13 +307,24 @@ void BM_ReplayVectorAdd(benchmark::State& state) {
   size_t ops = 0;
   for (const auto* t : traces) ops += t->ops.size();
   for (auto _ : state) {
-    auto r = pto::timing::replay({.chip = &chip, .cores = traces, .tensor_base = base, .gm_footprint = 3 * tensor_bytes});
+    auto r = pto::timing::replay({.chip = &chip,
+                                  .cores = traces,
+                                  .tensor_base = base,
+                                  .gm_footprint = 3 * tensor_bytes,
+                                  .fold_identical_cores = state.range(1) != 0});
     benchmark::DoNotOptimize(r);
   }
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_ReplayVectorAdd)->Arg(8)->Arg(48)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReplayVectorAdd)
+    ->ArgNames({"cores", "fold"})
+    ->Args({8, 0})
+    ->Args({8, 1})
+    ->Args({48, 0})
+    ->Args({48, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Profiling: 5 launches recorded as 5 active steps with the files written at the end, versus the
 // same 5 launches without a profiler.
@@ -364,6 +391,12 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPairedMatmul/replay_cache:1/min_time:3.000/real_time", ""},
                                                          {"timing+races on / off, paired, matmul f16 1024^3, every launch replayed",
                                                           "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
+                                                         {"replay folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
+                                                          "BM_FoldingPaired/min_time:3.000/real_time", ""},
+                                                         {"replay of hand-built vector-add traces, 8 cores, core by core / folded",
+                                                          "BM_ReplayVectorAdd/cores:8/fold:0/real_time", "BM_ReplayVectorAdd/cores:8/fold:1/real_time"},
+                                                         {"replay of hand-built vector-add traces, 48 cores past the L2, core by core / folded",
+                                                          "BM_ReplayVectorAdd/cores:48/fold:0/real_time", "BM_ReplayVectorAdd/cores:48/fold:1/real_time"},
                                                          {"core interleaving off / on, paired, vector_add 16M timing off (> 1: faster on)",
                                                           "BM_InterleavePaired/timing:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, vector_add 16M timing on",

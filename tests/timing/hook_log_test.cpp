@@ -6,7 +6,6 @@
 #include <functional>
 #include <string>
 
-#include "02_softmax/softmax.hpp"
 #include "03_matmul/matmul.hpp"
 #include "common/SampleProfiles.hpp"
 #include "pto/runtime/Emulator.hpp"
@@ -14,7 +13,6 @@
 namespace {
 
 namespace pl = pto::lang;
-namespace sm = pto::samples::softmax;
 namespace mm = pto::samples::matmul;
 using pl::Pipe;
 using pto::samples::SyncMode;
@@ -47,13 +45,7 @@ void check_same(const pto::LaunchProfile& a, const pto::LaunchProfile& b) {
 }
 
 pto::LaunchProfile softmax_profile(SyncMode sync) {
-  const auto kernel = sm::make_kernel<float>({.buffers = 2, .rows_per_tile = 4, .sync = sync});
-  auto x = pto::Tensor<float>::random({96, 300}, 3), y = pto::Tensor<float>::zeros({96, 300});
-  auto p = kernel[{.block_dim = 5}].run_sync(x, y);
-  auto want = pto::Tensor<float>::zeros({96, 300});
-  sm::reference(x, want);
-  REQUIRE(pto::samples::max_abs_diff(y, want) <= 1e-6);
-  return p;
+  return pto::test::softmax_profile({.buffers = 2, .rows_per_tile = 4, .sync = sync}, 96, 300, 5);
 }
 
 }  // namespace

@@ -1,8 +1,26 @@
 #include "LaunchReplay.hpp"
 
+#include <atomic>
+
 #include "ReplayCache.hpp"
 
 namespace pto::emulator {
+namespace {
+
+std::atomic<bool> folding{true};
+std::atomic<uint64_t> folded{0};
+
+/// The replay of `in`, counted if it folded the cores.
+timing::ReplayResult replay_counted(const timing::ReplayInput& in) {
+  timing::ReplayResult r = timing::replay(in);
+  if (r.folded) folded.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+}  // namespace
+
+void set_replay_folding(bool on) { folding.store(on, std::memory_order_relaxed); }
+uint64_t folded_replays() { return folded.load(std::memory_order_relaxed); }
 
 TracePool& trace_pool() {
   static TracePool pool;
@@ -52,12 +70,13 @@ std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& 
   // Op times only for the debug log (its messages' times): a launch's worth of small vectors
   // allocated and freed per launch cost 0.09-0.24 ms of a 0.6 ms replay (vector_add 16M, 8 blocks).
   const timing::ReplayInput in{.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next,
-                               .record_spans = record, .op_times = k.has_debug};
+                               .record_spans = record, .op_times = k.has_debug,
+                               .fold_identical_cores = folding.load(std::memory_order_relaxed)};
   ReplayCache& cache = replay_cache();
-  if (!cache.enabled()) return std::make_shared<const timing::ReplayResult>(timing::replay(in));
+  if (!cache.enabled()) return std::make_shared<const timing::ReplayResult>(replay_counted(in));
   const ReplayKey key = fingerprint(in);
   if (auto seen = cache.find(key)) return seen;
-  auto result = std::make_shared<const timing::ReplayResult>(timing::replay(in));
+  auto result = std::make_shared<const timing::ReplayResult>(replay_counted(in));
   cache.put(key, result);
   return result;
 }

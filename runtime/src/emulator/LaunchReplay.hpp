@@ -22,6 +22,11 @@ TracePool& trace_pool();
 /// (a tensor passed twice is one memory, to the L2 and to the race checker).
 std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs& args);
 
+/// Whether replays fold cores that are copies of each other into one (ReplayInput::
+/// fold_identical_cores; pto::set_replay_folding), and how many replays did.
+void set_replay_folding(bool on);
+uint64_t folded_replays();
+
 /// The launch's cores replayed together (timing/Replay.hpp), or the replay of the same input
 /// before (ReplayCache.hpp). Blocks start block_dispatch_cycles apart; tensors get virtual GM
 /// addresses in parameter order (2 MiB aligned; a tensor passed twice is one memory), so the L2's

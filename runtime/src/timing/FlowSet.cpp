@@ -37,7 +37,7 @@ void FlowSet::share() {
   for (size_t i = 0; i < n; ++i) {
     cap_[i] = classes_[i].cap;
     use_[i] = classes_[i].use;
-    count_[i] = static_cast<double>(classes_[i].members.size());
+    count_[i] = static_cast<double>(classes_[i].members.size()) * copies_;
   }
   share_fairly(cap_, use_, count_, hbm_, rate_, order_);
   // Then the L2's own bandwidth, over every transfer (hits and misses pass through it).

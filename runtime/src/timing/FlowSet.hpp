@@ -17,8 +17,9 @@ namespace pto::timing {
 
 class FlowSet {
  public:
-  FlowSet(double hbm_bytes_per_cycle, double l2_bytes_per_cycle)
-      : hbm_(hbm_bytes_per_cycle), l2_(l2_bytes_per_cycle) {}
+  /// `copies`: how many transfers each joined transfer stands for (cores replayed as one, Replay.cpp).
+  FlowSet(double hbm_bytes_per_cycle, double l2_bytes_per_cycle, double copies = 1)
+      : hbm_(hbm_bytes_per_cycle), l2_(l2_bytes_per_cycle), copies_(copies) {}
 
   /// Transfer `op` of `bytes` (> 0) joins now: it moves at most `cap` bytes per cycle, and `use`
   /// of its bytes go to HBM (0: all L2 hits; > 1: partial lines fetched whole).
@@ -50,7 +51,7 @@ class FlowSet {
   };
   void share();
 
-  double hbm_, l2_;
+  double hbm_, l2_, copies_;
   std::vector<Class> classes_;
   // Scratch of share(), per class: its cap, use, member count and rate.
   std::vector<double> cap_, use_, count_, rate_, l2_cap_, ones_;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <queue>
 
 #include <tbb/parallel_for.h>
@@ -70,36 +72,73 @@ struct Buffers {
   }
 };
 
+/// Whether the launch's cores can be replayed as one (Replayer's `copies`): every core starts
+/// when core 0 does, and its trace is core 0's (the same ops, deps on its own ops only, as many GM
+/// regions; the regions' addresses may differ). Such cores stay in phase through the replay, each
+/// doing at every moment what core 0 does, as long as the shared L2 gives each of them what it
+/// gives core 0 (checked as the replay goes: join_copies).
+bool cores_are_copies(const ReplayInput& in) {
+  const size_t n = in.cores.size();
+  if (!in.fold_identical_cores || n < 2) return false;
+  for (double s : in.core_start) {
+    if (s != in.core_start[0]) return false;
+  }
+  const CoreTrace& first = *in.cores[0];
+  for (const OpRef& d : first.deps) {
+    if (d.core != 0) return false;
+  }
+  for (size_t c = 1; c < n; ++c) {
+    const CoreTrace& t = *in.cores[c];
+    if (t.kind != first.kind || t.slot != first.slot || t.ops.size() != first.ops.size() || t.deps.size() != first.deps.size() ||
+        t.regions.size() != first.regions.size()) {
+      return false;
+    }
+    // TimedOp has no padding (TimedOp.hpp): equal bytes, equal ops.
+    if (!t.ops.empty() && std::memcmp(t.ops.data(), first.ops.data(), t.ops.size() * sizeof(TimedOp)) != 0) return false;
+    for (size_t j = 0; j < t.deps.size(); ++j) {
+      if (t.deps[j].core != static_cast<int32_t>(c) || t.deps[j].op != first.deps[j].op) return false;
+    }
+  }
+  return true;
+}
+
 class Replayer {
  public:
-  Replayer(const ReplayInput& in, Buffers& kept)
-      : in_(in), chip_(*in.chip),
+  /// `copies` > 1: the cores are copies of core 0 (cores_are_copies), replayed as core 0 alone
+  /// standing for all of them: each of its GM transfers counts `copies` times in the shares of
+  /// HBM and L2, and touches the L2 once per core, in the order the cores would (run() gives
+  /// nothing if the L2 answers two cores differently: they would leave phase).
+  Replayer(const ReplayInput& in, Buffers& kept, size_t copies)
+      : in_(in), chip_(*in.chip), copies_(copies), traced_(copies > 1 ? in.cores.first(1) : in.cores),
         l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint, kept.l2),
-        flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
+        flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz, static_cast<double>(copies)), kept_(kept) {
     b_.swap(kept_);
   }
   ~Replayer() { b_.swap(kept_); }
   Replayer(const Replayer&) = delete;
   Replayer& operator=(const Replayer&) = delete;
 
-  ReplayResult run() {
+  /// The replay's result; nothing if the cores were copies and the L2 set them apart.
+  std::optional<ReplayResult> run() {
     build();
     for (const auto& ready : b_.ready) {
       for (uint32_t g : ready) schedule(g);  // in op order, as a scan of every op would find them
     }
-    loop();
-    return finish();
+    if (!loop()) return std::nullopt;
+    ReplayResult r = finish();
+    r.folded = copies_ > 1;
+    return r;
   }
 
  private:
   /// The TimedOp behind global op g.
   const TimedOp& op(uint32_t g) const {
     const uint32_t c = b_.ops[g].core;
-    return in_.cores[c]->ops[g - b_.base[c]];
+    return traced_[c]->ops[g - b_.base[c]];
   }
 
   void build() {
-    const size_t n_cores = in_.cores.size();
+    const size_t n_cores = traced_.size();
     b_.base.assign(n_cores + 1, 0);
     b_.dep_base.assign(n_cores + 1, 0);
     for (size_t c = 0; c < n_cores; ++c) {
@@ -113,7 +152,7 @@ class Replayer {
     b_.ready.resize(n_cores);
     // First each op's own fields (the cores in parallel: each writes only its own records).
     for_each_core([&](size_t c) {
-      const CoreTrace& t = *in_.cores[c];
+      const CoreTrace& t = *traced_[c];
       std::array<uint32_t, kPipeCount> last{};
       last.fill(UINT32_MAX);
       size_t owned = 0;  // CoreTrace: every dep belongs to one op, in op order
@@ -155,12 +194,12 @@ class Replayer {
     // serves as the fill cursor: filled, it has moved to where g + 1's begin.
     b_.rdep_begin.assign(n + 2, 0);
     for (size_t c = 0; c < n_cores; ++c) {
-      for (const OpRef& d : in_.cores[c]->deps) b_.rdep_begin[ref(d) + 2] += 1;
+      for (const OpRef& d : traced_[c]->deps) b_.rdep_begin[ref(d) + 2] += 1;
     }
     for (uint32_t g = 1; g <= n; ++g) b_.rdep_begin[g + 1] += b_.rdep_begin[g];
     b_.rdeps.resize(b_.rdep_begin[n + 1]);
     for (size_t c = 0; c < n_cores; ++c) {
-      const std::vector<OpRef>& deps = in_.cores[c]->deps;
+      const std::vector<OpRef>& deps = traced_[c]->deps;
       const uint32_t* owner = b_.owner.data() + b_.dep_base[c];
       for (size_t j = 0; j < deps.size(); ++j) b_.rdeps[b_.rdep_begin[ref(deps[j]) + 1]++] = owner[j];
     }
@@ -244,15 +283,15 @@ class Replayer {
         // cores, the region has left the host's cache unless asked for now (flash attention
         // 2048x128 f16: a tenth of the replay's samples were that miss; its event loop 1.04 ->
         // 0.98 ms, medians of 10 alternating runs).
-        if (o.region >= 0) __builtin_prefetch(&in_.cores[o.core]->regions[static_cast<size_t>(o.region)]);
+        if (o.region >= 0) __builtin_prefetch(&traced_[o.core]->regions[static_cast<size_t>(o.region)]);
         return;
       }
     }
   }
 
-  /// The bytes of a transfer that go to HBM: read misses in L2, or all of a write.
-  double hbm_bytes(const OpState& o) {
-    const CoreTrace& t = *in_.cores[o.core];
+  /// The bytes of a transfer of core `core` that go to HBM: read misses in L2, or all of a write.
+  double hbm_bytes(const OpState& o, size_t core) {
+    const CoreTrace& t = *in_.cores[core];
     if (o.region < 0) return o.amount;
     const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
@@ -283,9 +322,36 @@ class Replayer {
   void join(uint32_t g) {
     const OpState& o = b_.ops[g];
     if (o.amount <= 0) return ended(g, now_);
-    const double hbm = hbm_bytes(o);
+    if (copies_ > 1) return folded_joins_.push_back(g);  // after this moment's other joins (join_copies)
+    join_flow(g, hbm_bytes(o, o.core));
+  }
+
+  void join_flow(uint32_t g, double hbm) {
+    const OpState& o = b_.ops[g];
     result_.hbm_bytes += hbm;
     flows_.join(g, o.amount, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.amount);  // use > 1: partial lines
+  }
+
+  /// The transfers of core 0 that joined at this moment, for every core: each core's touch their
+  /// L2 lines in turn (the order in which the cores' own ops, by index, would come), then they
+  /// join the flows as `copies_` each. False if a core's transfer goes to HBM with other bytes
+  /// than core 0's (it would move at another rate: the cores are no longer copies).
+  bool join_copies() {
+    folded_hbm_.resize(folded_joins_.size());
+    for (size_t c = 0; c < copies_; ++c) {
+      for (size_t i = 0; i < folded_joins_.size(); ++i) {
+        const double hbm = hbm_bytes(b_.ops[folded_joins_[i]], c);
+        if (c == 0) {
+          folded_hbm_[i] = hbm;
+        } else if (hbm != folded_hbm_[i]) {
+          return false;
+        }
+        if (c + 1 < copies_) result_.hbm_bytes += hbm;  // join_flow adds the last core's
+      }
+    }
+    for (size_t i = 0; i < folded_joins_.size(); ++i) join_flow(folded_joins_[i], folded_hbm_[i]);
+    folded_joins_.clear();
+    return true;
   }
 
   /// Moves every transfer in flight forward to `t` at its current rate.
@@ -294,7 +360,8 @@ class Replayer {
     now_ = t;
   }
 
-  void loop() {
+  /// False if the cores were copies and the L2 set them apart (join_copies).
+  bool loop() {
     double transfer_end = kNever;
     while (true) {
       settle_due_now();
@@ -323,19 +390,21 @@ class Replayer {
             ended(e.op, now_);
           }
         } while (!fixed_ends_.empty() && fixed_ends_.top().time == now_);
+        if (!folded_joins_.empty() && !join_copies()) return false;
       } else {
         const Event e = starts_.top();
         starts_.pop();
         start(e.op, now_);
       }
     }
+    return true;
   }
 
   /// Runs f(core) for every core of the launch, on the host's threads when there are many ops
   /// (f must touch only that core's records).
   template <class F>
   void for_each_core(F&& f) const {
-    const size_t n = in_.cores.size();
+    const size_t n = traced_.size();
     if (n < 2 || b_.base.back() < kParallelOps) {
       for (size_t c = 0; c < n; ++c) f(c);
       return;
@@ -357,7 +426,7 @@ class Replayer {
   ReplayResult finish() {
     result_.cores.resize(in_.cores.size());
     for_each_core([&](size_t c) {
-      const CoreTrace& t = *in_.cores[c];
+      const CoreTrace& t = *traced_[c];
       CoreReplay& out = result_.cores[c];
       out.end_cycles = core_start(static_cast<uint32_t>(c));
       if (in_.op_times) {
@@ -381,7 +450,7 @@ class Replayer {
             for (uint32_t d = 0; d < o.dep_count; ++d) {
               const OpRef& r = t.deps[o.dep_begin + d];
               const uint32_t s = ref(r);
-              const int src_slot = static_cast<size_t>(r.core) == c ? -1 : in_.cores[r.core]->slot;
+              const int src_slot = static_cast<size_t>(r.core) == c ? -1 : traced_[r.core]->slot;
               out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, b_.ops[s].end, st.start, src_slot});
             }
           }
@@ -395,17 +464,22 @@ class Replayer {
         if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, st.start, st.end});
       }
     });
+    for (size_t c = traced_.size(); c < result_.cores.size(); ++c) result_.cores[c] = result_.cores[0];  // copies of core 0
     return std::move(result_);
   }
 
   const ReplayInput& in_;
   const ChipProfile& chip_;
+  const size_t copies_;                        // how many cores core 0 stands for (1: none folded)
+  std::span<const CoreTrace* const> traced_;   // the cores whose ops are replayed: core 0 alone if folded
   SharedL2 l2_;
   FlowSet flows_;  // the transfers in flight
   Buffers& kept_;
   Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
   std::vector<uint32_t> done_, due_now_;
+  std::vector<uint32_t> folded_joins_;  // copies_ > 1: core 0's transfers that joined at this moment
+  std::vector<double> folded_hbm_;      // their HBM bytes (each core's, all equal)
   double now_ = 0;
   ReplayResult result_;
 };
@@ -414,7 +488,10 @@ class Replayer {
 
 ReplayResult replay(const ReplayInput& in) {
   thread_local Buffers kept;
-  return Replayer(in, kept).run();
+  if (cores_are_copies(in)) {
+    if (std::optional<ReplayResult> folded = Replayer(in, kept, in.cores.size()).run()) return std::move(*folded);
+  }
+  return *Replayer(in, kept, 1).run();
 }
 
 }  // namespace pto::timing

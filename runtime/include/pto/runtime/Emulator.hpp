@@ -33,6 +33,14 @@ void set_core_interleaving(bool on);
 /// a block, no sync_all, no debug output). Off: the models are called as the cores run.
 void set_hook_log(bool on);
 
+/// Lets a timed launch's replay take cores that start together with the same trace (the same
+/// ops and flags, their own tiles at their own GM addresses: the blocks of most vector kernels)
+/// as copies of one, replaying that one and counting its GM transfers once a core in the shares
+/// of HBM and L2 (on by default). Profiles are the same to the bit either way: every core still
+/// touches the L2 with its own addresses, and if the L2 answers two cores differently (one hits
+/// what another fetched) the launch is replayed core by core. Off: always core by core.
+void set_replay_folding(bool on);
+
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
 /// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
@@ -51,6 +59,7 @@ struct RuntimeStats {
   double tier_up_ms = 0;    // the time of those optimising compiles, on the background thread
   uint64_t known_launches = 0;  // timed launches that took the profile of the same launch before (no model ran)
   uint64_t hook_logged = 0;     // timed launches whose cores' model calls were written down and played after (set_hook_log)
+  uint64_t folded_replays = 0;  // replays that took the launch's cores as copies of one (set_replay_folding)
 };
 RuntimeStats runtime_stats();
 

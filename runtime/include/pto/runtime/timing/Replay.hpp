@@ -27,6 +27,9 @@ struct ReplayInput {
   uint64_t gm_footprint = 0;                // virtual GM addresses in use are below this (0: unknown)
   bool record_spans = false;                // keep each instruction's span and each flag flow
   bool op_times = true;                     // keep each op's start and end (CoreReplay::op_start, op_end)
+  // Cores whose traces are the same and that start together are replayed as one (the same
+  // result to the bit: ReplayResult::folded). False: every core's ops go through the event loop.
+  bool fold_identical_cores = true;
 };
 
 struct CoreReplay {
@@ -41,6 +44,7 @@ struct ReplayResult {
   std::vector<CoreReplay> cores;
   double l2_read_hit_bytes = 0, l2_read_miss_bytes = 0, gm_write_bytes = 0;
   double hbm_bytes = 0;  // read misses + writes (writes go through to HBM)
+  bool folded = false;   // the cores were copies of core 0 and were replayed as one (ReplayInput::fold_identical_cores)
 };
 
 ReplayResult replay(const ReplayInput& in);
