@@ -182,19 +182,31 @@ void BM_InterleavePairedSoftmax(benchmark::State& state) {
 // Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
 // blocks, timed and race-checked, every launch replayed (the replay cache off). Its 8 blocks
 // have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
-void BM_FoldingPaired(benchmark::State& state) {
+void folding_paired(benchmark::State& state, const std::function<void()>& launch) {
   pto::set_replay_cache(false);
-  const auto kernel = va::make_kernel<float>({.timing = true});
-  auto& in = inputs();
   const auto times = alternating_pairs(state, [&](bool fold) {
     pto::set_replay_folding(fold);
-    kernel[{.block_dim = 8}](in.x, in.y, in.z);
+    launch();
   });
   pto::set_replay_folding(true);
   pto::set_replay_cache(true);
   report_pairs(state, times, /*speedup=*/true);
 }
+void BM_FoldingPaired(benchmark::State& state) {
+  const auto kernel = va::make_kernel<float>({.timing = true});
+  auto& in = inputs();
+  folding_paired(state, [&] { kernel[{.block_dim = 8}](in.x, in.y, in.z); });
+}
+// Softmax 4096x1024 f32 on 8 blocks: 456 tiles of 9 rows, 57 a block, the last of one row: the
+// block with that tile is a group of its own, the other seven fold into one.
+void BM_FoldingPairedSoftmax(benchmark::State& state) {
+  const auto kernel = sm::make_kernel<float>({});
+  auto x = pto::Tensor<float>::random({4096, 1024}, 7, -4.0, 4.0);
+  auto y = pto::Tensor<float>::zeros({4096, 1024});
+  folding_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
+}
 BENCHMARK(BM_FoldingPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_FoldingPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
@@ -393,6 +405,8 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
                                                           "BM_FoldingPaired/min_time:3.000/real_time", ""},
+                                                         {"replay folding off / on, paired, softmax 4096x1024 f32 every launch replayed (in groups)",
+                                                          "BM_FoldingPairedSoftmax/min_time:3.000/real_time", ""},
                                                          {"replay of hand-built vector-add traces, 8 cores, core by core / folded",
                                                           "BM_ReplayVectorAdd/cores:8/fold:0/real_time", "BM_ReplayVectorAdd/cores:8/fold:1/real_time"},
                                                          {"replay of hand-built vector-add traces, 48 cores past the L2, core by core / folded",

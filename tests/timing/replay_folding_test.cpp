@@ -1,6 +1,7 @@
 // Replay folding (ReplayInput::fold_identical_cores, pto::set_replay_folding): cores that start
-// together with the same trace are replayed as one, and the result is the core-by-core replay's
-// to the bit; cores the L2 sets apart, or that differ, are replayed core by core.
+// together with the same trace are replayed as one, in groups of such copies, and the result is the
+// core-by-core replay's to the bit; cores the L2 sets apart, or that wait on one another, are
+// replayed core by core.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -152,36 +153,60 @@ TEST_CASE("replay_folding: cores the L2 sets apart, late or at once, are replaye
   }
 }
 
-TEST_CASE("replay_folding: cores that start apart or whose traces differ are not folded") {
+TEST_CASE("replay_folding: cores that start apart or whose traces differ fold in groups of copies") {
   const pto::ChipProfile& a2 = pto::ChipProfile::get("a2");
   const int n = 6, tiles = 5;
   const int64_t tile = 2048;
   auto own_rows = [&](int c) { return [=](int i) { return (int64_t{c} * tiles + i) * tile; }; };
   const uint64_t footprint = uint64_t{8} << 20;
-  SUBCASE("the same traces, staggered starts") {
+  SUBCASE("the same traces, one core starting later") {
     Launch launch(n);
     for (int c = 0; c < n; ++c) stream(launch.add(), tiles, tile, own_rows(c));
     std::vector<double> start(n, 0);
-    CHECK(folds_to_the_same(launch.all(), a2, footprint, start));  // together: folded
+    CHECK(folds_to_the_same(launch.all(), a2, footprint, start));
     start[3] = 16;
-    CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint, start));
+    CHECK(folds_to_the_same(launch.all(), a2, footprint, start));  // cores 0-2 and 4-5, core 3 alone
+    for (int c = 0; c < n; ++c) start[static_cast<size_t>(c)] = 16.0 * c;
+    CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint, start));  // every core alone
   }
   SUBCASE("the last core has one tile fewer (a remainder)") {
     Launch launch(n);
     for (int c = 0; c < n; ++c) stream(launch.add(), c + 1 < n ? tiles : tiles - 1, tile, own_rows(c));
-    CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint));
+    CHECK(folds_to_the_same(launch.all(), a2, footprint));
   }
-  SUBCASE("one core's vector op costs a cycle more") {
+  SUBCASE("even and odd cores run different streams, interleaved in core order") {
+    Launch launch(n);
+    for (int c = 0; c < n; ++c) {
+      stream(launch.add(), c % 2 == 0 ? tiles : tiles + 2, c % 2 == 0 ? tile : tile / 2, [=](int i) { return (int64_t{c} * 16 + i) * tile; });
+    }
+    CHECK(folds_to_the_same(launch.all(), a2, footprint));
+  }
+  SUBCASE("one core's vector op costs a cycle more; every core's own tile count") {
     Launch launch(n);
     for (int c = 0; c < n; ++c) stream(launch.add(), tiles, tile, own_rows(c));
     launch.cores[2].run(Pipe::V, 1);
-    Launch same(n);
+    CHECK(folds_to_the_same(launch.all(), a2, footprint));
+    Launch each(n);
+    for (int c = 0; c < n; ++c) stream(each.add(), tiles + c, tile, own_rows(c));
+    CHECK_FALSE(folds_to_the_same(each.all(), a2, footprint));
+  }
+  SUBCASE("a core waits on another core's flag: nothing folds") {
+    Launch launch(n);
+    for (int c = 0; c < n; ++c) stream(launch.add(), tiles, tile, own_rows(c));
+    const CoreModel::CrossFlag flag = launch.cores[0].cross_set(Pipe::MTE3);
+    launch.cores[1].cross_wait(Pipe::MTE2, std::span(&flag, 1));
+    CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint));
+  }
+  SUBCASE("the L2 sets apart the cores of one group and not of the other") {
+    Launch launch(n);
     for (int c = 0; c < n; ++c) {
-      stream(same.add(), tiles, tile, own_rows(c));
-      same.cores[static_cast<size_t>(c)].run(Pipe::V, 1);
+      if (c % 2 == 0) {
+        stream(launch.add(), tiles, tile, own_rows(c));
+      } else {
+        stream(launch.add(), tiles + 1, tile, [&](int i) { return int64_t{n} * tiles * tile + i * tile; });  // the same rows
+      }
     }
     CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint));
-    CHECK(folds_to_the_same(same.all(), a2, footprint));
   }
 }
 
@@ -203,9 +228,9 @@ TEST_CASE("replay_folding: sample launches profile the same folded and core by c
     for (int buffers : {1, 2}) {
       CAPTURE(static_cast<int>(sync));
       CAPTURE(buffers);
-      // 8 blocks of 4 whole tiles each fold; 30000 elements leave the last block short.
+      // 8 blocks of 4 whole tiles each fold as one; 30000 elements on 5 blocks, in groups.
       both([&] { return pto::test::vector_add_profile({.buffers = buffers, .tile = 2048, .sync = sync}, 8 * 4 * 2048, 8); }, true);
-      both([&] { return pto::test::vector_add_profile({.buffers = buffers, .tile = 2048, .sync = sync}, 30000, 5); }, false);
+      both([&] { return pto::test::vector_add_profile({.buffers = buffers, .tile = 2048, .sync = sync}, 30000, 5); }, true);
       both([&] { return pto::test::softmax_profile({.buffers = buffers, .rows_per_tile = 4, .sync = sync}, 64, 256, 4); }, true);
     }
   }

@@ -22,7 +22,7 @@ TracePool& trace_pool();
 /// (a tensor passed twice is one memory, to the L2 and to the race checker).
 std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs& args);
 
-/// Whether replays fold cores that are copies of each other into one (ReplayInput::
+/// Whether replays fold cores that are copies of each other into one a group (ReplayInput::
 /// fold_identical_cores; pto::set_replay_folding), and how many replays did.
 void set_replay_folding(bool on);
 uint64_t folded_replays();

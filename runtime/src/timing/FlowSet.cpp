@@ -7,7 +7,7 @@
 
 namespace pto::timing {
 
-void FlowSet::join(uint32_t op, double bytes, double cap, double use) {
+void FlowSet::join(uint32_t op, double bytes, double cap, double use, uint32_t copies) {
   auto it = std::find_if(classes_.begin(), classes_.end(), [&](const Class& c) { return c.cap == cap && c.use == use; });
   if (it == classes_.end()) {
     // Reuse an empty class before opening one: a launch sees few distinct (cap, use) pairs at a
@@ -17,8 +17,10 @@ void FlowSet::join(uint32_t op, double bytes, double cap, double use) {
     it->cap = cap;
     it->use = use;
     it->moved = 0;
+    it->copies = 0;
   }
-  const Member m{it->moved + bytes, 1e-6 * std::max(1.0, bytes), op};
+  const Member m{it->moved + bytes, 1e-6 * std::max(1.0, bytes), op, copies};
+  it->copies += copies;
   auto& q = it->members;
   q.insert(std::upper_bound(q.begin(), q.end(), m), m);
   dirty_ = true;
@@ -37,7 +39,7 @@ void FlowSet::share() {
   for (size_t i = 0; i < n; ++i) {
     cap_[i] = classes_[i].cap;
     use_[i] = classes_[i].use;
-    count_[i] = static_cast<double>(classes_[i].members.size()) * copies_;
+    count_[i] = classes_[i].copies;
   }
   share_fairly(cap_, use_, count_, hbm_, rate_, order_);
   // Then the L2's own bandwidth, over every transfer (hits and misses pass through it).
@@ -74,12 +76,14 @@ void FlowSet::take_done(std::vector<uint32_t>& done) {
   if (next_ >= 0 && !classes_[static_cast<size_t>(next_)].members.empty()) {
     auto& first = classes_[static_cast<size_t>(next_)].members;
     done.push_back(first.front().op);
+    classes_[static_cast<size_t>(next_)].copies -= first.front().copies;
     first.pop_front();
   }
   next_ = -1;
   for (Class& c : classes_) {
     while (!c.members.empty() && c.members.front().end - c.moved <= c.members.front().slack) {
       done.push_back(c.members.front().op);
+      c.copies -= c.members.front().copies;
       c.members.pop_front();
     }
   }

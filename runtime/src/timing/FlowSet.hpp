@@ -17,13 +17,12 @@ namespace pto::timing {
 
 class FlowSet {
  public:
-  /// `copies`: how many transfers each joined transfer stands for (cores replayed as one, Replay.cpp).
-  FlowSet(double hbm_bytes_per_cycle, double l2_bytes_per_cycle, double copies = 1)
-      : hbm_(hbm_bytes_per_cycle), l2_(l2_bytes_per_cycle), copies_(copies) {}
+  FlowSet(double hbm_bytes_per_cycle, double l2_bytes_per_cycle) : hbm_(hbm_bytes_per_cycle), l2_(l2_bytes_per_cycle) {}
 
   /// Transfer `op` of `bytes` (> 0) joins now: it moves at most `cap` bytes per cycle, and `use`
-  /// of its bytes go to HBM (0: all L2 hits; > 1: partial lines fetched whole).
-  void join(uint32_t op, double bytes, double cap, double use);
+  /// of its bytes go to HBM (0: all L2 hits; > 1: partial lines fetched whole). It stands for
+  /// `copies` such transfers (cores replayed as one, CoreGroups.hpp): each gets its share.
+  void join(uint32_t op, double bytes, double cap, double use, uint32_t copies = 1);
   /// Moves every transfer forward by `dt` cycles at its current rate.
   void advance(double dt);
   /// Whether a transfer joined or left since the last until_next_end (the rates are stale).
@@ -41,17 +40,19 @@ class FlowSet {
     double end;      // the class's `moved` at which it has moved its bytes
     double slack;    // how far short of `end` still counts as done (rounding)
     uint32_t op;
+    uint32_t copies;  // the transfers it stands for
     bool operator<(const Member& o) const { return end != o.end ? end < o.end : op < o.op; }
   };
   struct Class {
     double cap = 0, use = 0;
     double moved = 0;  // bytes per member since the class last was empty
     double rate = 0;
+    double copies = 0;           // the transfers its members stand for (whole numbers: exact)
     std::deque<Member> members;  // by end, then op
   };
   void share();
 
-  double hbm_, l2_, copies_;
+  double hbm_, l2_;
   std::vector<Class> classes_;
   // Scratch of share(), per class: its cap, use, member count and rate.
   std::vector<double> cap_, use_, count_, rate_, l2_cap_, ones_;

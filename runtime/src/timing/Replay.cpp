@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -10,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include "../TbbTsan.hpp"
+#include "CoreGroups.hpp"
 #include "FlowSet.hpp"
 #include "SharedL2.hpp"
 #include "pto/support/Error.hpp"
@@ -72,46 +72,22 @@ struct Buffers {
   }
 };
 
-/// Whether the launch's cores can be replayed as one (Replayer's `copies`): every core starts
-/// when core 0 does, and its trace is core 0's (the same ops, deps on its own ops only, as many GM
-/// regions; the regions' addresses may differ). Such cores stay in phase through the replay, each
-/// doing at every moment what core 0 does, as long as the shared L2 gives each of them what it
-/// gives core 0 (checked as the replay goes: join_copies).
-bool cores_are_copies(const ReplayInput& in) {
-  const size_t n = in.cores.size();
-  if (!in.fold_identical_cores || n < 2) return false;
-  for (double s : in.core_start) {
-    if (s != in.core_start[0]) return false;
-  }
-  const CoreTrace& first = *in.cores[0];
-  for (const OpRef& d : first.deps) {
-    if (d.core != 0) return false;
-  }
-  for (size_t c = 1; c < n; ++c) {
-    const CoreTrace& t = *in.cores[c];
-    if (t.kind != first.kind || t.slot != first.slot || t.ops.size() != first.ops.size() || t.deps.size() != first.deps.size() ||
-        t.regions.size() != first.regions.size()) {
-      return false;
-    }
-    // TimedOp has no padding (TimedOp.hpp): equal bytes, equal ops.
-    if (!t.ops.empty() && std::memcmp(t.ops.data(), first.ops.data(), t.ops.size() * sizeof(TimedOp)) != 0) return false;
-    for (size_t j = 0; j < t.deps.size(); ++j) {
-      if (t.deps[j].core != static_cast<int32_t>(c) || t.deps[j].op != first.deps[j].op) return false;
-    }
-  }
-  return true;
-}
-
 class Replayer {
  public:
-  /// `copies` > 1: the cores are copies of core 0 (cores_are_copies), replayed as core 0 alone
-  /// standing for all of them: each of its GM transfers counts `copies` times in the shares of
-  /// HBM and L2, and touches the L2 once per core, in the order the cores would (run() gives
-  /// nothing if the L2 answers two cores differently: they would leave phase).
-  Replayer(const ReplayInput& in, Buffers& kept, size_t copies)
-      : in_(in), chip_(*in.chip), copies_(copies), traced_(copies > 1 ? in.cores.first(1) : in.cores),
+  /// Replays the first core of each of `groups`' groups (CoreGroups.hpp), standing for the group:
+  /// each of its GM transfers counts once a core of the group in the shares of HBM and L2, and
+  /// touches the L2 once a core, at that core's addresses, in the order the cores' own ops would
+  /// (run() gives nothing if the L2 answers two cores of a group differently: they would leave
+  /// phase). With every core alone, the plain core-by-core replay.
+  Replayer(const ReplayInput& in, Buffers& kept, CoreGroups groups)
+      : in_(in), chip_(*in.chip), groups_(std::move(groups)), folds_(groups_.folds()),
         l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint, kept.l2),
-        flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz, static_cast<double>(copies)), kept_(kept) {
+        flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
+    for (uint32_t c : groups_.first) {
+      traced_.push_back(in.cores[c]);
+      start_.push_back(in.core_start.empty() ? 0 : in.core_start[c]);
+    }
+    joined_.assign(traced_.size(), 0);
     b_.swap(kept_);
   }
   ~Replayer() { b_.swap(kept_); }
@@ -126,7 +102,7 @@ class Replayer {
     }
     if (!loop()) return std::nullopt;
     ReplayResult r = finish();
-    r.folded = copies_ > 1;
+    r.folded = folds_;
     return r;
   }
 
@@ -142,8 +118,8 @@ class Replayer {
     b_.base.assign(n_cores + 1, 0);
     b_.dep_base.assign(n_cores + 1, 0);
     for (size_t c = 0; c < n_cores; ++c) {
-      b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(in_.cores[c]->ops.size());
-      b_.dep_base[c + 1] = b_.dep_base[c] + static_cast<uint32_t>(in_.cores[c]->deps.size());
+      b_.base[c + 1] = b_.base[c] + static_cast<uint32_t>(traced_[c]->ops.size());
+      b_.dep_base[c + 1] = b_.dep_base[c] + static_cast<uint32_t>(traced_[c]->deps.size());
     }
     const uint32_t n = b_.base.back();
     b_.ops.resize(n);
@@ -209,9 +185,14 @@ class Replayer {
     throw InternalError("replay: a trace's deps are not its ops' deps in op order (CoreTrace::deps)");
   }
 
-  uint32_t ref(const OpRef& r) const { return b_.base[static_cast<size_t>(r.core)] + static_cast<uint32_t>(r.op); }
+  /// The global op of `r` (folded, its core is the first of its group: folded cores wait on their own ops only).
+  uint32_t ref(const OpRef& r) const {
+    const size_t c = static_cast<size_t>(r.core);
+    return b_.base[folds_ ? groups_.group[c] : c] + static_cast<uint32_t>(r.op);
+  }
 
-  double core_start(uint32_t c) const { return in_.core_start.empty() ? 0 : in_.core_start[c]; }
+  /// When traced core c (the first of group c) starts.
+  double core_start(uint32_t c) const { return start_[c]; }
 
   /// When the scalar unit has issued op g.
   double issue_ready(const OpState& st) const {
@@ -322,34 +303,48 @@ class Replayer {
   void join(uint32_t g) {
     const OpState& o = b_.ops[g];
     if (o.amount <= 0) return ended(g, now_);
-    if (copies_ > 1) return folded_joins_.push_back(g);  // after this moment's other joins (join_copies)
-    join_flow(g, hbm_bytes(o, o.core));
-  }
-
-  void join_flow(uint32_t g, double hbm) {
-    const OpState& o = b_.ops[g];
+    if (folds_) {  // after this moment's other joins (join_copies)
+      joined_[o.core] = 1;
+      return folded_joins_.push_back(g);
+    }
+    const double hbm = hbm_bytes(o, o.core);  // not folded: each core its own group
     result_.hbm_bytes += hbm;
-    flows_.join(g, o.amount, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.amount);  // use > 1: partial lines
+    join_flow(g, hbm, 1);
   }
 
-  /// The transfers of core 0 that joined at this moment, for every core: each core's touch their
-  /// L2 lines in turn (the order in which the cores' own ops, by index, would come), then they
-  /// join the flows as `copies_` each. False if a core's transfer goes to HBM with other bytes
-  /// than core 0's (it would move at another rate: the cores are no longer copies).
+  void join_flow(uint32_t g, double hbm, uint32_t copies) {
+    const OpState& o = b_.ops[g];
+    flows_.join(g, o.amount, chip_.path(o.path).peak_bytes_per_cycle, hbm / o.amount, copies);  // use > 1: partial lines
+  }
+
+  /// The transfers of the traced cores that joined at this moment, for every core of their
+  /// groups: the cores touch their L2 lines in core order (the order of their own ops' indices),
+  /// then each transfer joins the flows standing for its group. False if a core's transfer goes to
+  /// HBM with other bytes than its group's first core's (it would move at another rate: the cores
+  /// are no longer copies).
   bool join_copies() {
     folded_hbm_.resize(folded_joins_.size());
-    for (size_t c = 0; c < copies_; ++c) {
+    for (size_t c = 0; c < in_.cores.size(); ++c) {
+      const uint32_t group = groups_.group[c];
+      if (!joined_[group]) continue;
+      const bool first = groups_.first[group] == c;
       for (size_t i = 0; i < folded_joins_.size(); ++i) {
-        const double hbm = hbm_bytes(b_.ops[folded_joins_[i]], c);
-        if (c == 0) {
+        const OpState& o = b_.ops[folded_joins_[i]];
+        if (o.core != group) continue;
+        const double hbm = hbm_bytes(o, c);
+        if (first) {
           folded_hbm_[i] = hbm;
         } else if (hbm != folded_hbm_[i]) {
           return false;
         }
-        if (c + 1 < copies_) result_.hbm_bytes += hbm;  // join_flow adds the last core's
+        result_.hbm_bytes += hbm;
       }
     }
-    for (size_t i = 0; i < folded_joins_.size(); ++i) join_flow(folded_joins_[i], folded_hbm_[i]);
+    for (size_t i = 0; i < folded_joins_.size(); ++i) {
+      const uint32_t group = b_.ops[folded_joins_[i]].core;
+      join_flow(folded_joins_[i], folded_hbm_[i], groups_.size[group]);
+      joined_[group] = 0;
+    }
     folded_joins_.clear();
     return true;
   }
@@ -427,7 +422,8 @@ class Replayer {
     result_.cores.resize(in_.cores.size());
     for_each_core([&](size_t c) {
       const CoreTrace& t = *traced_[c];
-      CoreReplay& out = result_.cores[c];
+      const size_t core = groups_.first[c];
+      CoreReplay& out = result_.cores[core];
       out.end_cycles = core_start(static_cast<uint32_t>(c));
       if (in_.op_times) {
         out.op_start.resize(t.ops.size());
@@ -450,7 +446,7 @@ class Replayer {
             for (uint32_t d = 0; d < o.dep_count; ++d) {
               const OpRef& r = t.deps[o.dep_begin + d];
               const uint32_t s = ref(r);
-              const int src_slot = static_cast<size_t>(r.core) == c ? -1 : traced_[r.core]->slot;
+              const int src_slot = static_cast<size_t>(r.core) == core ? -1 : in_.cores[r.core]->slot;
               out.flows.push_back({op(s).instr, o.instr, op(s).pipe, o.pipe, b_.ops[s].end, st.start, src_slot});
             }
           }
@@ -464,22 +460,30 @@ class Replayer {
         if (in_.record_spans) out.spans.push_back({o.instr, o.pipe, st.start, st.end});
       }
     });
-    for (size_t c = traced_.size(); c < result_.cores.size(); ++c) result_.cores[c] = result_.cores[0];  // copies of core 0
+    if (folds_) {  // the other cores of each group: copies of its first
+      for (size_t c = 0; c < result_.cores.size(); ++c) {
+        const size_t first = groups_.first[groups_.group[c]];
+        if (first != c) result_.cores[c] = result_.cores[first];
+      }
+    }
     return std::move(result_);
   }
 
   const ReplayInput& in_;
   const ChipProfile& chip_;
-  const size_t copies_;                        // how many cores core 0 stands for (1: none folded)
-  std::span<const CoreTrace* const> traced_;   // the cores whose ops are replayed: core 0 alone if folded
+  const CoreGroups groups_;                // the cores as copies of one another (each alone: none folded)
+  const bool folds_;                       // some group has more than one core
+  std::vector<const CoreTrace*> traced_;  // per group, its first core's trace: the ops replayed
+  std::vector<double> start_;             // per group, when its cores start
   SharedL2 l2_;
   FlowSet flows_;  // the transfers in flight
   Buffers& kept_;
   Buffers b_;  // work_end: per core and pipe, when its newest Work op ends
   EventQueue starts_, fixed_ends_;
   std::vector<uint32_t> done_, due_now_;
-  std::vector<uint32_t> folded_joins_;  // copies_ > 1: core 0's transfers that joined at this moment
-  std::vector<double> folded_hbm_;      // their HBM bytes (each core's, all equal)
+  std::vector<uint32_t> folded_joins_;  // folds_: the traced cores' transfers that joined at this moment
+  std::vector<double> folded_hbm_;      // their HBM bytes (each core's of the group, all equal)
+  std::vector<uint8_t> joined_;         // per group: one of folded_joins_ is its
   double now_ = 0;
   ReplayResult result_;
 };
@@ -488,10 +492,10 @@ class Replayer {
 
 ReplayResult replay(const ReplayInput& in) {
   thread_local Buffers kept;
-  if (cores_are_copies(in)) {
-    if (std::optional<ReplayResult> folded = Replayer(in, kept, in.cores.size()).run()) return std::move(*folded);
+  if (CoreGroups groups = group_copies(in); groups.folds()) {
+    if (std::optional<ReplayResult> folded = Replayer(in, kept, std::move(groups)).run()) return std::move(*folded);
   }
-  return *Replayer(in, kept, 1).run();
+  return *Replayer(in, kept, CoreGroups::each_alone(in.cores.size())).run();
 }
 
 }  // namespace pto::timing

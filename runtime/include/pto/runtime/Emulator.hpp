@@ -34,11 +34,13 @@ void set_core_interleaving(bool on);
 void set_hook_log(bool on);
 
 /// Lets a timed launch's replay take cores that start together with the same trace (the same
-/// ops and flags, their own tiles at their own GM addresses: the blocks of most vector kernels)
-/// as copies of one, replaying that one and counting its GM transfers once a core in the shares
-/// of HBM and L2 (on by default). Profiles are the same to the bit either way: every core still
-/// touches the L2 with its own addresses, and if the L2 answers two cores differently (one hits
-/// what another fetched) the launch is replayed core by core. Off: always core by core.
+/// ops and flags, their own tiles at their own GM addresses: the blocks of most vector kernels,
+/// in a group or two when some blocks get a tile more or a shorter last tile) as copies of one,
+/// replaying one core a group and counting its GM transfers once a core of the group in the
+/// shares of HBM and L2 (on by default). Profiles are the same to the bit either way: every core
+/// still touches the L2 with its own addresses, and if the L2 answers two cores of a group
+/// differently (one hits what another fetched) the launch is replayed core by core, as is one
+/// whose cores wait on one another (mix kernels, sync_all). Off: always core by core.
 void set_replay_folding(bool on);
 
 /// Audits every timed, race-checked launch with a second, exhaustive race checker

@@ -27,8 +27,9 @@ struct ReplayInput {
   uint64_t gm_footprint = 0;                // virtual GM addresses in use are below this (0: unknown)
   bool record_spans = false;                // keep each instruction's span and each flag flow
   bool op_times = true;                     // keep each op's start and end (CoreReplay::op_start, op_end)
-  // Cores whose traces are the same and that start together are replayed as one (the same
-  // result to the bit: ReplayResult::folded). False: every core's ops go through the event loop.
+  // Cores whose traces are the same and that start together are replayed as one, in groups of
+  // such copies (the same result to the bit: ReplayResult::folded; timing/CoreGroups.hpp). False:
+  // every core's ops go through the event loop.
   bool fold_identical_cores = true;
 };
 
