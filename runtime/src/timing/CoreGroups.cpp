@@ -8,8 +8,9 @@ namespace {
 double start_of(const ReplayInput& in, size_t c) { return in.core_start.empty() ? 0 : in.core_start[c]; }
 
 /// Whether core `c` is a copy of core `f` (f < c). Sizes and the last op first: cores of a kernel
-/// differ mostly in their tile count or their last tile, so most mismatches cost no full compare.
-bool is_copy(const ReplayInput& in, size_t f, size_t c) {
+/// differ mostly in their tile count or their last tile, so most mismatches cost no full compare;
+/// `wasted` counts those that did.
+bool is_copy(const ReplayInput& in, size_t f, size_t c, size_t& wasted) {
   const CoreTrace &a = *in.cores[f], &b = *in.cores[c];
   if (start_of(in, f) != start_of(in, c) || a.kind != b.kind || a.slot != b.slot || a.ops.size() != b.ops.size() ||
       a.deps.size() != b.deps.size() || a.regions.size() != b.regions.size()) {
@@ -18,11 +19,10 @@ bool is_copy(const ReplayInput& in, size_t f, size_t c) {
   // TimedOp has no padding (TimedOp.hpp): equal bytes, equal ops.
   const size_t n = a.ops.size();
   if (n > 0 && std::memcmp(&a.ops[n - 1], &b.ops[n - 1], sizeof(TimedOp)) != 0) return false;
-  if (n > 0 && std::memcmp(a.ops.data(), b.ops.data(), n * sizeof(TimedOp)) != 0) return false;
-  for (size_t j = 0; j < a.deps.size(); ++j) {
-    if (a.deps[j].op != b.deps[j].op) return false;  // both on their own core (group_copies)
-  }
-  return true;
+  bool same = n == 0 || std::memcmp(a.ops.data(), b.ops.data(), n * sizeof(TimedOp)) == 0;
+  for (size_t j = 0; same && j < a.deps.size(); ++j) same = a.deps[j].op == b.deps[j].op;  // both on their own core
+  wasted += same ? 0 : 1;
+  return same;
 }
 
 }  // namespace
@@ -46,9 +46,11 @@ CoreGroups group_copies(const ReplayInput& in) {
   }
   CoreGroups g;
   g.group.resize(n);
+  size_t wasted = 0;  // whole traces compared in vain: past one a core, grouping costs more than it saves
   for (size_t c = 0; c < n; ++c) {
     size_t k = 0;
-    while (k < g.first.size() && !is_copy(in, g.first[k], c)) ++k;
+    while (k < g.first.size() && !is_copy(in, g.first[k], c, wasted)) ++k;
+    if (wasted > n) return CoreGroups::each_alone(n);
     if (k == g.first.size()) {
       if (2 * (k + 1) > n) return CoreGroups::each_alone(n);  // too few copies to be worth the compares
       g.first.push_back(static_cast<uint32_t>(c));
