@@ -220,7 +220,12 @@ struct Forwarding : ir::Visitor {
   /// Left only. A's rows in place cost the micro-kernel nothing (it broadcasts from 8 of them at a
   /// time); B's would be 64 and more rows a GM pitch apart, which for power-of-two pitches share
   /// the host's L1 sets: matmul f32 2048^3 measured 0.71-0.77 of OpenBLAS with B in place, against
-  /// 0.80-0.86 with B copied and 0.93-0.95 with A alone in place.
+  /// 0.80-0.86 with B copied and 0.93-0.95 with A alone in place. That copy of B (7-10% of the
+  /// 2048^3 profile, its loads waiting on GM lines a pitch apart) did not get cheaper from hints for
+  /// the next iteration's panels (2026-12-05, Zen 4 VM, alternating processes): all at the top of
+  /// the iteration, or spread over the matmul's blocks, the copy fell to 3% but the prefetches
+  /// themselves took 6% (the host's L1 miss slots are the limit, not when the misses start);
+  /// 0.89-0.96 of OpenBLAS with them against 0.86-0.97 without (14 pairs), so they were not kept.
   bool candidate(const ir::Move* m) const {
     if (!elision.moves.count(m) || m->attrs.transpose || m->dst.window || !survey.once(m)) return false;
     return k.groups[static_cast<size_t>(m->dst.group)].space == ir::MemSpace::Left;
