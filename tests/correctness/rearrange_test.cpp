@@ -68,6 +68,35 @@ TEST_CASE("gather(out, src, idx, tmp[, offset]): out[i, j] = src_flat[idx[i, j] 
   check_gather<int8_t>(4, 64, 1, 6);
 }
 
+TEST_CASE("gather with every index inside takes one pass (AVX-512 for 4-byte elements where the host has it): rows of 40 "
+          "(two steps of 16 and a tail), negative indices that the offset brings inside, and the first and last element") {
+  check_gather<float>(8, 40, 3, 7);
+  check_gather<int32_t>(3, 24, 0, 8);
+  constexpr int64_t kRows = 4, kCols = 40, kOffset = 8;
+  const auto k = pl::jit({.name = "gather_negative"}, [](pl::Tensor<float> src, pl::Tensor<int32_t> indices, pl::Tensor<float> dst) {
+    auto s = pl::make_tile<float>(pl::Vec, {kRows, kCols});
+    auto idx = pl::make_tile<int32_t>(pl::Vec, {kRows, kCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kRows, kCols});
+    pl::load(s, src, {0, 0});
+    pl::load(idx, indices, {0, 0});
+    pl::gather(d, s, idx, {.offset = kOffset});
+    pl::store(dst, d, {0, 0});
+  });
+  auto src = Tensor<float>::random({kRows, kCols}, 9, -100, 100);
+  auto indices = Tensor<int32_t>::zeros({kRows, kCols});
+  const int64_t n = kRows * kCols;
+  for (int64_t i = 0; i < n; ++i) indices[i] = static_cast<int32_t>((i * 37) % n - kOffset);  // -8 .. n - 9: all inside
+  indices[0] = -kOffset;                                                                       // src's first element
+  indices[n - 1] = static_cast<int32_t>(n - 1 - kOffset);                                      // and its last
+  auto dst = Tensor<float>::zeros({kRows, kCols});
+  k[{.block_dim = 1}].run_sync(src, indices, dst);
+  std::vector<float> want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] = src[indices[i] + kOffset];
+  CHECK(count_unequal(dst, want) == 0);
+  CHECK(dst[0] == src[0]);
+  CHECK(dst[n - 1] == src[n - 1]);
+}
+
 TEST_CASE("gather over a tail: out takes idx's valid extent; an index past src's valid elements stops the core with a clear "
           "error and nothing is stored") {
   const auto k = pl::jit({.name = "gather_tail"}, [](pl::Tensor<float> src, pl::Tensor<int32_t> indices, pl::Tensor<float> dst) {
