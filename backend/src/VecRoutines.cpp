@@ -143,9 +143,20 @@ class RoutineRun {
     const int64_t rows = vrows(src), cols = vcols(src);
     if (!fits(out, cols, rows)) return -1;
     with_element_size(es(src), [&]<size_t E>() {
-      for (int64_t r = 0; r < rows; ++r) {
-        const uint8_t* s = at(src, r * src.cols);
-        for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, c * out.cols + r), s + c * static_cast<int64_t>(E), E);
+      // In blocks of kBlock x kBlock, so that the block's rows of out stay in cache while its
+      // columns are written.
+      constexpr auto kE = static_cast<int64_t>(E);
+      constexpr int64_t kBlock = 16;
+      const auto* from = static_cast<const uint8_t*>(src.data);
+      auto* to = static_cast<uint8_t*>(out.data);
+      const int64_t in_pitch = src.cols * kE, out_pitch = out.cols * kE;
+      for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+        for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+          const int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
+          for (int64_t r = r0; r < r1; ++r) {
+            for (int64_t c = c0; c < c1; ++c) std::memcpy(to + c * out_pitch + r * kE, from + r * in_pitch + c * kE, E);
+          }
+        }
       }
     });
     set_valid(out, cols, rows);
@@ -340,15 +351,12 @@ class RoutineRun {
     const int64_t rows = vrows(src), cols = vcols(src);
     const auto e = static_cast<size_t>(es(out));
     const bool in_place = out.data == src.data;
-    for (int64_t r = 0; r < out.rows; ++r) {
-      for (int64_t c = 0; c < out.cols; ++c) {
-        uint8_t* d = at(out, r * out.cols + c);
-        if (r < rows && c < cols) {
-          if (!in_place) std::memcpy(d, at(src, r * src.cols + c), e);
-        } else {
-          std::memcpy(d, pad.data(), e);
-        }
-      }
+    const auto pitch = static_cast<size_t>(out.cols) * e;
+    for (int64_t r = 0; r < out.rows; ++r) {  // a row: src's valid part (unless in place), then the pad value
+      uint8_t* d = at(out, r * out.cols);
+      const int64_t kept = r < rows ? std::min(cols, out.cols) : 0;
+      if (kept > 0 && !in_place) std::memmove(d, at(src, r * src.cols), static_cast<size_t>(kept) * e);
+      for (size_t b = static_cast<size_t>(kept) * e; b < pitch; b += e) std::memcpy(d + b, pad.data(), e);
     }
     set_valid(out, out.rows, out.cols);
     return out.rows * out.cols;

@@ -1,7 +1,7 @@
 // Vector-routine benchmarks (label perf, not in the default test run): gather of f32 tiles by an
-// index tile (a permutation inside each 64 x 128 tile), emulated on 8 blocks with timing and race
-// checking on, against a plain C++ TBB loop doing the same gather (ratio printed: native time /
-// emulated time).
+// index tile (a permutation inside each 64 x 128 tile) and transpose of the same tiles, emulated on
+// 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same (ratios
+// printed: native time / emulated time).
 #include <tbb/parallel_for.h>
 
 #include <random>
@@ -78,9 +78,56 @@ void BM_GatherNative(benchmark::State& state) {
 }
 BENCHMARK(BM_GatherNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// Transpose of each 64 x 128 f32 tile of x into a 128 x 64 tile of t (PyPTO Pro's transpose):
+// emulated as above, against a TBB loop over the tiles.
+void BM_TransposeEmulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = "bench_transpose"}, [](pl::Tensor<float> x, pl::Tensor<float> t) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kTileCols, kTileRows});
+    for (auto i : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(i * kTileRows, kTileRows, 0, kTileCols));
+      pl::transpose(d, s);
+      pl::store(t.slice(i * kTileCols, kTileCols, 0, kTileRows), d);
+    }
+  });
+  auto& in = Inputs::get();
+  auto t = pto::Tensor<float>::zeros({kTiles * kTileCols, kTileRows});
+  k[{.block_dim = 8}].run_sync(in.x, t);
+  for (int64_t e = 0; e < kElems; e += 4099) {  // t's tile i, row c, column r holds x's tile i, row r, column c
+    const int64_t i = e / (kTileRows * kTileCols), c = e / kTileRows % kTileCols, r = e % kTileRows;
+    if (t[e] != in.x[(i * kTileRows + r) * kTileCols + c]) state.SkipWithError("wrong transpose");
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, t);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_TransposeEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_TransposeNative(benchmark::State& state) {
+  auto& in = Inputs::get();
+  auto t = pto::Tensor<float>::zeros({kTiles * kTileCols, kTileRows});
+  for (auto _ : state) {
+    const float* x = in.x.data();
+    float* out = t.data();
+    tbb::parallel_for(int64_t{0}, kTiles, [&](int64_t i) {
+      const float* s = x + i * kTileRows * kTileCols;
+      float* d = out + i * kTileRows * kTileCols;
+      for (int64_t r = 0; r < kTileRows; ++r) {
+        for (int64_t c = 0; c < kTileCols; ++c) d[c * kTileRows + r] = s[r * kTileCols + c];
+      }
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_TransposeNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return pto::perf::run_with_ratios(argc, argv, {{"gather native/emulated", "BM_GatherNative/min_time:1.000/real_time",
-                                                  "BM_GatherEmulated/min_time:1.000/real_time"}});
+  return pto::perf::run_with_ratios(argc, argv,
+                                    {{"gather native/emulated", "BM_GatherNative/min_time:1.000/real_time", "BM_GatherEmulated/min_time:1.000/real_time"},
+                                     {"transpose native/emulated", "BM_TransposeNative/min_time:1.000/real_time",
+                                      "BM_TransposeEmulated/min_time:1.000/real_time"}});
 }
