@@ -1,13 +1,7 @@
 #include "pto/backend/KernelABI.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <bit>
 #include <cstring>
-
-#include "InterpreterImpl.hpp"
-#include "pto/support/DType.hpp"
-#include "pto/support/Float16.hpp"
 
 #include <immintrin.h>
 
@@ -68,41 +62,5 @@ extern "C" void pto_rt_stream_to_gm(void* dst, const void* src, int64_t bytes) {
 }
 
 extern "C" void pto_rt_fence() { _mm_sfence(); }
-
-namespace {
-template <class H>
-void add_16bit(void* at, float v) {  // half / bfloat16: compare-and-swap on the 16 bits
-  std::atomic_ref<uint16_t> word(*static_cast<uint16_t*>(at));
-  uint16_t seen = word.load(std::memory_order_relaxed);
-  while (true) {
-    const H sum(static_cast<float>(std::bit_cast<H>(seen)) + v);
-    if (word.compare_exchange_weak(seen, std::bit_cast<uint16_t>(sum), std::memory_order_relaxed)) return;
-  }
-}
-}  // namespace
-
-extern "C" void pto_rt_atomic_add_rows(void* gm, int64_t gm_pitch, int32_t gm_dtype, const void* tile, int64_t tile_pitch,
-                                       int32_t tile_dtype, int64_t rows, int64_t cols, int32_t relu, int32_t scaled, float scale) {
-  const auto to = static_cast<DType>(gm_dtype), from = static_cast<DType>(tile_dtype);
-  const int64_t es = static_cast<int64_t>(dtype_size(to)), tile_es = static_cast<int64_t>(dtype_size(from));
-  for (int64_t r = 0; r < rows; ++r) {
-    auto* row = static_cast<uint8_t*>(gm) + r * gm_pitch * es;
-    const auto* src = static_cast<const uint8_t*>(tile) + r * tile_pitch * tile_es;
-    for (int64_t c = 0; c < cols; ++c) {
-      // The value a plain store would write (converted, rounded to the GM dtype), then added.
-      const backend::interp::Val v = backend::interp::store_value(src + c * tile_es, from, to, relu != 0, scaled ? &scale : nullptr);
-      void* at = row + c * es;
-      switch (to) {
-        case DType::f32: std::atomic_ref<float>(*static_cast<float*>(at)).fetch_add(v.f, std::memory_order_relaxed); break;
-        case DType::f16: add_16bit<half>(at, v.f); break;
-        case DType::bf16: add_16bit<bfloat16>(at, v.f); break;
-        case DType::i32:
-          std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(at)).fetch_add(static_cast<uint32_t>(v.i), std::memory_order_relaxed);
-          break;
-        default: break;
-      }
-    }
-  }
-}
 
 }  // namespace pto

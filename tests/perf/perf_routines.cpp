@@ -4,6 +4,7 @@
 // printed: native time / emulated time).
 #include <tbb/parallel_for.h>
 
+#include <cmath>
 #include <random>
 
 #include <pto/pto.hpp>
@@ -123,11 +124,46 @@ void BM_TransposeNative(benchmark::State& state) {
 }
 BENCHMARK(BM_TransposeNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// A store that adds to GM atomically (PyPTO Pro's atomic=AtomicAdd, as a split-K matmul's
+// partial sums): the 64 tiles of x added into 8 output tiles of y (8 adds into each, from every
+// block), against the same kernel storing plainly (each output tile then overwritten 8 times).
+template <bool kAtomic>
+void BM_StoreAdd(benchmark::State& state) {
+  static const auto k = pl::jit({.name = kAtomic ? "bench_store_atomic" : "bench_store_plain"}, [](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    for (auto i : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(i * kTileRows, kTileRows, 0, kTileCols));
+      pl::store(y.slice(i / 8 * kTileRows, kTileRows, 0, kTileCols), s,
+                {.atomic = kAtomic ? pl::AtomicType::AtomicAdd : pl::AtomicType::AtomicNone});
+    }
+  });
+  auto& in = Inputs::get();
+  auto y = pto::Tensor<float>::zeros({kTiles / 8 * kTileRows, kTileCols});
+  if (kAtomic) {  // y's tile j is the sum of x's tiles 8j .. 8j + 7 (in any order: within float rounding)
+    k[{.block_dim = 8}].run_sync(in.x, y);
+    for (int64_t e = 0; e < y.numel(); e += 97) {
+      const int64_t j = e / (kTileRows * kTileCols), at = e % (kTileRows * kTileCols);
+      double want = 0;
+      for (int64_t t = 8 * j; t < 8 * j + 8; ++t) want += in.x[t * kTileRows * kTileCols + at];
+      if (std::abs(y[e] - want) > 1e-5 * (1 + std::abs(want))) state.SkipWithError("wrong atomic add");
+    }
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, y);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_StoreAdd<true>)->Name("BM_StoreAtomicAdd")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_StoreAdd<false>)->Name("BM_StorePlain")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return pto::perf::run_with_ratios(argc, argv,
                                     {{"gather native/emulated", "BM_GatherNative/min_time:1.000/real_time", "BM_GatherEmulated/min_time:1.000/real_time"},
                                      {"transpose native/emulated", "BM_TransposeNative/min_time:1.000/real_time",
-                                      "BM_TransposeEmulated/min_time:1.000/real_time"}});
+                                      "BM_TransposeEmulated/min_time:1.000/real_time"},
+                                     {"store plain / atomic add, emulated", "BM_StorePlain/min_time:1.000/real_time",
+                                      "BM_StoreAtomicAdd/min_time:1.000/real_time"}});
 }

@@ -2,6 +2,7 @@
 // specialisations mixed: every result is checked, and nothing deadlocks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -78,6 +79,38 @@ TEST_CASE("four_threads_launching_a_mix_kernel_with_cross_core_moves_get_right_r
   for (auto& th : threads) th.join();
   CHECK(wrong == 0);
   CHECK(raced == 0);
+}
+
+TEST_CASE("four_threads_adding_atomically_into_one_tensor_lose_no_add") {
+  // Atomic-add stores (the GM region locks of AtomicAddRows.cpp) from the blocks of one launch and
+  // from launches on four host threads at once, into one int32 tensor: every add lands exactly once.
+  namespace pl = pto::lang;
+  static const auto k = pl::jit({.name = "stress_atomic_add"}, [](pl::Tensor<int32_t> x, pl::Tensor<int32_t> out) {
+    auto t = pl::make_tile<int32_t>(pl::Vec, {8, 96});
+    pl::load(t, x, {pl::get_block_idx() * 8, 0});
+    pl::store(out, t, {0, 0}, {.atomic = pl::AtomicType::AtomicAdd});
+  });
+  constexpr int kThreads = 4, kBlocks = 6;
+  const int kLaunches = std::getenv("PTO_STRESS_LAUNCHES") ? std::max(1, std::atoi(std::getenv("PTO_STRESS_LAUNCHES")) / 10) : 100;
+  auto x = pto::Tensor<int32_t>::zeros({kBlocks * 8, 96});
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = static_cast<int32_t>(i % 97) - 40;
+  auto out = pto::Tensor<int32_t>::zeros({8, 96});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      pto::Stream own;
+      for (int i = 0; i < kLaunches; ++i) k[{.block_dim = kBlocks, .stream = &own}](x, out);
+      own.synchronize();
+    });
+  }
+  for (auto& th : threads) th.join();
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t per_launch = 0;
+    for (int b = 0; b < kBlocks; ++b) per_launch += x[b * 8 * 96 + i];
+    wrong += out[i] != per_launch * kThreads * kLaunches;
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {
