@@ -282,8 +282,15 @@ class RoutineRun {
     const int64_t rows = vrows(src), cols = vcols(src) > phase ? (vcols(src) - phase + stride - 1) / stride : 0;
     if (!fits(out, rows, cols)) return -1;
     with_element_size(es(src), [&]<size_t E>() {
+      constexpr auto kE = static_cast<int64_t>(E);
       for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t c = 0; c < cols; ++c) std::memcpy(at(out, r * out.cols + c), at(src, r * src.cols + phase + c * stride), E);
+        uint8_t* o = at(out, r * out.cols);
+        const uint8_t* s = at(src, r * src.cols + phase);
+        if (stride == 1) {
+          std::memmove(o, s, static_cast<size_t>(cols * kE));
+        } else {
+          for (int64_t c = 0; c < cols; ++c) std::memcpy(o + c * kE, s + c * stride * kE, E);
+        }
       }
     });
     set_valid(out, rows, cols);

@@ -1,7 +1,7 @@
 // Vector-routine benchmarks (label perf, not in the default test run): gather of f32 tiles by an
-// index tile (a permutation inside each 64 x 128 tile) and transpose of the same tiles, emulated on
-// 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same (ratios
-// printed: native time / emulated time).
+// index tile (a permutation inside each 64 x 128 tile), transpose and gathermask of the same tiles,
+// emulated on 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same
+// (ratios printed: native time / emulated time); and atomic-add stores against plain ones.
 #include <tbb/parallel_for.h>
 
 #include <cmath>
@@ -124,6 +124,48 @@ void BM_TransposeNative(benchmark::State& state) {
 }
 BENCHMARK(BM_TransposeNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// gathermask's even columns (pattern_mode 1) of each 64 x 128 f32 tile of x into a 64 x 64 tile
+// of h, as de-interleaving pairs: emulated as above, against a TBB loop over the tiles.
+void BM_GatherMaskEmulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = "bench_gathermask"}, [](pl::Tensor<float> x, pl::Tensor<float> h) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols / 2});
+    for (auto i : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(i * kTileRows, kTileRows, 0, kTileCols));
+      pl::gathermask(d, s, {.pattern_mode = 1});
+      pl::store(h.slice(i * kTileRows, kTileRows, 0, kTileCols / 2), d);
+    }
+  });
+  auto& in = Inputs::get();
+  auto h = pto::Tensor<float>::zeros({kRows, kTileCols / 2});
+  k[{.block_dim = 8}].run_sync(in.x, h);
+  for (int64_t e = 0; e < h.numel(); e += 997) {
+    if (h[e] != in.x[e / (kTileCols / 2) * kTileCols + e % (kTileCols / 2) * 2]) state.SkipWithError("wrong gathermask");
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, h);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems / 2);
+}
+BENCHMARK(BM_GatherMaskEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_GatherMaskNative(benchmark::State& state) {
+  auto& in = Inputs::get();
+  auto h = pto::Tensor<float>::zeros({kRows, kTileCols / 2});
+  for (auto _ : state) {
+    const float* x = in.x.data();
+    float* out = h.data();
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
+      for (int64_t row = r.begin(); row < r.end(); ++row) {
+        for (int64_t c = 0; c < kTileCols / 2; ++c) out[row * (kTileCols / 2) + c] = x[row * kTileCols + 2 * c];
+      }
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * kElems / 2);
+}
+BENCHMARK(BM_GatherMaskNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 // A store that adds to GM atomically (PyPTO Pro's atomic=AtomicAdd, as a split-K matmul's
 // partial sums): the 64 tiles of x added into 8 output tiles of y (8 adds into each, from every
 // block), against the same kernel storing plainly (each output tile then overwritten 8 times).
@@ -164,6 +206,8 @@ int main(int argc, char** argv) {
                                     {{"gather native/emulated", "BM_GatherNative/min_time:1.000/real_time", "BM_GatherEmulated/min_time:1.000/real_time"},
                                      {"transpose native/emulated", "BM_TransposeNative/min_time:1.000/real_time",
                                       "BM_TransposeEmulated/min_time:1.000/real_time"},
+                                     {"gathermask native/emulated", "BM_GatherMaskNative/min_time:1.000/real_time",
+                                      "BM_GatherMaskEmulated/min_time:1.000/real_time"},
                                      {"store plain / atomic add, emulated", "BM_StorePlain/min_time:1.000/real_time",
                                       "BM_StoreAtomicAdd/min_time:1.000/real_time"}});
 }
