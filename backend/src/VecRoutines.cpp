@@ -393,6 +393,14 @@ class RoutineRun {
     std::memcpy(&h, p, 2);
     return detail::half_bits_to_float(h);
   }
+  /// `before` as one integer order: a.rank() < b.rank() exactly when before(a, b), for records of
+  /// distinct indices (the value's bits flipped into descending order, -0 as +0, every NaN last;
+  /// then the index).
+  static uint64_t rank(const Record& r) {
+    uint32_t bits = std::bit_cast<uint32_t>(r.value == 0 ? 0.0f : r.value);
+    bits = std::isnan(r.value) ? ~uint32_t{0} : ~(bits & 0x80000000u ? ~bits : bits | 0x80000000u);
+    return (uint64_t{bits} << 32) | r.index;
+  }
   static Record read_record(const RoutineTile& t, const uint8_t* p) {
     Record r{value_at(t, p), 0};
     std::memcpy(&r.index, p + 4, 4);
@@ -411,23 +419,29 @@ class RoutineRun {
     if (!fits(dst, rows, cols * rec)) return -1;
     if (!covers(idx, vrows(idx) == 1 ? 1 : rows, cols)) return -1;
     struct Item {
-      Record key;
+      uint64_t key;                  // rank() of its record
       std::array<uint8_t, 4> value;  // the element's own bytes
     };
-    std::vector<Item> group;
+    // A group is at most 32 items: sorted in place by insertion on their ranks (stable;
+    // std::stable_sort with `before` took a buffer from the heap for each group).
+    std::array<Item, 32> group;
+    const auto e = static_cast<size_t>(es(src));
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t ir = vrows(idx) == 1 ? 0 : r;
       for (int64_t g = 0; g < cols; g += 32) {
-        group.clear();
-        for (int64_t c = g; c < std::min(cols, g + 32); ++c) {
-          const uint8_t* v = at(src, r * src.cols + c);
-          Item item{{value_at(src, v), static_cast<uint32_t>(index(idx, ir, c))}, {}};
-          std::memcpy(item.value.data(), v, static_cast<size_t>(es(src)));
-          group.push_back(item);
+        const int64_t n = std::min<int64_t>(32, cols - g);
+        const uint8_t* v = at(src, r * src.cols + g);
+        for (int64_t i = 0; i < n; ++i, v += e) {
+          Item item{rank({value_at(src, v), static_cast<uint32_t>(index(idx, ir, g + i))}), {}};
+          std::memcpy(item.value.data(), v, e);
+          int64_t j = i;  // equal ranks (one value and index twice) keep their order: stable
+          for (; j > 0 && item.key < group[static_cast<size_t>(j - 1)].key; --j) group[static_cast<size_t>(j)] = group[static_cast<size_t>(j - 1)];
+          group[static_cast<size_t>(j)] = item;
         }
-        std::stable_sort(group.begin(), group.end(), [](const Item& a, const Item& b) { return before(a.key, b.key); });
-        for (size_t i = 0; i < group.size(); ++i) {
-          write_record(dst, at(dst, r * dst.cols + (g + static_cast<int64_t>(i)) * rec), group[i].value.data(), group[i].key.index);
+        uint8_t* out = at(dst, r * dst.cols + g * rec);
+        for (int64_t i = 0; i < n; ++i) {
+          const Item& item = group[static_cast<size_t>(i)];
+          write_record(dst, out + i * 8, item.value.data(), static_cast<uint32_t>(item.key));
         }
       }
     }

@@ -2,6 +2,7 @@
 // (pto/lang/Rearrange.hpp) against plain C++, on the shapes of PyPTO Pro's documented examples
 // (docs/zh/pypto_pro/api/SIMD-API/operation/memory_vector_computation/...) and on tails; every
 // result is compared bit for bit (the routines move elements, they do not compute).
+#include <bit>
 #include <numeric>
 #include <random>
 
@@ -373,6 +374,38 @@ TEST_CASE("sort32(dst, src, idx): each group of 32 sorted greatest first into [v
     wrong += index != static_cast<uint32_t>(order[static_cast<size_t>(i)]);
   }
   CHECK(wrong == 0);
+}
+
+TEST_CASE("sort32's order on the values that compare oddly: -0 and +0 tie (the smaller index first), infinities at the ends, "
+          "NaNs with any payload or sign last, subnormals, a value and an index given twice (their order kept)") {
+  const auto k = pl::jit({.name = "sort32_specials"}, [](pl::Tensor<float> src, pl::Tensor<int32_t> idx, pl::Tensor<float> dst) {
+    auto s = pl::make_tile<float>(pl::Vec, {1, 32});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, 32});
+    auto d = pl::make_tile<float>(pl::Vec, {1, 64});
+    pl::load(s, src, {0, 0});
+    pl::load(i, idx, {0, 0});
+    pl::sort32(d, s, i);
+    pl::store(dst, d, {0, 0});
+  });
+  const float inf = std::numeric_limits<float>::infinity(), tiny = std::numeric_limits<float>::denorm_min();
+  const std::array<float, 32> values = {-0.0f, 0.0f, 1.0f, -1.0f, inf, -inf, std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffc00000u),
+                                        tiny, -tiny, 0.0f, -0.0f, 3.5f, 3.5f, std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                                        std::numeric_limits<float>::min(), -std::numeric_limits<float>::min(), 2.0f, -2.0f, inf, -inf,
+                                        std::bit_cast<float>(0x7f800001u), 1e-30f, -1e-30f, 7.0f, 7.0f, 0.5f, -0.5f, 1e30f, -1e30f, 0.0f};
+  auto src = Tensor<float>::zeros({1, 32});
+  auto idx = Tensor<int32_t>::zeros({1, 32});
+  std::vector<uint32_t> ids(32);
+  for (int64_t c = 0; c < 32; ++c) {
+    src[c] = values[static_cast<size_t>(c)];
+    // indices out of position order, one given twice (columns 12 and 13 hold 3.5 with index 40), and
+    // large ones (uint32 order: 0x80000000 and above after the small ones)
+    ids[static_cast<size_t>(c)] = c == 13 ? 40u : c % 3 == 0 ? 0x80000000u + static_cast<uint32_t>(c) : static_cast<uint32_t>(64 - c);
+    idx[c] = static_cast<int32_t>(ids[static_cast<size_t>(c)]);
+  }
+  ids[12] = 40u, idx[12] = 40;
+  auto dst = Tensor<float>::zeros({1, 64});
+  k[{.block_dim = 1}].run_sync(src, idx, dst);
+  CHECK(same_records(records_of(dst), sort32_reference(src, 1, 32, ids)));
 }
 
 TEST_CASE("sort32 then mrgsort (4 blocks of 32 records) then mrgsort2 of two sorted lists: a whole sort and a top-k, as "

@@ -1,11 +1,14 @@
 // Vector-routine benchmarks (label perf, not in the default test run): gather of f32 tiles by an
-// index tile (a permutation inside each 64 x 128 tile), transpose and gathermask of the same tiles,
+// index tile (a permutation inside each 64 x 128 tile), transpose, gathermask and sort32 of the same tiles,
 // emulated on 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same
 // (ratios printed: native time / emulated time); and atomic-add stores against plain ones.
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include <pto/pto.hpp>
 
@@ -166,6 +169,77 @@ void BM_GatherMaskNative(benchmark::State& state) {
 }
 BENCHMARK(BM_GatherMaskNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// sort32 of each 64 x 128 f32 tile of x (each row's groups of 32 sorted greatest first into
+// [value, index] records, the indices a shared row 0..127), as a top-k's first step: emulated as
+// above, against a TBB loop sorting the same groups with std::sort (no buffer to allocate; the
+// indices in a group are distinct, so an unstable sort gives the same order).
+struct SortRecord {
+  float value;
+  uint32_t index;
+};
+bool sorts_before(const SortRecord& a, const SortRecord& b) {  // greatest first, NaN last, smaller index first
+  const bool an = std::isnan(a.value), bn = std::isnan(b.value);
+  if (an != bn) return bn;
+  if (!an && a.value != b.value) return a.value > b.value;
+  return a.index < b.index;
+}
+
+void BM_Sort32Emulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = "bench_sort32"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx, pl::Tensor<float> out) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, kTileCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kTileRows, 2 * kTileCols});
+    pl::load(i, idx.slice(0, 1, 0, kTileCols));
+    for (auto t : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(t * kTileRows, kTileRows, 0, kTileCols));
+      pl::sort32(d, s, i);
+      pl::store(out.slice(t * kTileRows, kTileRows, 0, 2 * kTileCols), d);
+    }
+  });
+  auto& in = Inputs::get();
+  auto idx = pto::Tensor<int32_t>::zeros({1, kTileCols});
+  for (int64_t c = 0; c < kTileCols; ++c) idx[c] = static_cast<int32_t>(c);
+  auto out = pto::Tensor<float>::zeros({kRows, 2 * kTileCols});
+  k[{.block_dim = 8}].run_sync(in.x, idx, out);
+  for (int64_t row = 0; row < kRows; row += 61) {  // each group: its values sorted, as records
+    for (int64_t g = 0; g < kTileCols; g += 32) {
+      std::vector<SortRecord> want;
+      for (int64_t c = g; c < g + 32; ++c) want.push_back({in.x[row * kTileCols + c], static_cast<uint32_t>(c)});
+      std::stable_sort(want.begin(), want.end(), sorts_before);
+      for (int64_t j = 0; j < 32; ++j) {
+        const float v = out[row * 2 * kTileCols + 2 * (g + j)];
+        uint32_t index;
+        std::memcpy(&index, &out[row * 2 * kTileCols + 2 * (g + j) + 1], 4);
+        if (v != want[static_cast<size_t>(j)].value || index != want[static_cast<size_t>(j)].index) state.SkipWithError("wrong sort32");
+      }
+    }
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, idx, out);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_Sort32Emulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_Sort32Native(benchmark::State& state) {
+  auto& in = Inputs::get();
+  std::vector<SortRecord> out(static_cast<size_t>(kElems));
+  for (auto _ : state) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
+      for (int64_t row = r.begin(); row < r.end(); ++row) {
+        for (int64_t g = 0; g < kTileCols; g += 32) {
+          SortRecord* group = out.data() + row * kTileCols + g;
+          for (int64_t c = 0; c < 32; ++c) group[c] = {in.x[row * kTileCols + g + c], static_cast<uint32_t>(g + c)};
+          std::sort(group, group + 32, sorts_before);
+        }
+      }
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_Sort32Native)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 // A store that adds to GM atomically (PyPTO Pro's atomic=AtomicAdd, as a split-K matmul's
 // partial sums): the 64 tiles of x added into 8 output tiles of y (8 adds into each, from every
 // block), against the same kernel storing plainly (each output tile then overwritten 8 times).
@@ -208,6 +282,8 @@ int main(int argc, char** argv) {
                                       "BM_TransposeEmulated/min_time:1.000/real_time"},
                                      {"gathermask native/emulated", "BM_GatherMaskNative/min_time:1.000/real_time",
                                       "BM_GatherMaskEmulated/min_time:1.000/real_time"},
+                                     {"sort32 native/emulated", "BM_Sort32Native/min_time:1.000/real_time",
+                                      "BM_Sort32Emulated/min_time:1.000/real_time"},
                                      {"store plain / atomic add, emulated", "BM_StorePlain/min_time:1.000/real_time",
                                       "BM_StoreAtomicAdd/min_time:1.000/real_time"}});
 }
