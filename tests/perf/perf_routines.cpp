@@ -1,5 +1,6 @@
 // Vector-routine benchmarks (label perf, not in the default test run): gather of f32 tiles by an
-// index tile (a permutation inside each 64 x 128 tile), transpose, gathermask and sort32 of the same tiles,
+// index tile (a permutation inside each 64 x 128 tile), transpose, gathermask, sort32 and a whole
+// row sort (sort32 + mrgsort) of the same tiles,
 // emulated on 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same
 // (ratios printed: native time / emulated time); and atomic-add stores against plain ones.
 #include <tbb/parallel_for.h>
@@ -240,6 +241,63 @@ void BM_Sort32Native(benchmark::State& state) {
 }
 BENCHMARK(BM_Sort32Native)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// A whole sort of each row of 128 (sort32, then mrgsort of its four sorted blocks of 32 records),
+// as a top-k: emulated as above, against a TBB loop sorting each row's 128 records with std::sort.
+void BM_SortRowsEmulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = "bench_sort_rows"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx, pl::Tensor<float> out) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    auto i = pl::make_tile<int32_t>(pl::Vec, {1, kTileCols});
+    auto blocks = pl::make_tile<float>(pl::Vec, {kTileRows, 2 * kTileCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kTileRows, 2 * kTileCols});
+    pl::load(i, idx.slice(0, 1, 0, kTileCols));
+    for (auto t : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(t * kTileRows, kTileRows, 0, kTileCols));
+      pl::sort32(blocks, s, i);
+      pl::mrgsort(d, blocks, {.block_len = 64});  // four blocks of 32 records (64 floats) a row
+      pl::store(out.slice(t * kTileRows, kTileRows, 0, 2 * kTileCols), d);
+    }
+  });
+  auto& in = Inputs::get();
+  auto idx = pto::Tensor<int32_t>::zeros({1, kTileCols});
+  for (int64_t c = 0; c < kTileCols; ++c) idx[c] = static_cast<int32_t>(c);
+  auto out = pto::Tensor<float>::zeros({kRows, 2 * kTileCols});
+  k[{.block_dim = 8}].run_sync(in.x, idx, out);
+  for (int64_t row = 0; row < kRows; row += 61) {
+    std::vector<SortRecord> want;
+    for (int64_t c = 0; c < kTileCols; ++c) want.push_back({in.x[row * kTileCols + c], static_cast<uint32_t>(c)});
+    std::sort(want.begin(), want.end(), sorts_before);
+    for (int64_t j = 0; j < kTileCols; ++j) {
+      uint32_t index;
+      std::memcpy(&index, &out[row * 2 * kTileCols + 2 * j + 1], 4);
+      if (out[row * 2 * kTileCols + 2 * j] != want[static_cast<size_t>(j)].value || index != want[static_cast<size_t>(j)].index) {
+        state.SkipWithError("wrong sort");
+      }
+    }
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, idx, out);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_SortRowsEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_SortRowsNative(benchmark::State& state) {
+  auto& in = Inputs::get();
+  std::vector<SortRecord> out(static_cast<size_t>(kElems));
+  for (auto _ : state) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
+      for (int64_t row = r.begin(); row < r.end(); ++row) {
+        SortRecord* recs = out.data() + row * kTileCols;
+        for (int64_t c = 0; c < kTileCols; ++c) recs[c] = {in.x[row * kTileCols + c], static_cast<uint32_t>(c)};
+        std::sort(recs, recs + kTileCols, sorts_before);
+      }
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_SortRowsNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 // A store that adds to GM atomically (PyPTO Pro's atomic=AtomicAdd, as a split-K matmul's
 // partial sums): the 64 tiles of x added into 8 output tiles of y (8 adds into each, from every
 // block), against the same kernel storing plainly (each output tile then overwritten 8 times).
@@ -284,6 +342,8 @@ int main(int argc, char** argv) {
                                       "BM_GatherMaskEmulated/min_time:1.000/real_time"},
                                      {"sort32 native/emulated", "BM_Sort32Native/min_time:1.000/real_time",
                                       "BM_Sort32Emulated/min_time:1.000/real_time"},
+                                     {"sort32 + mrgsort (rows of 128) native/emulated", "BM_SortRowsNative/min_time:1.000/real_time",
+                                      "BM_SortRowsEmulated/min_time:1.000/real_time"},
                                      {"store plain / atomic add, emulated", "BM_StorePlain/min_time:1.000/real_time",
                                       "BM_StoreAtomicAdd/min_time:1.000/real_time"}});
 }
