@@ -1,6 +1,6 @@
 // Vector-routine benchmarks (label perf, not in the default test run): gather of f32 tiles by an
 // index tile (a permutation inside each 64 x 128 tile), transpose, gathermask, sort32 and a whole
-// row sort (sort32 + mrgsort) of the same tiles,
+// row sort (sort32 + mrgsort) and fillpad of the same tiles,
 // emulated on 8 blocks with timing and race checking on, against plain C++ TBB loops doing the same
 // (ratios printed: native time / emulated time); and atomic-add stores against plain ones.
 #include <tbb/parallel_for.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -298,6 +299,54 @@ void BM_SortRowsNative(benchmark::State& state) {
 }
 BENCHMARK(BM_SortRowsNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
+// fillpad of each tile loaded as 60 x 120 of a 64 x 128 f32 tile: the rest padded with -inf (as
+// before a row max over a ragged block): emulated as above, against a TBB loop writing the same.
+constexpr int64_t kValidRows = 60, kValidCols = 120;
+void BM_FillPadEmulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = "bench_fillpad"}, [](pl::Tensor<float> x, pl::Tensor<float> p) {
+    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
+    auto d = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols}, pl::TilePad::Min);
+    for (auto i : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
+      pl::load(s, x.slice(i * kTileRows, kValidRows, 0, kValidCols));
+      pl::fillpad(d, s);
+      pl::store(p.slice(i * kTileRows, kTileRows, 0, kTileCols), d);
+    }
+  });
+  auto& in = Inputs::get();
+  auto p = pto::Tensor<float>::zeros({kRows, kTileCols});
+  k[{.block_dim = 8}].run_sync(in.x, p);
+  for (int64_t e = 0; e < kElems; e += 101) {
+    const int64_t r = e / kTileCols % kTileRows, c = e % kTileCols;
+    const float want = r < kValidRows && c < kValidCols ? in.x[e] : -std::numeric_limits<float>::infinity();
+    if (p[e] != want) state.SkipWithError("wrong fillpad");
+  }
+  for (auto _ : state) {
+    k[{.block_dim = 8}](in.x, p);
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_FillPadEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_FillPadNative(benchmark::State& state) {
+  auto& in = Inputs::get();
+  auto p = pto::Tensor<float>::zeros({kRows, kTileCols});
+  for (auto _ : state) {
+    const float* x = in.x.data();
+    float* out = p.data();
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
+      for (int64_t row = r.begin(); row < r.end(); ++row) {
+        const bool valid_row = row % kTileRows < kValidRows;
+        for (int64_t c = 0; c < kTileCols; ++c) {
+          out[row * kTileCols + c] = valid_row && c < kValidCols ? x[row * kTileCols + c] : -std::numeric_limits<float>::infinity();
+        }
+      }
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+BENCHMARK(BM_FillPadNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
 // A store that adds to GM atomically (PyPTO Pro's atomic=AtomicAdd, as a split-K matmul's
 // partial sums): the 64 tiles of x added into 8 output tiles of y (8 adds into each, from every
 // block), against the same kernel storing plainly (each output tile then overwritten 8 times).
@@ -344,6 +393,8 @@ int main(int argc, char** argv) {
                                       "BM_Sort32Emulated/min_time:1.000/real_time"},
                                      {"sort32 + mrgsort (rows of 128) native/emulated", "BM_SortRowsNative/min_time:1.000/real_time",
                                       "BM_SortRowsEmulated/min_time:1.000/real_time"},
+                                     {"fillpad native/emulated", "BM_FillPadNative/min_time:1.000/real_time",
+                                      "BM_FillPadEmulated/min_time:1.000/real_time"},
                                      {"store plain / atomic add, emulated", "BM_StorePlain/min_time:1.000/real_time",
                                       "BM_StoreAtomicAdd/min_time:1.000/real_time"}});
 }
