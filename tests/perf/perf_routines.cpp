@@ -45,6 +45,16 @@ struct Inputs {
   }
 };
 
+/// Times `launch` (a launch and a synchronize each iteration), kElems items an iteration.
+template <class Launch>
+void time_launches(benchmark::State& state, const Launch& launch) {
+  for (auto _ : state) {
+    launch();
+    pto::synchronize();
+  }
+  state.SetItemsProcessed(state.iterations() * kElems);
+}
+
 void BM_GatherEmulated(benchmark::State& state) {
   static const auto k = pl::jit({.name = "bench_gather"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx, pl::Tensor<float> z) {
     auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
@@ -62,11 +72,7 @@ void BM_GatherEmulated(benchmark::State& state) {
   for (int64_t e = 0; e < kElems; e += 4099) {
     if (in.z[e] != in.x[in.flat[static_cast<size_t>(e)]]) state.SkipWithError("wrong gather");
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, in.idx, in.z);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, in.idx, in.z); });
 }
 BENCHMARK(BM_GatherEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
@@ -103,11 +109,7 @@ void BM_TransposeEmulated(benchmark::State& state) {
     const int64_t i = e / (kTileRows * kTileCols), c = e / kTileRows % kTileCols, r = e % kTileRows;
     if (t[e] != in.x[(i * kTileRows + r) * kTileCols + c]) state.SkipWithError("wrong transpose");
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, t);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, t); });
 }
 BENCHMARK(BM_TransposeEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
@@ -147,11 +149,7 @@ void BM_GatherMaskEmulated(benchmark::State& state) {
   for (int64_t e = 0; e < h.numel(); e += 997) {
     if (h[e] != in.x[e / (kTileCols / 2) * kTileCols + e % (kTileCols / 2) * 2]) state.SkipWithError("wrong gathermask");
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, h);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems / 2);
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, h); });
 }
 BENCHMARK(BM_GatherMaskEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
@@ -167,7 +165,7 @@ void BM_GatherMaskNative(benchmark::State& state) {
       }
     });
   }
-  state.SetItemsProcessed(state.iterations() * kElems / 2);
+  state.SetItemsProcessed(state.iterations() * kElems);
 }
 BENCHMARK(BM_GatherMaskNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
@@ -186,66 +184,31 @@ bool sorts_before(const SortRecord& a, const SortRecord& b) {  // greatest first
   return a.index < b.index;
 }
 
-void BM_Sort32Emulated(benchmark::State& state) {
-  static const auto k = pl::jit({.name = "bench_sort32"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx, pl::Tensor<float> out) {
-    auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
-    auto i = pl::make_tile<int32_t>(pl::Vec, {1, kTileCols});
-    auto d = pl::make_tile<float>(pl::Vec, {kTileRows, 2 * kTileCols});
-    pl::load(i, idx.slice(0, 1, 0, kTileCols));
-    for (auto t : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
-      pl::load(s, x.slice(t * kTileRows, kTileRows, 0, kTileCols));
-      pl::sort32(d, s, i);
-      pl::store(out.slice(t * kTileRows, kTileRows, 0, 2 * kTileCols), d);
-    }
-  });
-  auto& in = Inputs::get();
-  auto idx = pto::Tensor<int32_t>::zeros({1, kTileCols});
-  for (int64_t c = 0; c < kTileCols; ++c) idx[c] = static_cast<int32_t>(c);
-  auto out = pto::Tensor<float>::zeros({kRows, 2 * kTileCols});
-  k[{.block_dim = 8}].run_sync(in.x, idx, out);
-  for (int64_t row = 0; row < kRows; row += 61) {  // each group: its values sorted, as records
-    for (int64_t g = 0; g < kTileCols; g += 32) {
+/// Whether `out` holds, for every 61st row of x, each group of `group` columns as [value, index]
+/// records sorted in the documented order (the index being the column).
+bool sorted_in_groups(const pto::Tensor<float>& x, const pto::Tensor<float>& out, int64_t group) {
+  for (int64_t row = 0; row < kRows; row += 61) {
+    for (int64_t g = 0; g < kTileCols; g += group) {
       std::vector<SortRecord> want;
-      for (int64_t c = g; c < g + 32; ++c) want.push_back({in.x[row * kTileCols + c], static_cast<uint32_t>(c)});
+      for (int64_t c = g; c < g + group; ++c) want.push_back({x[row * kTileCols + c], static_cast<uint32_t>(c)});
       std::stable_sort(want.begin(), want.end(), sorts_before);
-      for (int64_t j = 0; j < 32; ++j) {
-        const float v = out[row * 2 * kTileCols + 2 * (g + j)];
+      for (int64_t j = 0; j < group; ++j) {
+        const float* rec = &out[row * 2 * kTileCols + 2 * (g + j)];
         uint32_t index;
-        std::memcpy(&index, &out[row * 2 * kTileCols + 2 * (g + j) + 1], 4);
-        if (v != want[static_cast<size_t>(j)].value || index != want[static_cast<size_t>(j)].index) state.SkipWithError("wrong sort32");
+        std::memcpy(&index, rec + 1, 4);
+        if (rec[0] != want[static_cast<size_t>(j)].value || index != want[static_cast<size_t>(j)].index) return false;
       }
     }
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, idx, out);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  return true;
 }
-BENCHMARK(BM_Sort32Emulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
-void BM_Sort32Native(benchmark::State& state) {
-  auto& in = Inputs::get();
-  std::vector<SortRecord> out(static_cast<size_t>(kElems));
-  for (auto _ : state) {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
-      for (int64_t row = r.begin(); row < r.end(); ++row) {
-        for (int64_t g = 0; g < kTileCols; g += 32) {
-          SortRecord* group = out.data() + row * kTileCols + g;
-          for (int64_t c = 0; c < 32; ++c) group[c] = {in.x[row * kTileCols + g + c], static_cast<uint32_t>(g + c)};
-          std::sort(group, group + 32, sorts_before);
-        }
-      }
-    });
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
-}
-BENCHMARK(BM_Sort32Native)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
-
-// A whole sort of each row of 128 (sort32, then mrgsort of its four sorted blocks of 32 records),
-// as a top-k: emulated as above, against a TBB loop sorting each row's 128 records with std::sort.
-void BM_SortRowsEmulated(benchmark::State& state) {
-  static const auto k = pl::jit({.name = "bench_sort_rows"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx, pl::Tensor<float> out) {
+/// The emulated side of the sorts: sort32 of each tile, and with kMerge mrgsort of each row's four
+/// sorted blocks of 32 records into one of 128.
+template <bool kMerge>
+void sort_emulated(benchmark::State& state) {
+  static const auto k = pl::jit({.name = kMerge ? "bench_sort_rows" : "bench_sort32"}, [](pl::Tensor<float> x, pl::Tensor<int32_t> idx,
+                                                                                           pl::Tensor<float> out) {
     auto s = pl::make_tile<float>(pl::Vec, {kTileRows, kTileCols});
     auto i = pl::make_tile<int32_t>(pl::Vec, {1, kTileCols});
     auto blocks = pl::make_tile<float>(pl::Vec, {kTileRows, 2 * kTileCols});
@@ -253,8 +216,8 @@ void BM_SortRowsEmulated(benchmark::State& state) {
     pl::load(i, idx.slice(0, 1, 0, kTileCols));
     for (auto t : pl::range(pl::get_block_idx(), kTiles, pl::get_block_num())) {
       pl::load(s, x.slice(t * kTileRows, kTileRows, 0, kTileCols));
-      pl::sort32(blocks, s, i);
-      pl::mrgsort(d, blocks, {.block_len = 64});  // four blocks of 32 records (64 floats) a row
+      pl::sort32(kMerge ? blocks : d, s, i);
+      if (kMerge) pl::mrgsort(d, blocks, {.block_len = 64});  // four blocks of 32 records (64 floats) a row
       pl::store(out.slice(t * kTileRows, kTileRows, 0, 2 * kTileCols), d);
     }
   });
@@ -263,40 +226,39 @@ void BM_SortRowsEmulated(benchmark::State& state) {
   for (int64_t c = 0; c < kTileCols; ++c) idx[c] = static_cast<int32_t>(c);
   auto out = pto::Tensor<float>::zeros({kRows, 2 * kTileCols});
   k[{.block_dim = 8}].run_sync(in.x, idx, out);
-  for (int64_t row = 0; row < kRows; row += 61) {
-    std::vector<SortRecord> want;
-    for (int64_t c = 0; c < kTileCols; ++c) want.push_back({in.x[row * kTileCols + c], static_cast<uint32_t>(c)});
-    std::sort(want.begin(), want.end(), sorts_before);
-    for (int64_t j = 0; j < kTileCols; ++j) {
-      uint32_t index;
-      std::memcpy(&index, &out[row * 2 * kTileCols + 2 * j + 1], 4);
-      if (out[row * 2 * kTileCols + 2 * j] != want[static_cast<size_t>(j)].value || index != want[static_cast<size_t>(j)].index) {
-        state.SkipWithError("wrong sort");
-      }
-    }
-  }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, idx, out);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  if (!sorted_in_groups(in.x, out, kMerge ? kTileCols : 32)) state.SkipWithError("wrong sort");
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, idx, out); });
 }
-BENCHMARK(BM_SortRowsEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+void BM_Sort32Emulated(benchmark::State& state) { sort_emulated<false>(state); }
+BENCHMARK(BM_Sort32Emulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
-void BM_SortRowsNative(benchmark::State& state) {
+/// The native side of the sorts: a TBB loop over the rows of x, each row's groups of `group`
+/// [value, index] records sorted with std::sort.
+void sort_groups_native(benchmark::State& state, int64_t group) {
   auto& in = Inputs::get();
   std::vector<SortRecord> out(static_cast<size_t>(kElems));
   for (auto _ : state) {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, kRows, kTileRows), [&](const auto& r) {
       for (int64_t row = r.begin(); row < r.end(); ++row) {
-        SortRecord* recs = out.data() + row * kTileCols;
-        for (int64_t c = 0; c < kTileCols; ++c) recs[c] = {in.x[row * kTileCols + c], static_cast<uint32_t>(c)};
-        std::sort(recs, recs + kTileCols, sorts_before);
+        for (int64_t g = 0; g < kTileCols; g += group) {
+          SortRecord* recs = out.data() + row * kTileCols + g;
+          for (int64_t c = 0; c < group; ++c) recs[c] = {in.x[row * kTileCols + g + c], static_cast<uint32_t>(g + c)};
+          std::sort(recs, recs + group, sorts_before);
+        }
       }
     });
   }
   state.SetItemsProcessed(state.iterations() * kElems);
 }
+void BM_Sort32Native(benchmark::State& state) { sort_groups_native(state, 32); }
+BENCHMARK(BM_Sort32Native)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+// A whole sort of each row of 128 (sort32, then mrgsort of its four sorted blocks of 32 records),
+// as a top-k: emulated as above, against a TBB loop sorting each row's 128 records with std::sort.
+void BM_SortRowsEmulated(benchmark::State& state) { sort_emulated<true>(state); }
+BENCHMARK(BM_SortRowsEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+void BM_SortRowsNative(benchmark::State& state) { sort_groups_native(state, kTileCols); }
 BENCHMARK(BM_SortRowsNative)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 // fillpad of each tile loaded as 60 x 120 of a 64 x 128 f32 tile: the rest padded with -inf (as
@@ -320,11 +282,7 @@ void BM_FillPadEmulated(benchmark::State& state) {
     const float want = r < kValidRows && c < kValidCols ? in.x[e] : -std::numeric_limits<float>::infinity();
     if (p[e] != want) state.SkipWithError("wrong fillpad");
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, p);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, p); });
 }
 BENCHMARK(BM_FillPadEmulated)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
@@ -371,11 +329,7 @@ void BM_StoreAdd(benchmark::State& state) {
       if (std::abs(y[e] - want) > 1e-5 * (1 + std::abs(want))) state.SkipWithError("wrong atomic add");
     }
   }
-  for (auto _ : state) {
-    k[{.block_dim = 8}](in.x, y);
-    pto::synchronize();
-  }
-  state.SetItemsProcessed(state.iterations() * kElems);
+  time_launches(state, [&] { k[{.block_dim = 8}](in.x, y); });
 }
 BENCHMARK(BM_StoreAdd<true>)->Name("BM_StoreAtomicAdd")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_StoreAdd<false>)->Name("BM_StorePlain")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
