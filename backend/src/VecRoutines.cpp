@@ -97,12 +97,10 @@ class RoutineRun {
   static int64_t vrows(const RoutineTile& t) { return t.valid[0]; }
   static int64_t vcols(const RoutineTile& t) { return t.valid[1]; }
   static void set_valid(RoutineTile& t, int64_t rows, int64_t cols) { t.valid[0] = rows, t.valid[1] = cols; }
-  /// Element (r, c) of an int32 index tile (no dtype lookup: it is on the gathers' per-element path).
-  static int32_t index(const RoutineTile& idx, int64_t r, int64_t c) {
-    int32_t v;
-    std::memcpy(&v, static_cast<const uint8_t*>(idx.data) + (r * idx.cols + c) * 4, 4);
-    return v;
-  }
+  /// Row r of an int32 index tile, and its element (r, c) (no dtype lookup: they are on the
+  /// gathers' per-element path).
+  static const IndexWord* index_row(const RoutineTile& idx, int64_t r) { return static_cast<const IndexWord*>(idx.data) + r * idx.cols; }
+  static int32_t index(const RoutineTile& idx, int64_t r, int64_t c) { return index_row(idx, r)[c]; }
 
   /// Calls f.template operator()<E>() with the element size E (1, 2, 4 or 8) as a constant, so the
   /// element copies are single moves.
@@ -202,7 +200,6 @@ class RoutineRun {
     }
     return {lo, hi};
   }
-  static const IndexWord* index_row(const RoutineTile& idx, int64_t r) { return static_cast<const IndexWord*>(idx.data) + r * idx.cols; }
 
   int64_t gather() {
     RoutineTile &out = t_[0], &src = t_[n_ - 2], &idx = t_[n_ - 1];
@@ -378,12 +375,7 @@ class RoutineRun {
     uint32_t index;
   };
   /// Greatest value first, NaN last, the smaller index first among equals.
-  static bool before(const Record& a, const Record& b) {
-    const bool an = std::isnan(a.value), bn = std::isnan(b.value);
-    if (an != bn) return bn;
-    if (!an && a.value != b.value) return a.value > b.value;
-    return a.index < b.index;
-  }
+  static bool before(const Record& a, const Record& b) { return rank(a) < rank(b); }
   static int64_t record_elems(const RoutineTile& t) { return 8 / es(t); }
   static float value_at(const RoutineTile& t, const uint8_t* p) {
     if (static_cast<DType>(t.dtype) == DType::f32) {
@@ -395,9 +387,8 @@ class RoutineRun {
     std::memcpy(&h, p, 2);
     return detail::half_bits_to_float(h);
   }
-  /// `before` as one integer order: a.rank() < b.rank() exactly when before(a, b), for records of
-  /// distinct indices (the value's bits flipped into descending order, -0 as +0, every NaN last;
-  /// then the index).
+  /// The sort order as one integer: the value's bits flipped into descending order (-0 as +0,
+  /// every NaN last), then the index. Equal ranks: equal values (or both NaN) and one index.
   static uint64_t rank(const Record& r) {
     uint32_t bits = std::bit_cast<uint32_t>(r.value == 0 ? 0.0f : r.value);
     bits = std::isnan(r.value) ? ~uint32_t{0} : ~(bits & 0x80000000u ? ~bits : bits | 0x80000000u);
