@@ -6,22 +6,12 @@
 
 #include "pto/ir/Accesses.hpp"
 #include "pto/ir/Visitor.hpp"
+#include "StmtScan.hpp"
 
 namespace pto::backend {
 namespace {
 
-/// The same slot whatever the scalars hold: one variable (no assignment of it lies between the
-/// two uses: the scan stops at any statement that could change it) or one constant.
-bool same_slot(const ir::Expr& a, const ir::Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a || !b) return false;
-  if (const auto* va = a.as<ir::Var>()) {
-    const auto* vb = b.as<ir::Var>();
-    return vb && vb->id == va->id;
-  }
-  const auto ia = ir::int_constant(a);
-  return ia && ia == ir::int_constant(b);
-}
+using stmt_scan::same_slot;
 
 /// Whether expression `e` reads variable `var`.
 bool mentions(const ir::Expr& e, const ir::Expr& var) {
@@ -70,19 +60,15 @@ const ir::TileRef& tile_dst(const ir::Stmt& s) {
 }
 
 /// One walk over the kernel: the candidate windows, every tile read and every instruction.
-struct Survey : ir::Visitor {
+struct Survey : stmt_scan::InstrSurvey {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
   const ir::Kernel& k;
-  bool blocked = false;  // a debugging aid (a dump reads tiles): nothing is elided
   // A reader is one occurrence: a tile read in an instruction (an expression node may be shared
   // by several instructions), or a move (the pair {move, move}).
   using Reader = std::pair<const ir::StmtNode*, const ir::Node*>;
   std::map<Reader, const ir::Load*> fused;
   std::set<Reader> conflicted;                         // one reader after two different loads
   std::vector<Reader> reads;                           // every tile read, in its instruction
-  std::vector<const ir::StmtNode*> instrs;
-  std::unordered_map<const ir::StmtNode*, int> seen;   // occurrences of each instruction node
-  const ir::StmtNode* current = nullptr;               // the instruction being walked
 
   void visit_node(const ir::Seq* op) override {
     std::vector<ir::Stmt> flat;  // nested lists run straight through (insert_auto_mutex makes them)
@@ -93,15 +79,7 @@ struct Survey : ir::Visitor {
     }
     for (const auto& s : flat) visit(s);  // not the nested lists again: their statements are here
   }
-  static void flatten(const std::vector<ir::Stmt>& body, std::vector<ir::Stmt>& out) {
-    for (const auto& s : body) {
-      if (const auto* seq = s.as<ir::Seq>()) {
-        flatten(seq->body, out);
-      } else {
-        out.push_back(s);
-      }
-    }
-  }
+  static void flatten(const std::vector<ir::Stmt>& body, std::vector<ir::Stmt>& out) { stmt_scan::flatten(body, out); }
 
   static void flatten_stmt(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
     if (s) flatten({s}, out);
@@ -168,10 +146,6 @@ struct Survey : ir::Visitor {
     auto [it, fresh] = fused.emplace(reader, load);
     if (!fresh && it->second != load) conflicted.insert(reader);
   }
-  bool once(const ir::StmtNode* s) const {
-    const auto n = seen.find(s);
-    return n != seen.end() && n->second == 1;
-  }
   /// Fused to one load, and the reader's instruction and that load each occur once in the kernel
   /// (a shared node would be emitted in two places with one decision).
   bool fused_alone(const Reader& reader) const {
@@ -183,28 +157,6 @@ struct Survey : ir::Visitor {
     reads.push_back({current, op});
     ir::Visitor::visit_node(op);
   }
-  void visit_node(const ir::Debug* op) override {
-    blocked = true;
-    ir::Visitor::visit_node(op);
-  }
-#define PTO_INSTR(T)                         \
-  void visit_node(const ir::T* op) override { \
-    instrs.push_back(op);                    \
-    ++seen[op];                              \
-    const ir::StmtNode* outer = current;     \
-    current = op;                            \
-    ir::Visitor::visit_node(op);             \
-    current = outer;                         \
-  }
-  PTO_INSTR(Load)
-  PTO_INSTR(Store)
-  PTO_INSTR(VecCompute)
-  PTO_INSTR(RowReduce)
-  PTO_INSTR(VecRoutine)
-  PTO_INSTR(Move)
-  PTO_INSTR(Matmul)
-  PTO_INSTR(ElemAccess)
-#undef PTO_INSTR
 };
 
 /// The second step: untransposed moves of an elided load's region into Left whose tile only the
@@ -291,10 +243,8 @@ void forward_moves(const ir::Kernel& k, const Survey& s, LoadElision& out) {
 
 LoadElision find_load_elision(const ir::Kernel& k) {
   LoadElision out;
-  if (!k.body) return out;
   Survey s(k);
-  s.visit(k.body);
-  if (s.blocked) return out;
+  if (!stmt_scan::survey(k, s)) return out;
   // A group qualifies when its only writes are elidable loads and its only reads are fused ones.
   std::vector<bool> ok(k.groups.size(), true);
   for (const auto* instr : s.instrs) {

@@ -259,6 +259,35 @@ TEST_CASE("storing more elements than the tile holds valid is reported at the st
   CHECK(bitwise_equal(z, pto::Tensor<float>::full({64}, 1.5f)));
 }
 
+TEST_CASE("a store that computes its expression straight into GM (store forwarding) and fails its checks writes nothing") {
+  // out = t * 2 + 1 is computed by the store itself (pto/backend/StoreForwarding.hpp), after the
+  // store's checks: a region out of bounds, or wider than the tile's valid extent, leaves z as it was.
+  int store_line = 0;
+  const auto k = pl::jit({.name = "forwarded_oob"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int r0, pl::Int n) {
+    auto t = pl::make_tile<float>(pl::Vec, {4, 16});
+    auto out = pl::make_tile<float>(pl::Vec, {4, 16});
+    pl::load(t, x.slice(0, 4, 0, n));
+    out = t * 2 + 1;
+    store_line = __LINE__; pl::store(z.slice(r0, 4, 0, 16), out);
+  });
+  auto x = pto::Tensor<float>::random({4, 16}, 6);
+  auto z = pto::Tensor<float>::full({10, 16}, 2.5f);
+  const auto z0 = copy_of(z);
+  k[{}](x, z, int64_t{8}, int64_t{16});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'forwarded_oob'",
+            "store out of bounds on tensor arg1: rows [8, 12) (offset 8, length 4) outside the tensor's 10 rows", "pipe: MTE3",
+            PTO_AT(store_line));
+  CHECK(bitwise_equal(z, z0));
+  k[{}](x, z, int64_t{2}, int64_t{8});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'forwarded_oob'",
+            "store of 16 columns from a tile whose valid extent is 8 columns", "pipe: MTE3", PTO_AT(store_line));
+  CHECK(bitwise_equal(z, z0));
+  k[{}](x, z, int64_t{6}, int64_t{16});
+  pto::synchronize();
+  for (int64_t i = 0; i < z.numel(); ++i) CHECK(z[i] == (i >= 6 * 16 ? static_cast<float>(x[i - 6 * 16]) * 2 + 1 : 2.5f));
+  check_runtime_usable();
+}
+
 TEST_CASE("a pl::range step of zero at run time is reported, never an endless loop") {
   int range_line = 0;
   const auto k = pl::jit({.name = "runtime_zero_step"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int step) {

@@ -6,7 +6,7 @@ namespace pto::backend::codegen {
 
 CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
                  const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only)
-    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), elision_(find_load_elision(k)), instrument_(instrument), only_(only) {
+    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), elision_(find_load_elision(k)), forwarding_(find_store_forwarding(k)), instrument_(instrument), only_(only) {
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
   fn_->addFnAttr("target-cpu", tm.getTargetCPU());

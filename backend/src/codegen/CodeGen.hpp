@@ -29,6 +29,7 @@
 #include "pto/ir/Kernel.hpp"
 #include "pto/ir/Visitor.hpp"
 #include "pto/backend/LoadElision.hpp"
+#include "pto/backend/StoreForwarding.hpp"
 
 namespace pto::backend::codegen {
 
@@ -153,6 +154,10 @@ class CodeGen : private ir::Visitor {
   /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
+  /// The rows of a VecCompute's expression into `dst`, `pitch` elements from row to row;
+  /// `after_row(r)` (if given) is emitted after each row r.
+  void compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch,
+                    const std::function<void(Value*)>& after_row = {});
   /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
   /// combines its columns in order starting from `init`, and the lanes are combined as
   /// ((l0 . l1) . (l2 . l3)) . ((l4 . l5) . (l6 . l7)) — a sum's one defined order, the same on
@@ -199,6 +204,9 @@ class CodeGen : private ir::Visitor {
   void yield_point();
   void load(const ir::Load* op);
   void store(const ir::Store* op);
+  /// A forwarded store (StoreForwarding.hpp): `v`'s expression into GM region `reg` (its extent,
+  /// no overlap with a GM region the expression reads), else into the tile and copied.
+  void forwarded_store(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es);
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
   /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc), after the
   /// store's relu and `scale` (an f32 value, or null), as ir::Store defines them.
@@ -275,6 +283,7 @@ class CodeGen : private ir::Visitor {
   Value* block_num_ = nullptr;
   std::vector<Value*> tensor_base_;
   LoadElision elision_;  // loads that copy nothing, and the tile reads that read their GM instead
+  StoreForwarding forwarding_;  // stores that compute their VecCompute into GM, and those VecComputes
   struct GMRows {
     Value* base;   // the region's first element
     Value* pitch;  // elements from one row to the next

@@ -324,20 +324,32 @@ int CodeGen::math_interleave(int64_t cols) {
 }
 
 void CodeGen::vec_compute(const ir::VecCompute* op) {
-  const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
-  counted_loop(ext.rows, [&](Value* r) {
-    auto rows = leaf_rows(bases, r);
-    Value* drow = b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols)));
-    math_emitted_ = false;
-    llvm::BranchInst* latch = counted_loop(ext.cols, [&](Value* col) {
-      Value* v = element(op->value, col, rows, ct);
-      b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(dt, drow, col));
-    }, "c");
-    if (math_emitted_) set_interleave(latch, math_interleave(dg.cols));
-  }, "r");
+  Extent ext;
+  if (forwarding_.computes.count(op)) {  // its store computes it, into GM (StoreForwarding.hpp)
+    ext = extent(op->extent);
+  } else {
+    const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
+    compute_rows(op, loop, loop.dst, b_.getInt64(group(op->dst).cols));
+    ext = loop.ext;
+  }
   if (!op->dst.window) set_valid(op->dst, ext.rows, ext.cols);  // writing a view leaves the tile's valid extent
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
+void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch,
+                           const std::function<void(Value*)>& after_row) {
+  const auto& dg = group(op->dst);
+  counted_loop(loop.ext.rows, [&](Value* r) {
+    auto rows = leaf_rows(loop.bases, r);
+    Value* drow = b_.CreateInBoundsGEP(loop.dst_type, dst, b_.CreateMul(r, pitch));
+    math_emitted_ = false;
+    llvm::BranchInst* latch = counted_loop(loop.ext.cols, [&](Value* col) {
+      Value* v = element(op->value, col, rows, loop.compute);
+      b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(loop.dst_type, drow, col));
+    }, "c");
+    if (math_emitted_) set_interleave(latch, math_interleave(dg.cols));
+    if (after_row) after_row(r);
+  }, "r");
 }
 
 std::vector<Value*> CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows,

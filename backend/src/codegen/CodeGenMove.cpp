@@ -115,7 +115,9 @@ void CodeGen::store(const ir::Store* op) {
   const DType to = k_.tensors[op->dst.tensor].dtype;
   const int64_t tes = static_cast<int64_t>(dtype_size(to));
   Value* scale = op->scale ? broadcast_scalar(op->scale, b_.getFloatTy()) : nullptr;
-  if (op->atomic_add) {
+  if (const auto fwd = forwarding_.stores.find(op); fwd != forwarding_.stores.end()) {
+    forwarded_store(op, fwd->second, reg, es);
+  } else if (op->atomic_add) {
     auto* ptr = b_.getPtrTy();
     auto* i32 = b_.getInt32Ty();
     auto* i64 = b_.getInt64Ty();
@@ -139,6 +141,50 @@ void CodeGen::store(const ir::Store* op) {
     auto [lo, hi] = gm_interval(op->dst, reg);
     report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(moved_bytes(1, tes, reg.unit_columns()))), lo, hi);
   }
+}
+
+void CodeGen::forwarded_store(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es) {
+  const auto& g = group(op->src);
+  const auto loop = tile_expr_loop(v, v->value, v->dst, v->extent);
+  Value* gm = gm_address(op->dst, reg, es);
+  // Bytes from a region's first element to one past its last: rows of `cols` a `pitch` apart.
+  auto end_of = [&](Value* first, Value* pitch) {
+    Value* last_row = b_.CreateMul(b_.CreateSub(loop.ext.rows, b_.getInt64(1)), pitch);
+    return b_.CreateAdd(b_.CreatePtrToInt(first, b_.getInt64Ty()), b_.CreateMul(b_.CreateAdd(last_row, loop.ext.cols), b_.getInt64(es)));
+  };
+  Value* lo = b_.CreatePtrToInt(gm, b_.getInt64Ty());
+  Value* hi = end_of(gm, reg.stride[0]);
+  Value* direct = b_.CreateAnd(b_.CreateICmpEQ(reg.ext[0], loop.ext.rows), b_.CreateICmpEQ(reg.ext[1], loop.ext.cols));
+  for (const auto& [leaf, base] : loop.bases) {  // the GM regions it reads (elided loads) lie apart from it
+    const GMRows* read = elided_read(leaf);
+    if (!read) continue;
+    Value* apart = b_.CreateOr(b_.CreateICmpULE(hi, b_.CreatePtrToInt(base, b_.getInt64Ty())), b_.CreateICmpULE(end_of(base, read->pitch), lo));
+    direct = b_.CreateAnd(direct, apart);
+  }
+  // Into GM; or, when the store streams past the host's caches, each row into the tile and then
+  // streamed out while it is in L1 (plain stores into GM would read every line first).
+  Value* streaming = streams(op->dst.tensor, es);
+  Value* into_gm = b_.CreateAnd(direct, b_.CreateNot(streaming));
+  Value* by_rows = b_.CreateAnd(direct, streaming);
+  compute_rows(v, loop, b_.CreateSelect(into_gm, gm, loop.dst), b_.CreateSelect(into_gm, reg.stride[0], b_.getInt64(g.cols)),
+               [&](Value* r) {
+                 auto* row = BasicBlock::Create(c_, "fwd.row", fn_);
+                 auto* next = BasicBlock::Create(c_, "fwd.next", fn_);
+                 b_.CreateCondBr(by_rows, row, next);
+                 b_.SetInsertPoint(row);
+                 copy_rows(b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.CreateMul(reg.stride[0], b_.getInt64(es)))),
+                           reg.stride[0], b_.CreateInBoundsGEP(b_.getInt8Ty(), loop.dst, b_.CreateMul(r, b_.getInt64(g.cols * es))), g.cols,
+                           b_.getInt64(1), reg.ext[1], es, false, b_.getTrue());
+                 b_.CreateBr(next);
+                 b_.SetInsertPoint(next);
+               });
+  auto* copy = BasicBlock::Create(c_, "fwd.copy", fn_);
+  auto* done = BasicBlock::Create(c_, "fwd.done", fn_);
+  b_.CreateCondBr(direct, done, copy);
+  b_.SetInsertPoint(copy);
+  copy_rows(gm, reg.stride[0], loop.dst, g.cols, reg.ext[0], reg.ext[1], es, false, streaming);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 void CodeGen::convert_rows(Value* gm, Value* gm_pitch, Value* gm_col_stride, DType to, Value* tile, int64_t tile_pitch, DType from, Value* rows,
