@@ -14,7 +14,8 @@ namespace pto::backend {
 
 /// `only`: just the code one kind of core runs (CodeGen's constructor).
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only = std::nullopt);
+                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies,
+                      std::optional<ir::CoreKind> only = std::nullopt);
 
 /// `void symbol(CoreContext*)` calling `aic` or `aiv` (declared here, defined in other objects of
 /// the same shared object) by the context's core kind: a mix kernel compiled as two parts.

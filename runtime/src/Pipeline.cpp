@@ -52,8 +52,8 @@ using Clock = SteadyClock;
 /// The key of the kernel's object in packages and the disk cache: the lowered IR itself, the
 /// options that change code, the chip and the JIT target, so a changed kernel never matches.
 std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
-  return fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={}\nchip={} ({})\n{}", ir::to_string(ck.ir), o.opt_level, o.timing,
-                     o.race_check, o.auto_mutex, chip.name, chip.origin, backend::jit_target_description());
+  return fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={} elide_copies={}\nchip={} ({})\n{}", ir::to_string(ck.ir), o.opt_level,
+                     o.timing, o.race_check, o.auto_mutex, o.elide_copies, chip.name, chip.origin, backend::jit_target_description());
 }
 
 /// The disk cache key of the quick tier's object: the optimised one's, marked.
@@ -153,7 +153,8 @@ namespace detail {
 backend::CompiledCode compile_for_cache(const ir::Kernel& k, const ChipProfile& chip, const JitOptions& o, bool quick, const std::string& key,
                                         backend::ObjectCode& object) {
   const auto t = Clock::now();
-  backend::CompiledCode code = backend::compile_kernel(k, chip, {.opt_level = o.opt_level, .quick = quick, .instrument = o.timing}, &object);
+  backend::CompiledCode code = backend::compile_kernel(
+      k, chip, {.opt_level = o.opt_level, .quick = quick, .instrument = o.timing, .elide_copies = o.elide_copies}, &object);
   if (DiskCache& disk = DiskCache::global(); disk.enabled()) disk.store(key, o.name, object.symbol, object.bytes, ms_since(t));
   return code;
 }

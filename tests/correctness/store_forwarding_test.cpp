@@ -193,4 +193,18 @@ TEST_CASE_TEMPLATE("sample 02's softmax stores its last expression straight into
   CHECK(bad == 0);
 }
 
+TEST_CASE_TEMPLATE("JitOptions::elide_copies = false: every load and store copies, and the results are the same bytes", T, float, half) {
+  namespace sm = pto::samples::softmax;
+  const auto with = sm::make_kernel<T>({});
+  pto::JitOptions o = with.options();
+  o.elide_copies = false;
+  const auto without = with.with_options(o);
+  auto x = pto::Tensor<T>::random({301, 1000}, 23, -8, 8);
+  auto y1 = pto::Tensor<T>::zeros({301, 1000}), y0 = pto::Tensor<T>::zeros({301, 1000});
+  const auto p1 = with[{.block_dim = 6}].run_sync(x, y1);
+  const auto p0 = without[{.block_dim = 6}].run_sync(x, y0);
+  CHECK(pto::test::bitwise_equal(y1, y0));
+  CHECK(p1.device_us == p0.device_us);  // simulated time does not change
+}
+
 }  // namespace pto::correctness

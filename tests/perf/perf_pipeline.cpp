@@ -22,6 +22,7 @@
 #include "02_softmax/softmax.hpp"
 #include "03_matmul/matmul.hpp"
 #include "06_flash_attention/flash_attention.hpp"
+#include "08_layernorm/layernorm.hpp"
 #include "RatioReporter.hpp"
 #include "common/TensorHelpers.hpp"
 #include "pto/runtime/timing/Replay.hpp"
@@ -179,6 +180,34 @@ void BM_InterleavePairedSoftmax(benchmark::State& state) {
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   interleave_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
 }
+// Copy elision (JitOptions::elide_copies: load elision and store forwarding) off and on, in pairs
+// as above, timing off so the ratio is the generated code's alone (> 1: faster on). Softmax
+// 4096x1024 f32 (its last expression computed by its store) and layernorm 4096x1024 f32 (the
+// same, and x read in place), both on 8 blocks: two kernels that differ only in that option.
+template <class K>
+std::array<K, 2> without_and_with_elision(const K& kernel) {
+  pto::JitOptions o = kernel.options();
+  o.timing = o.race_check = false;
+  o.elide_copies = false;
+  auto without = kernel.with_options(o);
+  o.elide_copies = true;
+  return {without, kernel.with_options(o)};
+}
+void BM_ElisionPairedSoftmax(benchmark::State& state) {
+  const auto k = without_and_with_elision(sm::make_kernel<float>({}));
+  auto x = pto::Tensor<float>::random({4096, 1024}, 7, -4.0, 4.0);
+  auto y = pto::Tensor<float>::zeros({4096, 1024});
+  report_pairs(state, alternating_pairs(state, [&](bool on) { k[on ? 1 : 0][{.block_dim = 8}](x, y); }), /*speedup=*/true);
+}
+void BM_ElisionPairedLayernorm(benchmark::State& state) {
+  namespace ln = pto::samples::layernorm;
+  const auto k = without_and_with_elision(ln::make_kernel<float>({}));
+  auto x = pto::Tensor<float>::random({4096, 1024}, 8, -4.0, 4.0);
+  auto gamma = pto::Tensor<float>::random({1, 1024}, 9), beta = pto::Tensor<float>::random({1, 1024}, 10);
+  auto y = pto::Tensor<float>::zeros({4096, 1024});
+  report_pairs(state, alternating_pairs(state, [&](bool on) { k[on ? 1 : 0][{.block_dim = 8}](x, gamma, beta, y, 1e-5f); }),
+               /*speedup=*/true);
+}
 // Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
 // blocks, timed and race-checked, every launch replayed (the replay cache off). Its 8 blocks
 // have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
@@ -207,6 +236,8 @@ void BM_FoldingPairedSoftmax(benchmark::State& state) {
 }
 BENCHMARK(BM_FoldingPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FoldingPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
@@ -419,6 +450,10 @@ int main(int argc, char** argv) {
                                                           "BM_InterleavePairedSoftmax/timing:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, softmax 4096x1024 timing on",
                                                           "BM_InterleavePairedSoftmax/timing:1/min_time:3.000/real_time", ""},
+                                                         {"copy elision off / on, paired, softmax 4096x1024 f32 timing off (> 1: faster on)",
+                                                          "BM_ElisionPairedSoftmax/min_time:3.000/real_time", ""},
+                                                         {"copy elision off / on, paired, layernorm 4096x1024 f32 timing off",
+                                                          "BM_ElisionPairedLayernorm/min_time:3.000/real_time", ""},
                                                          {"profiled / unprofiled launch (<= 2)", "BM_LaunchProfiled/min_time:1.000/real_time",
                                                           "BM_LaunchUnprofiled/min_time:1.000/real_time"}});
   print_roofline();

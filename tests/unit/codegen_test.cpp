@@ -27,6 +27,19 @@ TEST_CASE("a specialisation does not keep its LLVM IR unless asked (PTO_DEBUG < 
   CHECK(ck->object_bytes > 0);
 }
 
+TEST_CASE("copy elision is in the code only when asked (CompileOptions::elide_copies)") {
+  // vector_add's store computes its sum (store forwarding: a fwd.copy block for the fallback) and
+  // its loads copy nothing; without elision the add writes its tile and every load and store copies.
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_elide");
+  auto x = pto::Tensor<float>::zeros({4096});
+  const auto ck = k[{.block_dim = 1}].compile(x, x, x);
+  const auto on = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .elide_copies = true});
+  const auto off = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .elide_copies = false});
+  CHECK(on.llvm_ir.find("fwd.copy") != std::string::npos);
+  CHECK(off.llvm_ir.find("fwd.copy") == std::string::npos);
+  CHECK(on.symbol != off.symbol);  // two codes of one kernel: two names
+}
+
 TEST_CASE("the optimised LLVM IR of vector_add<float> at O2 has a vectorised loop of float vectors") {
   const auto k = pto::unit_test::make_vector_add<float>("vadd_vec");
   auto x = pto::Tensor<float>::zeros({4096});

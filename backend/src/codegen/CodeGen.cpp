@@ -5,8 +5,16 @@
 namespace pto::backend::codegen {
 
 CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                 const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only)
-    : k_(k), chip_(chip), m_(m), c_(m.getContext()), b_(c_), elision_(find_load_elision(k)), forwarding_(find_store_forwarding(k)), instrument_(instrument), only_(only) {
+                 const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only)
+    : k_(k),
+      chip_(chip),
+      m_(m),
+      c_(m.getContext()),
+      b_(c_),
+      elision_(elide_copies ? find_load_elision(k) : LoadElision{}),
+      forwarding_(elide_copies ? find_store_forwarding(k) : StoreForwarding{}),
+      instrument_(instrument),
+      only_(only) {
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
   fn_->addFnAttr("target-cpu", tm.getTargetCPU());
@@ -171,8 +179,8 @@ llvm::Type* CodeGen::compute_type(DType t) {
 namespace pto::backend {
 
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only) {
-  codegen::CodeGen(k, chip, m, symbol, tm, instrument, only).run();
+                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only) {
+  codegen::CodeGen(k, chip, m, symbol, tm, instrument, elide_copies, only).run();
 }
 
 void emit_core_dispatch(llvm::Module& m, const std::string& symbol, const std::string& aic, const std::string& aiv,

@@ -39,9 +39,10 @@ using llvm::Value;
 class CodeGen : private ir::Visitor {
  public:
   /// `only`: emit the code one kind of core runs (a mix kernel's AIC or AIV part): the other
-  /// kind's sections are left out and the core kind is a constant.
+  /// kind's sections are left out and the core kind is a constant. `elide_copies`: load elision
+  /// and store forwarding (CompileOptions::elide_copies).
   CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-          const llvm::TargetMachine& tm, bool instrument, std::optional<ir::CoreKind> only = std::nullopt);
+          const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only = std::nullopt);
 
   /// Emits the kernel's function into the module.
   void run();

@@ -26,6 +26,7 @@ struct SpecKeyFields {
   bool auto_mutex;
   bool timing;
   bool race_check;
+  bool elide_copies;
   const std::string* chip;
   const detail::LaunchArgs* args;
 };

@@ -35,6 +35,12 @@ struct JitOptions {
   bool fatal_assert = false;                   // a failed pl::pto_assert stops the launch (else it only logs)
   int64_t instruction_budget = 100'000'000;    // per core; a kernel running longer stops with an error
   bool interpret = false;    // run the reference interpreter instead of LLVM code (the oracle of differential tests)
+  /// Copies the host can skip because nothing can observe them (backend/include/pto/backend/
+  /// LoadElision.hpp, StoreForwarding.hpp): a load whose readers read GM in place, a store that
+  /// computes its expression straight into GM. False: every load and store copies through the
+  /// tile, as the interpreter does (to measure what they save, or to rule them out). Results,
+  /// simulated time and race reports are the same either way.
+  bool elide_copies = true;
   int remove_sync = -1;      // the sync-removal campaign: the lowered kernel loses its sync site N
                              // (backend::removable_syncs; -1: none). Races are then expected.
 };
