@@ -72,17 +72,16 @@ struct Survey : stmt_scan::InstrSurvey {
 
   void visit_node(const ir::Seq* op) override {
     std::vector<ir::Stmt> flat;  // nested lists run straight through (insert_auto_mutex makes them)
-    flatten(op->body, flat);
+    stmt_scan::flatten(op->body, flat);
     for (size_t i = 0; i < flat.size(); ++i) {
       const auto* load = flat[i].as<ir::Load>();
       if (load && elidable_load(k, load)) scan(flat, i + 1, load);
     }
     for (const auto& s : flat) visit(s);  // not the nested lists again: their statements are here
   }
-  static void flatten(const std::vector<ir::Stmt>& body, std::vector<ir::Stmt>& out) { stmt_scan::flatten(body, out); }
 
   static void flatten_stmt(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
-    if (s) flatten({s}, out);
+    if (s) stmt_scan::flatten({s}, out);
   }
 
   /// Whether `s` may lie between `load` and a reader: passable, an assignment of a scalar the
@@ -184,7 +183,7 @@ struct Forwarding : ir::Visitor {
   }
   void visit_node(const ir::Seq* op) override {
     std::vector<ir::Stmt> flat;
-    Survey::flatten(op->body, flat);
+    stmt_scan::flatten(op->body, flat);
     for (size_t i = 0; i < flat.size(); ++i) {
       const auto* m = flat[i].as<ir::Move>();
       if (m && candidate(m)) scan(flat, i, m);

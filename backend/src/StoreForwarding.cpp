@@ -74,7 +74,7 @@ StoreForwarding find_store_forwarding(const ir::Kernel& k) {
     }
   }
   for (const auto& [store, compute] : s.pairs) {
-    if (!ok[static_cast<size_t>(compute->dst.group)] || !s.once(store) || !s.once(compute)) continue;
+    if (!ok[static_cast<size_t>(compute->dst.group)]) continue;  // (in_pair: both occur once)
     out.stores.emplace(store, compute);
     out.computes.insert(compute);
   }

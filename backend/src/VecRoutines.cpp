@@ -40,7 +40,7 @@ using routines::RoutineRun;
 /// fillpad in place is the exception: it leaves src's valid part where it is.
 void copy_aliased_reads(Routine r, RoutineTile* tiles, int32_t n, int32_t writes, std::vector<std::vector<uint8_t>>& copies) {
   if (r == Routine::FillPad) return;
-  auto bytes = [](const RoutineTile& t) { return t.rows * t.cols * static_cast<int64_t>(dtype_size(static_cast<DType>(t.dtype))); };
+  auto bytes = [](const RoutineTile& t) { return t.rows * t.cols * routines::es(t); };
   for (int32_t i = writes; i < n; ++i) {
     auto* lo = static_cast<uint8_t*>(tiles[i].data);
     bool aliased = false;
