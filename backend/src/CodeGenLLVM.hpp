@@ -14,7 +14,7 @@ namespace pto::backend {
 
 /// `only`: just the code one kind of core runs (CodeGen's constructor).
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies,
+                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies, bool fuse_rows,
                       std::optional<ir::CoreKind> only = std::nullopt);
 
 /// `void symbol(CoreContext*)` calling `aic` or `aiv` (declared here, defined in other objects of

@@ -86,7 +86,7 @@ Part compile_part(const ir::Kernel& k, const ChipProfile& chip, const CompileOpt
   llvm::Module module(symbol, context);
   module.setDataLayout(target.data_layout());
   module.setTargetTriple(target.triple().str());
-  emit_kernel_llvm(k, chip, module, symbol, *tm, options.instrument, options.elide_copies, only);
+  emit_kernel_llvm(k, chip, module, symbol, *tm, options.instrument, options.elide_copies, options.fuse_rows, only);
   if (only) module.getFunction(symbol)->setVisibility(llvm::GlobalValue::HiddenVisibility);  // reached through the dispatcher
   if (add) add(module, *tm);
   std::string verify_errors;
@@ -116,7 +116,8 @@ CompiledCode module_compile(const ir::Kernel& k, const ChipProfile& chip, const 
                    ? options.symbol
                    : fmt::format("pto_{}_{:016x}", k.name,
                                  XXH3_64bits_withSeed(ir::to_string(k).data(), ir::to_string(k).size(),
-                                                      static_cast<uint64_t>(options.opt_level * 8 + options.elide_copies * 4 + options.quick * 2 + options.instrument)));
+                                                      static_cast<uint64_t>(options.opt_level * 16 + options.fuse_rows * 8 + options.elide_copies * 4 + options.quick * 2 +
+                                                                            options.instrument)));
   for (auto& ch : out.symbol) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
 
   std::vector<Part> parts;

@@ -22,6 +22,7 @@ SpecKey make_spec_key(const SpecKeyFields& f) {
   put(key.bytes, static_cast<int8_t>(f.timing));
   put(key.bytes, static_cast<int8_t>(f.race_check));
   put(key.bytes, static_cast<int8_t>(f.elide_copies));
+  put(key.bytes, static_cast<int8_t>(f.fuse_rows));
   put(key.bytes, static_cast<uint32_t>(f.chip->size()));
   key.bytes.append(*f.chip);
   put(key.bytes, static_cast<uint32_t>(f.args->tensors.size()));

@@ -136,7 +136,7 @@ std::shared_ptr<const CompiledKernel> KernelBase::specialize(const LaunchArgs& a
                                                              const std::source_location& call_site) const {
   const State& st = *state_;
   const SpecKey key = make_spec_key({st.uid, st.options.opt_level, st.options.auto_mutex, st.options.timing,
-                                     st.options.race_check, st.options.elide_copies, &st.chip->name, &args});
+                                     st.options.race_check, st.options.elide_copies, st.options.fuse_rows, &st.chip->name, &args});
   return CompileCache::global().get_or_compile(key, [&]() -> CompileCache::Entry {
     HostSpanScope span("compile", &st.options.name);
     TraceSignature signature{.name = st.options.name, .specialization = describe(args), .key = &args.key};

@@ -52,8 +52,9 @@ using Clock = SteadyClock;
 /// The key of the kernel's object in packages and the disk cache: the lowered IR itself, the
 /// options that change code, the chip and the JIT target, so a changed kernel never matches.
 std::string object_key(const CompiledKernel& ck, const ChipProfile& chip, const JitOptions& o) {
-  return fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={} elide_copies={}\nchip={} ({})\n{}", ir::to_string(ck.ir), o.opt_level,
-                     o.timing, o.race_check, o.auto_mutex, o.elide_copies, chip.name, chip.origin, backend::jit_target_description());
+  return fmt::format("{}\nopt={} timing={} race_check={} auto_mutex={} elide_copies={} fuse_rows={}\nchip={} ({})\n{}", ir::to_string(ck.ir),
+                     o.opt_level, o.timing, o.race_check, o.auto_mutex, o.elide_copies, o.fuse_rows, chip.name, chip.origin,
+                     backend::jit_target_description());
 }
 
 /// The disk cache key of the quick tier's object: the optimised one's, marked.
@@ -154,7 +155,7 @@ backend::CompiledCode compile_for_cache(const ir::Kernel& k, const ChipProfile& 
                                         backend::ObjectCode& object) {
   const auto t = Clock::now();
   backend::CompiledCode code = backend::compile_kernel(
-      k, chip, {.opt_level = o.opt_level, .quick = quick, .instrument = o.timing, .elide_copies = o.elide_copies}, &object);
+      k, chip, {.opt_level = o.opt_level, .quick = quick, .instrument = o.timing, .elide_copies = o.elide_copies, .fuse_rows = o.fuse_rows}, &object);
   if (DiskCache& disk = DiskCache::global(); disk.enabled()) disk.store(key, o.name, object.symbol, object.bytes, ms_since(t));
   return code;
 }

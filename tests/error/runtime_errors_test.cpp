@@ -288,6 +288,41 @@ TEST_CASE("a store that computes its expression straight into GM (store forwardi
   check_runtime_usable();
 }
 
+TEST_CASE("a check that fails inside a run of fused rows stops the core before the run computes, with the instruction's line") {
+  // a = t + 1 and b = t + u are one run of row fusion (pto/backend/RowFusion.hpp); b's operands
+  // have other row counts when n != m, which b's check finds before any row of the run is computed.
+  int add_line = 0;
+  const auto k = pl::jit({.name = "fused_rows_mismatch"}, [&](pl::Tensor<float, pl::DYNAMIC, pl::STATIC> x, pl::Tensor<float, pl::DYNAMIC, pl::STATIC> y,
+                                                           pl::Tensor<float> za, pl::Tensor<float> zb) {
+    const pl::Int n = x.extent(0), m = y.extent(0);
+    auto t = pl::make_tile<float>(pl::Vec, {8, 16});
+    auto u = pl::make_tile<float>(pl::Vec, {8, 16});
+    auto a = pl::make_tile<float>(pl::Vec, {8, 16});
+    auto b = pl::make_tile<float>(pl::Vec, {8, 16});
+    pl::load(t, x.slice(0, n, 0, 16));
+    pl::load(u, y.slice(0, m, 0, 16));
+    a = t + 1;
+    add_line = __LINE__; b = t + u;
+    pl::store(za.slice(0, n, 0, 16), a);
+    pl::store(zb.slice(0, n, 0, 16), b);
+  });
+  auto za = pto::Tensor<float>::full({8, 16}, 2.5f), zb = pto::Tensor<float>::full({8, 16}, 2.5f);
+  const auto za0 = copy_of(za), zb0 = copy_of(zb);
+  auto x = pto::Tensor<float>::random({6, 16}, 7), y = pto::Tensor<float>::random({5, 16}, 8);
+  k[{}](x, y, za, zb);
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'fused_rows_mismatch'", "pipe: V", PTO_AT(add_line));
+  CHECK(bitwise_equal(za, za0));
+  CHECK(bitwise_equal(zb, zb0));
+  auto y6 = pto::Tensor<float>::random({6, 16}, 9);
+  k[{}](x, y6, za, zb);
+  pto::synchronize();
+  for (int64_t i = 0; i < za.numel(); ++i) {
+    CHECK(za[i] == (i < 6 * 16 ? static_cast<float>(x[i]) + 1 : 2.5f));
+    CHECK(zb[i] == (i < 6 * 16 ? static_cast<float>(x[i]) + static_cast<float>(y6[i]) : 2.5f));
+  }
+  check_runtime_usable();
+}
+
 TEST_CASE("a pl::range step of zero at run time is reported, never an endless loop") {
   int range_line = 0;
   const auto k = pl::jit({.name = "runtime_zero_step"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int step) {

@@ -180,34 +180,40 @@ void BM_InterleavePairedSoftmax(benchmark::State& state) {
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   interleave_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
 }
-// Copy elision (JitOptions::elide_copies: load elision and store forwarding) off and on, in pairs
-// as above, timing off so the ratio is the generated code's alone (> 1: faster on). Softmax
-// 4096x1024 f32 (its last expression computed by its store) and layernorm 4096x1024 f32 (the
-// same, and x read in place), both on 8 blocks: two kernels that differ only in that option.
+// Copy elision (JitOptions::elide_copies: load elision and store forwarding) and row fusion
+// (JitOptions::fuse_rows) each off and on, in pairs as above, timing off so the ratio is the
+// generated code's alone (> 1: faster on). Softmax 4096x1024 f32 (its last expression computed by
+// its store; row max, exp and row sum fused) and layernorm 4096x1024 f32 (the same, x read in
+// place; row sums, centring and rstd fused), both on 8 blocks: two kernels that differ only in
+// that option.
 template <class K>
-std::array<K, 2> without_and_with_elision(const K& kernel) {
+std::array<K, 2> without_and_with(const K& kernel, bool pto::JitOptions::*option) {
   pto::JitOptions o = kernel.options();
   o.timing = o.race_check = false;
-  o.elide_copies = false;
+  o.*option = false;
   auto without = kernel.with_options(o);
-  o.elide_copies = true;
+  o.*option = true;
   return {without, kernel.with_options(o)};
 }
-void BM_ElisionPairedSoftmax(benchmark::State& state) {
-  const auto k = without_and_with_elision(sm::make_kernel<float>({}));
+void option_paired_softmax(benchmark::State& state, bool pto::JitOptions::*option) {
+  const auto k = without_and_with(sm::make_kernel<float>({}), option);
   auto x = pto::Tensor<float>::random({4096, 1024}, 7, -4.0, 4.0);
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   report_pairs(state, alternating_pairs(state, [&](bool on) { k[on ? 1 : 0][{.block_dim = 8}](x, y); }), /*speedup=*/true);
 }
-void BM_ElisionPairedLayernorm(benchmark::State& state) {
+void option_paired_layernorm(benchmark::State& state, bool pto::JitOptions::*option) {
   namespace ln = pto::samples::layernorm;
-  const auto k = without_and_with_elision(ln::make_kernel<float>({}));
+  const auto k = without_and_with(ln::make_kernel<float>({}), option);
   auto x = pto::Tensor<float>::random({4096, 1024}, 8, -4.0, 4.0);
   auto gamma = pto::Tensor<float>::random({1, 1024}, 9), beta = pto::Tensor<float>::random({1, 1024}, 10);
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   report_pairs(state, alternating_pairs(state, [&](bool on) { k[on ? 1 : 0][{.block_dim = 8}](x, gamma, beta, y, 1e-5f); }),
                /*speedup=*/true);
 }
+void BM_ElisionPairedSoftmax(benchmark::State& state) { option_paired_softmax(state, &pto::JitOptions::elide_copies); }
+void BM_ElisionPairedLayernorm(benchmark::State& state) { option_paired_layernorm(state, &pto::JitOptions::elide_copies); }
+void BM_FusionPairedSoftmax(benchmark::State& state) { option_paired_softmax(state, &pto::JitOptions::fuse_rows); }
+void BM_FusionPairedLayernorm(benchmark::State& state) { option_paired_layernorm(state, &pto::JitOptions::fuse_rows); }
 // Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
 // blocks, timed and race-checked, every launch replayed (the replay cache off). Its 8 blocks
 // have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
@@ -238,6 +244,8 @@ BENCHMARK(BM_FoldingPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTi
 BENCHMARK(BM_FoldingPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_FusionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
@@ -454,6 +462,10 @@ int main(int argc, char** argv) {
                                                           "BM_ElisionPairedSoftmax/min_time:3.000/real_time", ""},
                                                          {"copy elision off / on, paired, layernorm 4096x1024 f32 timing off",
                                                           "BM_ElisionPairedLayernorm/min_time:3.000/real_time", ""},
+                                                         {"row fusion off / on, paired, softmax 4096x1024 f32 timing off (> 1: faster on)",
+                                                          "BM_FusionPairedSoftmax/min_time:3.000/real_time", ""},
+                                                         {"row fusion off / on, paired, layernorm 4096x1024 f32 timing off",
+                                                          "BM_FusionPairedLayernorm/min_time:3.000/real_time", ""},
                                                          {"profiled / unprofiled launch (<= 2)", "BM_LaunchProfiled/min_time:1.000/real_time",
                                                           "BM_LaunchUnprofiled/min_time:1.000/real_time"}});
   print_roofline();

@@ -40,6 +40,29 @@ TEST_CASE("copy elision is in the code only when asked (CompileOptions::elide_co
   CHECK(on.symbol != off.symbol);  // two codes of one kernel: two names
 }
 
+TEST_CASE("row fusion is in the code only when asked (CompileOptions::fuse_rows)") {
+  // a = t + 1 and b = a * a are one run (pto/backend/RowFusion.hpp; c is computed by its store):
+  // fused, their rows are computed a block at a time (blocks "fused", "fused.apart" for unequal rows).
+  const auto k = pto::lang::jit({.name = "fuse_codegen"}, [](pto::lang::Tensor<float> x, pto::lang::Tensor<float> z) {
+    auto t = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
+    auto a = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
+    auto b = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
+    auto c = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
+    pto::lang::load(t, x.slice(0, 8, 0, 64));
+    a = t + 1;
+    b = a * a;
+    c = b - a;
+    pto::lang::store(z.slice(0, 8, 0, 64), c);
+  });
+  auto x = pto::Tensor<float>::zeros({8, 64});
+  const auto ck = k[{.block_dim = 1}].compile(x, x);
+  const auto on = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .fuse_rows = true});
+  const auto off = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .fuse_rows = false});
+  CHECK(on.llvm_ir.find("fused.apart") != std::string::npos);
+  CHECK(off.llvm_ir.find("fused.apart") == std::string::npos);
+  CHECK(on.symbol != off.symbol);  // two codes of one kernel: two names
+}
+
 TEST_CASE("the optimised LLVM IR of vector_add<float> at O2 has a vectorised loop of float vectors") {
   const auto k = pto::unit_test::make_vector_add<float>("vadd_vec");
   auto x = pto::Tensor<float>::zeros({4096});

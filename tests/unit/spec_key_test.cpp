@@ -13,6 +13,8 @@ struct Inputs {
   bool auto_mutex = false;
   bool timing = true;
   bool race_check = true;
+  bool elide_copies = true;
+  bool fuse_rows = true;
   std::string chip = "a2";
   pto::detail::LaunchArgs args;
 };
@@ -37,6 +39,8 @@ pto::SpecKey key(const Inputs& in) {
                              .auto_mutex = in.auto_mutex,
                              .timing = in.timing,
                              .race_check = in.race_check,
+                             .elide_copies = in.elide_copies,
+                             .fuse_rows = in.fuse_rows,
                              .chip = &in.chip,
                              .args = &in.args});
 }
@@ -76,6 +80,8 @@ TEST_CASE("make_spec_key differs when any keyed field differs") {
       {"auto_mutex", [](Inputs& in) { in.auto_mutex = true; }},
       {"timing", [](Inputs& in) { in.timing = false; }},
       {"race_check", [](Inputs& in) { in.race_check = false; }},
+      {"elide_copies", [](Inputs& in) { in.elide_copies = false; }},
+      {"fuse_rows", [](Inputs& in) { in.fuse_rows = false; }},
       {"chip", [](Inputs& in) { in.chip = "a5"; }},
       {"chip path", [](Inputs& in) { in.chip = "a2.json"; }},
       {"1-D length", [](Inputs& in) { in.args.tensors[0].shape = {4099}; }},

@@ -5,7 +5,7 @@
 namespace pto::backend::codegen {
 
 CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                 const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only)
+                 const llvm::TargetMachine& tm, bool instrument, bool elide_copies, bool fuse_rows, std::optional<ir::CoreKind> only)
     : k_(k),
       chip_(chip),
       m_(m),
@@ -13,6 +13,7 @@ CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, 
       b_(c_),
       elision_(elide_copies ? find_load_elision(k) : LoadElision{}),
       forwarding_(elide_copies ? find_store_forwarding(k) : StoreForwarding{}),
+      fusion_(fuse_rows ? find_row_fusion(k, forwarding_) : RowFusion{}),
       instrument_(instrument),
       only_(only) {
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
@@ -179,8 +180,8 @@ llvm::Type* CodeGen::compute_type(DType t) {
 namespace pto::backend {
 
 void emit_kernel_llvm(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only) {
-  codegen::CodeGen(k, chip, m, symbol, tm, instrument, elide_copies, only).run();
+                      const llvm::TargetMachine& tm, bool instrument, bool elide_copies, bool fuse_rows, std::optional<ir::CoreKind> only) {
+  codegen::CodeGen(k, chip, m, symbol, tm, instrument, elide_copies, fuse_rows, only).run();
 }
 
 void emit_core_dispatch(llvm::Module& m, const std::string& symbol, const std::string& aic, const std::string& aiv,

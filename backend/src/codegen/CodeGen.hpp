@@ -29,6 +29,7 @@
 #include "pto/ir/Kernel.hpp"
 #include "pto/ir/Visitor.hpp"
 #include "pto/backend/LoadElision.hpp"
+#include "pto/backend/RowFusion.hpp"
 #include "pto/backend/StoreForwarding.hpp"
 
 namespace pto::backend::codegen {
@@ -40,9 +41,9 @@ class CodeGen : private ir::Visitor {
  public:
   /// `only`: emit the code one kind of core runs (a mix kernel's AIC or AIV part): the other
   /// kind's sections are left out and the core kind is a constant. `elide_copies`: load elision
-  /// and store forwarding (CompileOptions::elide_copies).
-  CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol,
-          const llvm::TargetMachine& tm, bool instrument, bool elide_copies, std::optional<ir::CoreKind> only = std::nullopt);
+  /// and store forwarding (CompileOptions::elide_copies); `fuse_rows`: row fusion.
+  CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, const std::string& symbol, const llvm::TargetMachine& tm,
+          bool instrument, bool elide_copies, bool fuse_rows, std::optional<ir::CoreKind> only = std::nullopt);
 
   /// Emits the kernel's function into the module.
   void run();
@@ -155,10 +156,18 @@ class CodeGen : private ir::Visitor {
   /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
-  /// The rows of a VecCompute's expression into `dst`, `pitch` elements from row to row;
-  /// `after_row(r)` (if given) is emitted after each row r.
-  void compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch,
+  /// Rows [first, first + count) of a VecCompute's expression into `dst`, `pitch` elements from
+  /// row to row; `after_row(r)` (if given) is emitted after each row r.
+  void compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch, Value* first, Value* count,
                     const std::function<void(Value*)>& after_row = {});
+  /// Rows [first, first + count) of a fused instruction (RowFusion.hpp: a VecCompute into its
+  /// tile, or a RowReduce along rows) computed into its destination.
+  void expr_rows(const ir::StmtNode* s, const TileExprLoop& loop, Value* first, Value* count);
+  /// What a fused instruction does once its rows are computed: its destination's valid extent,
+  /// and its report to the pipeline model.
+  void expr_done(const ir::StmtNode* s, const Extent& ext);
+  /// The statements [first, first + run.length) of a flattened list, a row fusion run.
+  void fused_run(const std::vector<ir::Stmt>& flat, size_t first, const RowFusion::Run& run);
   /// A float row reduction in 8 lanes (docs/semantics.md): column c goes to lane c % 8, each lane
   /// combines its columns in order starting from `init`, and the lanes are combined as
   /// ((l0 . l1) . (l2 . l3)) . ((l4 . l5) . (l6 . l7)) — a sum's one defined order, the same on
@@ -170,6 +179,11 @@ class CodeGen : private ir::Visitor {
   std::vector<Value*> float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows, llvm::Type* ct,
                                       Value* init, const std::function<Value*(Value*, Value*)>& combine, bool order_free);
   void row_reduce(const ir::RowReduce* op);
+  /// Rows [first, first + count) of a reduction along rows (sum, max, min) into its destination.
+  void reduce_rows(const ir::RowReduce* op, const TileExprLoop& loop, Value* first, Value* count);
+  /// A reduction's starting value in compute type `ct`, and one step of it.
+  Value* reduce_init(ir::ReduceOp op, llvm::Type* ct);
+  Value* reduce_step(ir::ReduceOp op, Value* cur, Value* v, bool fp);
   void arg_reduce(const ir::RowReduce* op);
 
   // ---------------------------------------------------------------- CodeGenChecks.cpp: checks, regions, extents
@@ -285,6 +299,7 @@ class CodeGen : private ir::Visitor {
   std::vector<Value*> tensor_base_;
   LoadElision elision_;  // loads that copy nothing, and the tile reads that read their GM instead
   StoreForwarding forwarding_;  // stores that compute their VecCompute into GM, and those VecComputes
+  RowFusion fusion_;            // runs of tile expressions computed a block of rows at a time
   struct GMRows {
     Value* base;   // the region's first element
     Value* pitch;  // elements from one row to the next

@@ -1,5 +1,7 @@
 #include "CodeGen.hpp"
 
+#include "../StmtScan.hpp"
+
 namespace pto::backend::codegen {
 
 void CodeGen::sync(const ir::Sync* op) {
@@ -53,16 +55,26 @@ void CodeGen::yield_point() {
 }
 
 void CodeGen::visit_node(const ir::Seq* op) {
-  for (size_t i = 0; i < op->body.size(); ++i) {
+  // Nested lists (insert_checks, insert_auto_mutex) run straight through: one list, as the
+  // analyses see it (StmtScan.hpp).
+  std::vector<ir::Stmt> body;
+  stmt_scan::flatten(op->body, body);
+  for (size_t i = 0; i < body.size();) {
+    if (const auto run = fusion_.runs.find(body[i].get()); run != fusion_.runs.end()) {
+      fused_run(body, i, run->second);
+      i += run->second.length;
+      continue;
+    }
     // A vector core gives way before each run of GM loads (a tile's inputs), so the emulator can
     // run the cores of one host thread tile by tile (see CoreContext::yield).
-    if (k_.mode == ir::KernelMode::Vector && op->body[i].as<ir::Load>() && (i == 0 || !op->body[i - 1].as<ir::Load>())) yield_point();
+    if (k_.mode == ir::KernelMode::Vector && body[i].as<ir::Load>() && (i == 0 || !body[i - 1].as<ir::Load>())) yield_point();
     // Back-to-back loads: prefetch the next one's region so both GM streams are in flight at
     // once, as two MTE2 transfers would be (the copies themselves stay in program order).
-    if (i + 1 < op->body.size() && op->body[i].as<ir::Load>()) {
-      if (const auto* next = op->body[i + 1].as<ir::Load>()) prefetch(next);
+    if (i + 1 < body.size() && body[i].as<ir::Load>()) {
+      if (const auto* next = body[i + 1].as<ir::Load>()) prefetch(next);
     }
-    stmt(op->body[i]);
+    stmt(body[i]);
+    ++i;
   }
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 
 #include "CodeGen.hpp"
@@ -324,22 +325,17 @@ int CodeGen::math_interleave(int64_t cols) {
 }
 
 void CodeGen::vec_compute(const ir::VecCompute* op) {
-  Extent ext;
-  if (forwarding_.computes.count(op)) {  // its store computes it, into GM (StoreForwarding.hpp)
-    ext = extent(op->extent);
-  } else {
-    const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
-    compute_rows(op, loop, loop.dst, b_.getInt64(group(op->dst).cols));
-    ext = loop.ext;
-  }
-  if (!op->dst.window) set_valid(op->dst, ext.rows, ext.cols);  // writing a view leaves the tile's valid extent
-  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+  if (forwarding_.computes.count(op)) return expr_done(op, extent(op->extent));  // its store computes it, into GM (StoreForwarding.hpp)
+  const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
+  expr_rows(op, loop, b_.getInt64(0), loop.ext.rows);
+  expr_done(op, loop.ext);
 }
 
-void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch,
+void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch, Value* first, Value* count,
                            const std::function<void(Value*)>& after_row) {
   const auto& dg = group(op->dst);
-  counted_loop(loop.ext.rows, [&](Value* r) {
+  counted_loop(count, [&](Value* i) {
+    Value* r = b_.CreateAdd(first, i);
     auto rows = leaf_rows(loop.bases, r);
     Value* drow = b_.CreateInBoundsGEP(loop.dst_type, dst, b_.CreateMul(r, pitch));
     math_emitted_ = false;
@@ -350,6 +346,67 @@ void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, V
     if (math_emitted_) set_interleave(latch, math_interleave(dg.cols));
     if (after_row) after_row(r);
   }, "r");
+}
+
+void CodeGen::expr_rows(const ir::StmtNode* s, const TileExprLoop& loop, Value* first, Value* count) {
+  expr_stmt_ = s;  // its elided reads (elided_read)
+  if (s->kind == ir::NodeKind::VecCompute) {
+    const auto* v = static_cast<const ir::VecCompute*>(s);
+    return compute_rows(v, loop, loop.dst, b_.getInt64(group(v->dst).cols), first, count);
+  }
+  reduce_rows(static_cast<const ir::RowReduce*>(s), loop, first, count);
+}
+
+void CodeGen::expr_done(const ir::StmtNode* s, const Extent& ext) {
+  if (s->kind == ir::NodeKind::VecCompute) {
+    const auto* v = static_cast<const ir::VecCompute*>(s);
+    if (!v->dst.window) set_valid(v->dst, ext.rows, ext.cols);  // writing a view leaves the tile's valid extent
+    return report(v, v->id, b_.CreateMul(ext.rows, ext.cols));
+  }
+  const auto* r = static_cast<const ir::RowReduce*>(s);  // along rows: one value a row
+  set_valid(r->dst, ext.rows, b_.getInt64(1));
+  report(r, r->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
+void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const RowFusion::Run& run) {
+  // Program order first: checks, syncs, valid extents and model reports (RowFusion.hpp).
+  std::vector<TileExprLoop> loops;
+  for (size_t i = first; i < first + run.length; ++i) {
+    const ir::StmtNode* s = flat[i].get();
+    if (std::find(run.fused.begin(), run.fused.end(), s) == run.fused.end()) {
+      stmt(flat[i]);
+      continue;
+    }
+    if (const auto* v = flat[i].as<ir::VecCompute>()) {
+      loops.push_back(tile_expr_loop(v, v->value, v->dst, v->extent));
+    } else {
+      const auto* r = flat[i].as<ir::RowReduce>();
+      loops.push_back(tile_expr_loop(r, r->value, r->dst, r->extent));
+    }
+    expr_done(s, loops.back().ext);
+  }
+  // Then the rows: a block of them through every instruction in turn, when all have as many
+  // rows; else each instruction whole, in turn.
+  Value* rows = loops[0].ext.rows;
+  Value* same = b_.getTrue();
+  for (const auto& loop : loops) same = b_.CreateAnd(same, b_.CreateICmpEQ(loop.ext.rows, rows));
+  BasicBlock* fused = BasicBlock::Create(c_, "fused", fn_);
+  BasicBlock* apart = BasicBlock::Create(c_, "fused.apart", fn_);
+  BasicBlock* done = BasicBlock::Create(c_, "fused.done", fn_);
+  b_.CreateCondBr(same, fused, apart, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
+  b_.SetInsertPoint(fused);
+  auto each = [&](Value* from, Value* count) {
+    for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], from, count);
+  };
+  constexpr int64_t kBlock = 4;  // rows a block: a float sum advances four rows side by side (reduce_rows)
+  Value* blocks = b_.CreateUDiv(rows, b_.getInt64(kBlock));
+  counted_loop(blocks, [&](Value* q) { each(b_.CreateMul(q, b_.getInt64(kBlock)), b_.getInt64(kBlock)); }, "fb");
+  each(b_.CreateMul(blocks, b_.getInt64(kBlock)), b_.CreateURem(rows, b_.getInt64(kBlock)));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(apart);
+  for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], b_.getInt64(0), loops[j].ext.rows);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 std::vector<Value*> CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows,
@@ -460,42 +517,54 @@ void CodeGen::arg_reduce(const ir::RowReduce* op) {
   report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
 }
 
+Value* CodeGen::reduce_init(ir::ReduceOp op, llvm::Type* ct) {
+  const bool fp = ct->isFloatTy();
+  switch (op) {
+    case ir::ReduceOp::Sum: return fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0));
+    case ir::ReduceOp::Max: return fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN));
+    case ir::ReduceOp::Min: return fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX));
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin: break;  // arg_reduce
+  }
+  return nullptr;
+}
+
+Value* CodeGen::reduce_step(ir::ReduceOp op, Value* cur, Value* v, bool fp) {
+  if (fp) return op == ir::ReduceOp::Sum ? b_.CreateFAdd(cur, v) : float_max_min(cur, v, op == ir::ReduceOp::Max);
+  return op == ir::ReduceOp::Sum ? b_.CreateAdd(cur, v) : binary(op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, false);
+}
+
 void CodeGen::row_reduce(const ir::RowReduce* op) {
   if (ir::is_arg_reduce(op->op)) return arg_reduce(op);
+  const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
+  if (op->axis == 0) {
+    reduce_rows(op, loop, b_.getInt64(0), loop.ext.rows);
+    return expr_done(op, loop.ext);
+  }
+  // Each column, the rows in order from the first.
   const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
+  const auto& [ext, bases, dst, dt, ct] = loop;
+  const bool fp = ct->isFloatTy();
+  counted_loop(ext.cols, [&](Value* col) {
+    auto* acc = entry_alloca(ct);
+    b_.CreateStore(reduce_init(op->op, ct), acc);
+    counted_loop(ext.rows, [&](Value* r) {
+      auto rows = leaf_rows(bases, r);
+      b_.CreateStore(reduce_step(op->op, b_.CreateLoad(ct, acc), element(op->value, col, rows, ct), fp), acc);
+    }, "r");
+    Value* result = convert(b_.CreateLoad(ct, acc), op->value->type.dtype, dg.dtype);
+    b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, col));
+  }, "c");
+  set_valid(op->dst, b_.getInt64(1), ext.cols);
+  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+}
+
+void CodeGen::reduce_rows(const ir::RowReduce* op, const TileExprLoop& loop, Value* first, Value* count) {
+  const auto& dg = group(op->dst);
+  const auto& [ext, bases, dst, dt, ct] = loop;
   const DType vdt = op->value->type.dtype;
   const bool fp = ct->isFloatTy();
-  auto init_value = [&]() -> Value* {
-    switch (op->op) {
-      case ir::ReduceOp::Sum: return fp ? llvm::ConstantFP::get(ct, 0.0) : static_cast<Value*>(b_.getInt32(0));
-      case ir::ReduceOp::Max: return fp ? llvm::ConstantFP::getInfinity(ct, true) : static_cast<Value*>(b_.getInt32(INT32_MIN));
-      case ir::ReduceOp::Min: return fp ? llvm::ConstantFP::getInfinity(ct, false) : static_cast<Value*>(b_.getInt32(INT32_MAX));
-      case ir::ReduceOp::ArgMax:
-      case ir::ReduceOp::ArgMin: break;  // arg_reduce
-    }
-    return nullptr;
-  };
-  auto step = [&](Value* cur, Value* v) -> Value* {
-    if (fp) return op->op == ir::ReduceOp::Sum ? b_.CreateFAdd(cur, v) : float_max_min(cur, v, op->op == ir::ReduceOp::Max);
-    return op->op == ir::ReduceOp::Sum ? b_.CreateAdd(cur, v)
-                                       : binary(op->op == ir::ReduceOp::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, cur, v, false);
-  };
-  if (op->axis == 1) {  // each column, the rows in order from the first
-    counted_loop(ext.cols, [&](Value* col) {
-      auto* acc = entry_alloca(ct);
-      b_.CreateStore(init_value(), acc);
-      counted_loop(ext.rows, [&](Value* r) {
-        auto rows = leaf_rows(bases, r);
-        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
-      }, "r");
-      Value* result = convert(b_.CreateLoad(ct, acc), vdt, dg.dtype);
-      b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, col));
-    }, "c");
-    set_valid(op->dst, b_.getInt64(1), ext.cols);
-    report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
-    return;
-  }
+  auto step = [&](Value* cur, Value* v) { return reduce_step(op->op, cur, v, fp); };
   auto store_row = [&](Value* r, Value* result) {  // the destination is the source's dtype or float (a wider accumulator)
     result = convert(result, vdt, dg.dtype);
     b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, b_.CreateMul(r, b_.getInt64(dg.cols))));
@@ -505,21 +574,21 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     // then the last one to three together, each row's order unchanged (softmax 4096x1024's
     // 9-row tiles, layernorm's 7-row ones).
     constexpr int64_t kGroup = 4;
-    auto sum_rows = [&](Value* first, int64_t n) {
+    auto sum_rows = [&](Value* from, int64_t n) {
       std::vector<LeafRows> rows;
       std::vector<Value*> rs;
       for (int64_t j = 0; j < n; ++j) {
-        rs.push_back(b_.CreateAdd(first, b_.getInt64(j)));
+        rs.push_back(b_.CreateAdd(from, b_.getInt64(j)));
         rows.push_back(leaf_rows(bases, rs.back()));
       }
-      const std::vector<Value*> sums = float_row_lanes(op->value, ext.cols, rows, ct, init_value(), step, false);
+      const std::vector<Value*> sums = float_row_lanes(op->value, ext.cols, rows, ct, reduce_init(op->op, ct), step, false);
       for (int64_t j = 0; j < n; ++j) store_row(rs[j], sums[j]);
     };
-    Value* groups = b_.CreateUDiv(ext.rows, b_.getInt64(kGroup));
-    counted_loop(groups, [&](Value* q) { sum_rows(b_.CreateMul(q, b_.getInt64(kGroup)), kGroup); }, "rg");
-    Value* tail = b_.CreateMul(groups, b_.getInt64(kGroup));
+    Value* groups = b_.CreateUDiv(count, b_.getInt64(kGroup));
+    counted_loop(groups, [&](Value* q) { sum_rows(b_.CreateAdd(first, b_.CreateMul(q, b_.getInt64(kGroup))), kGroup); }, "rg");
+    Value* tail = b_.CreateAdd(first, b_.CreateMul(groups, b_.getInt64(kGroup)));
     llvm::BasicBlock* done = llvm::BasicBlock::Create(c_, "rt.done", fn_);
-    llvm::SwitchInst* left = b_.CreateSwitch(b_.CreateURem(ext.rows, b_.getInt64(kGroup)), done, kGroup - 1);
+    llvm::SwitchInst* left = b_.CreateSwitch(b_.CreateURem(count, b_.getInt64(kGroup)), done, kGroup - 1);
     for (int64_t n = 1; n < kGroup; ++n) {  // the last n rows together
       llvm::BasicBlock* rows_left = llvm::BasicBlock::Create(c_, "rt", fn_);
       left->addCase(b_.getInt64(n), rows_left);
@@ -528,25 +597,24 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
       b_.CreateBr(done);
     }
     b_.SetInsertPoint(done);
-  } else {
-    counted_loop(ext.rows, [&](Value* r) {
-      auto rows = leaf_rows(bases, r);
-      Value* result = nullptr;
-      if (fp) {  // max and min: the same in any order, so in 64 lanes
-        result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, init_value(), step, true)[0];
-      } else {
-        auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
-        b_.CreateStore(init_value(), acc);
-        counted_loop(ext.cols, [&](Value* col) {
-          b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
-        }, "c");
-        result = b_.CreateLoad(ct, acc);
-      }
-      store_row(r, result);
-    }, "r");
+    return;
   }
-  set_valid(op->dst, ext.rows, b_.getInt64(1));
-  report(op, op->id, b_.CreateMul(ext.rows, ext.cols));
+  counted_loop(count, [&](Value* i) {
+    Value* r = b_.CreateAdd(first, i);
+    auto rows = leaf_rows(bases, r);
+    Value* result = nullptr;
+    if (fp) {  // max and min: the same in any order, so in 64 lanes
+      result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, reduce_init(op->op, ct), step, true)[0];
+    } else {
+      auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
+      b_.CreateStore(reduce_init(op->op, ct), acc);
+      counted_loop(ext.cols, [&](Value* col) {
+        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
+      }, "c");
+      result = b_.CreateLoad(ct, acc);
+    }
+    store_row(r, result);
+  }, "r");
 }
 
 }  // namespace pto::backend::codegen

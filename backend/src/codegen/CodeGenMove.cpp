@@ -167,7 +167,7 @@ void CodeGen::forwarded_store(const ir::Store* op, const ir::VecCompute* v, cons
   Value* into_gm = b_.CreateAnd(direct, b_.CreateNot(streaming));
   Value* by_rows = b_.CreateAnd(direct, streaming);
   compute_rows(v, loop, b_.CreateSelect(into_gm, gm, loop.dst), b_.CreateSelect(into_gm, reg.stride[0], b_.getInt64(g.cols)),
-               [&](Value* r) {
+               b_.getInt64(0), loop.ext.rows, [&](Value* r) {
                  auto* row = BasicBlock::Create(c_, "fwd.row", fn_);
                  auto* next = BasicBlock::Create(c_, "fwd.next", fn_);
                  b_.CreateCondBr(by_rows, row, next);

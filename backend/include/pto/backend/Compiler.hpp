@@ -29,6 +29,7 @@ struct CompileOptions {
   bool keep_llvm_ir = false;   // keep the optimised LLVM IR text (tests, PTO_DEBUG=3)
   bool instrument = true;      // report instructions and syncs to the pipeline model (CoreContext hooks)
   bool elide_copies = true;    // load elision and store forwarding (JitOptions::elide_copies)
+  bool fuse_rows = true;       // row fusion (JitOptions::fuse_rows)
   bool print_llvm_ir = false;  // also print it to stderr (PTO_DEBUG=3; set by compile_kernel)
 };
 

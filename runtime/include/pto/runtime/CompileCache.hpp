@@ -27,6 +27,7 @@ struct SpecKeyFields {
   bool timing;
   bool race_check;
   bool elide_copies;
+  bool fuse_rows;
   const std::string* chip;
   const detail::LaunchArgs* args;
 };

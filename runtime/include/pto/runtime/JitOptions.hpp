@@ -41,6 +41,12 @@ struct JitOptions {
   /// tile, as the interpreter does (to measure what they save, or to rule them out). Results,
   /// simulated time and race reports are the same either way.
   bool elide_copies = true;
+  /// Row fusion (backend/include/pto/backend/RowFusion.hpp): a run of tile expressions whose rows
+  /// depend only on the same rows of each other is computed a block of rows at a time, every
+  /// instruction on the block in turn, so each finds its operands in the host's L1. False: each
+  /// instruction computes its whole tile in turn, as the interpreter does. Results, simulated
+  /// time and race reports are the same either way.
+  bool fuse_rows = true;
   int remove_sync = -1;      // the sync-removal campaign: the lowered kernel loses its sync site N
                              // (backend::removable_syncs; -1: none). Races are then expected.
 };

@@ -1,0 +1,51 @@
+#pragma once
+// Row fusion: runs of tile expressions that the code generator computes a few rows at a time,
+// every instruction of the run on those rows before any instruction moves on to the next rows.
+//
+// On the host, `row_sum(mean, x); d = x - mean; row_sum(var, d * d); rstd = rsqrt(var * c + eps)`
+// is four passes over whole tiles: each pass streams its operands through the host's caches
+// again, and a 7-row tile of 1024 floats with its 7-row result is past the host's L1. Computed a
+// few rows at a time, each instruction finds the rows the previous one wrote still in L1, as a
+// plain C++ loop over rows would.
+//
+// A run, in one statement list (nested lists run straight through, as the code generator walks
+// them), starts at a fused instruction and ends at its last fused instruction; between them lie
+// only checks, syncs between the pipes of the core and VecComputes whose store computes them
+// (StoreForwarding.hpp: they write nothing where they stand). The fused instructions are
+// VecComputes and RowReduces along rows (not argmax/argmin), each writing a whole slot (no
+// window), occurring once in the kernel and computing no transcendental function (exp, log,
+// tanh, sigmoid, erf, sin, cos, pow: bound by its arithmetic, such an instruction gains nothing
+// from its operands in L1; measured in RowFusion.cpp). Row r of each depends only on row r of what the run
+// writes, whatever order the rows are computed in, when:
+//   - every read of a group the run writes is of whole rows of a slot (no window) and no one-row
+//     read broadcast down the columns ({rows, 1} reads of row r are row r's);
+//   - no two groups the run touches share bytes (the planner reuses a dead tile's bytes, and
+//     addrs= places tiles on purpose), unless neither is written.
+// The run's instructions then have their checks, valid extents and model reports emitted in
+// program order first (the pipeline model sees the same calls in the same order: simulated time,
+// races and counters do not change), then one loop over blocks of rows computes each instruction
+// on each block in program order — when every fused instruction has the same row count at run
+// time; otherwise each computes its whole extent in turn, as without fusion. A run's check that
+// fails stops the core before the run computes anything (a VecCompute writes no GM). The
+// interpreter computes each instruction whole; both give the same bytes.
+#include <cstddef>
+#include <unordered_map>
+#include <vector>
+
+#include "pto/backend/StoreForwarding.hpp"
+#include "pto/ir/Kernel.hpp"
+
+namespace pto::backend {
+
+struct RowFusion {
+  struct Run {
+    size_t length = 0;                        // statements of the flattened list, from the first on
+    std::vector<const ir::StmtNode*> fused;  // its VecComputes and RowReduces, in program order
+  };
+  std::unordered_map<const ir::StmtNode*, Run> runs;  // by the run's first statement (a fused instruction)
+};
+
+/// The runs of `k` (lowered, memory planned) given the stores that compute their expressions.
+RowFusion find_row_fusion(const ir::Kernel& k, const StoreForwarding& forwarding);
+
+}  // namespace pto::backend
