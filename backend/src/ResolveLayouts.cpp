@@ -53,6 +53,15 @@ Layout gm_layout(const ir::GMRegion& r) {
   return row && *row == 1 && !(col && *col == 1) ? Layout::DN : Layout::ND;
 }
 
+/// Whether a GM window is ND and DN alike: one row or one column of elements, or a view whose
+/// rows and columns are both contiguous (one of its dimensions is one element of the tensor: the
+/// [K, N] column-major view of an [N, 1] B). Either tile layout then holds its elements in order.
+bool gm_either_layout(const ir::GMRegion& r) {
+  const auto row = ir::int_constant(ir::region_stride(r, 0)), col = ir::int_constant(ir::region_stride(r, 1));
+  const auto rows = ir::int_constant(r.extent[0]), cols = ir::int_constant(r.extent[1]);
+  return (row && *row == 1 && col && *col == 1) || (rows && *rows == 1) || (cols && *cols == 1);
+}
+
 class LayoutResolver : public ir::Visitor {
  public:
   explicit LayoutResolver(ir::Kernel& k) : k_(k) {}
@@ -81,8 +90,9 @@ class LayoutResolver : public ir::Visitor {
                                                 k_.tensors[static_cast<size_t>(r.tensor)].name));
       return Conversion::Nz2Nd;
     }
+    const bool either = gm_either_layout(r);
     if (!ir::is_fractal(tile)) {  // ND or DN tiles: the layouts must match (a line is both)
-      if (tile == Layout::DN && gm != Layout::DN && !is_line(g)) {
+      if (tile == Layout::DN && gm != Layout::DN && !either && !is_line(g)) {
         fail(i, fmt::format("{} between a {}x{} DN tile ({}) and a row-major window of tensor {}: MTE moves a DN tile to or from a "
                             "column-major (DN) view only; use an ND tile, or pass a transposed view (permute)",
                             verb, g.rows, g.cols, g.name, k_.tensors[static_cast<size_t>(r.tensor)].name));
@@ -92,7 +102,7 @@ class LayoutResolver : public ir::Visitor {
     // Fractal tiles: only Mat takes them here (the memory's allowed list), loaded with ND2NZ or DN2ZN.
     if (!load) fail(i, fmt::format("store from {} tile {} in {}: MTE3 writes ND or DN tiles to GM", name(tile), g.name, ir::mem_space_name(g.space)));
     const Layout want = gm == Layout::DN ? Layout::ZN : Layout::NZ;
-    if (tile != want) {
+    if (tile != want && !either) {
       fail(i, fmt::format("load of a {} window of tensor {} into {} tile {}: TLOAD converts ND -> NZ and DN -> ZN only; declare the "
                           "tile {}{}",
                           name(gm), k_.tensors[static_cast<size_t>(r.tensor)].name, name(tile), g.name, name(want),

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "matmul_reference.hpp"
+#include "../../samples/03_matmul/matmul.hpp"
 #include "pto/ir/Printer.hpp"
 
 namespace pto::correctness {
@@ -105,6 +106,22 @@ TEST_CASE("B given transposed: a column-major view loads into a ZN tile (DN -> Z
     CHECK(conversion_of(ck->ir, "move", 1) == Conversion::None);   // ZN -> ZN
     // Whole columns move: the GM bytes are the matrices' own, not a strided view's per-element cost.
     CHECK(p.gm_bytes == doctest::Approx(static_cast<double>((M * K + N * K) * 2 + M * N * 4)));
+  }
+}
+
+TEST_CASE("B given transposed with one column (K = 1): its column-major view is row-major too, and loads into the ZN tile") {
+  // The [K, N] view of an [N, 1] B has both strides 1: DN and ND alike. Sample 03 with
+  // b_column_view declares ZN L1 tiles for B; the load was rejected as "ND into ZN" (found by the
+  // fuzzer: f16 54x113x1). K = 1 with a K slice of 16 (pl::extract), and K = 3 for comparison.
+  for (const int64_t K : {int64_t{1}, int64_t{3}}) {
+    CAPTURE(K);
+    constexpr int64_t M = 54, N = 113;
+    auto a = mm_input<half>({M, K}, 5), bt = mm_input<half>({N, K}, 6);
+    const auto k = pto::samples::matmul::make_kernel<half>({.tm = 32, .tn = 32, .tk = 32, .k0 = 16, .b_column_view = true});
+    auto c = pto::Tensor<half>::zeros({M, N});
+    k[{.block_dim = 2}](a, bt, c);
+    pto::synchronize();
+    check_product(c, reference(a, bt, true), K);
   }
 }
 
