@@ -110,12 +110,22 @@ struct Survey : stmt_scan::InstrSurvey {
     return false;
   }
   /// What may lie between a run's instructions: it writes no tile, no GM and no scalar, and meets
-  /// no other core (a forwarded VecCompute only sets its valid extent and reports itself).
-  bool between(const ir::Stmt& s) const {
+  /// no other core.
+  static bool between(const ir::Stmt& s) {
     if (s->kind == ir::NodeKind::Check) return true;
-    if (const auto* v = s.as<ir::VecCompute>()) return forwarding.computes.count(v) > 0;
     const auto* sync = s.as<ir::Sync>();
     return sync && !ir::meets_other_cores(sync->op);
+  }
+  /// The forwarded store of VecCompute `flat[j]` (a forwarded one), past the checks and syncs
+  /// after it: its index, or 0 if there is none (the store computes its expression).
+  size_t forwarded_store(const std::vector<ir::Stmt>& flat, size_t j) const {
+    const auto* v = flat[j].as<ir::VecCompute>();
+    if (!v || !forwarding.computes.count(v) || transcendental(v->value)) return 0;
+    size_t k = j + 1;
+    while (k < flat.size() && between(flat[k])) ++k;
+    const auto* store = k < flat.size() ? flat[k].as<ir::Store>() : nullptr;
+    const auto f = store ? forwarding.stores.find(store) : forwarding.stores.end();
+    return f != forwarding.stores.end() && f->second == v ? k : 0;
   }
 
   void find_runs(const std::vector<ir::Stmt>& flat, RowFusion& out) const {
@@ -132,11 +142,19 @@ struct Survey : stmt_scan::InstrSurvey {
           if (!rules.add(flat[j].get())) break;
           run.fused.push_back(flat[j].get());
           end = j + 1;
+        } else if (const size_t store = forwarded_store(flat, j); store > 0) {
+          // The run ends with the store that computes this expression (its tile written, as
+          // when the store streams or copies).
+          if (rules.add(flat[j].get())) {
+            run.store = flat[store].as<ir::Store>();
+            end = store + 1;
+          }
+          break;
         } else if (!between(flat[j])) {
           break;
         }
       }
-      if (run.fused.size() >= 2) {
+      if (run.fused.size() + (run.store ? 1 : 0) >= 2) {
         run.length = end - i;
         out.runs.emplace(flat[i].get(), std::move(run));
       }

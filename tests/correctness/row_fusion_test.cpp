@@ -14,13 +14,14 @@
 namespace pto::correctness {
 namespace {
 
-/// The fused instruction counts of the runs of `k`'s specialisation for `args`, sorted.
+/// The instruction counts of the runs of `k`'s specialisation for `args` (a forwarded store that
+/// ends a run counted), sorted.
 template <class K, class... Args>
 std::vector<size_t> fused_runs(const K& k, int block_dim, const Args&... args) {
   const auto& ir = k[{.block_dim = block_dim}].compile(args...)->ir;
   const auto fusion = pto::backend::find_row_fusion(ir, pto::backend::find_store_forwarding(ir));
   std::vector<size_t> sizes;
-  for (const auto& [first, run] : fusion.runs) sizes.push_back(run.fused.size());
+  for (const auto& [first, run] : fusion.runs) sizes.push_back(run.fused.size() + (run.store ? 1 : 0));
   std::sort(sizes.begin(), sizes.end());
   return sizes;
 }
@@ -64,7 +65,7 @@ TEST_CASE_TEMPLATE("fused rows: a centring and scaling chain over 2-D tiles with
   });
   auto x = pto::Tensor<T>::random({rows, cols}, 11, -8, 8);
   auto z = pto::Tensor<T>::full({rows, cols}, T(3));
-  CHECK(fused_runs(k, 5, x, z) == std::vector<size_t>{4});  // row_sum, m, d, row_max; out is computed by its store
+  CHECK(fused_runs(k, 5, x, z) == std::vector<size_t>{5});  // row_sum, m, d, row_max, and the store that computes out
   k[{.block_dim = 5}](x, z);
   pto::synchronize();
   auto want = [&](int64_t f) {
@@ -170,6 +171,52 @@ TEST_CASE("tiles placed on each other's bytes (addrs=) are not fused") {
   check_all(zy, [&](int64_t f) { return static_cast<float>(b[f]) + 1; });
 }
 
+/// s = row_sum(x); u = x * 2; out = u - s, stored `shift` rows down in `z` (x itself when `in_place`):
+/// one run ending with the store; the expression it stores reads UB only, so only the run's
+/// own read of x in place (an elided load) can overlap the store's region.
+auto store_ending_kernel(bool in_place) {
+  return pl::jit({.name = in_place ? "fuse_store_in_place" : "fuse_store_apart"},
+                 [in_place](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int shift) {
+                   auto t = pl::make_tile<float>(pl::Vec, {R, C});
+                   auto s = pl::make_tile<float>(pl::Vec, {R, 1});
+                   auto u = pl::make_tile<float>(pl::Vec, {R, C});
+                   auto out = pl::make_tile<float>(pl::Vec, {R, C});
+                   pl::load(t, x.slice(0, R, 0, C));
+                   pl::row_sum(s, t);
+                   u = t * 2;
+                   out = u - s;
+                   pl::store((in_place ? x : z).slice(shift, R, 0, C), out);
+                 });
+}
+
+TEST_CASE("a run that ends with a forwarded store writes GM block by block only apart from what the run reads in place") {
+  // Stored one row down onto x itself, block 0's rows would overwrite x's row 4 before block 1
+  // reads it: the store must wait for the run (into the tile, then copied).
+  for (const bool in_place : {false, true}) {
+    for (const int64_t shift : {int64_t{0}, int64_t{1}}) {
+      CAPTURE(in_place);
+      CAPTURE(shift);
+      const auto k = store_ending_kernel(in_place);
+      auto x = pto::Tensor<float>::random({R + 1, C}, 20, -4, 4);
+      auto z = pto::Tensor<float>::full({R + 1, C}, 5.f);
+      const auto x0 = copy_of(x);
+      CHECK(fused_runs(k, 1, x, z, int64_t{0}) == std::vector<size_t>{3});
+      k[{.block_dim = 1}](x, z, shift);
+      pto::synchronize();
+      auto want = [&](int64_t f) {
+        const int64_t r = f / C - shift;
+        if (r < 0 || r >= R) return in_place ? static_cast<float>(x0[f]) : 5.f;
+        float sum = 0;  // the row sum in the order docs/semantics.md defines: lanes c % 8, then a tree
+        float lanes[8] = {};
+        for (int64_t c = 0; c < C; ++c) lanes[c % 8] += static_cast<float>(x0[r * C + c]);
+        sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+        return static_cast<float>(x0[r * C + f % C]) * 2 - sum;
+      };
+      check_all(in_place ? x : z, want);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("samples 02 (softmax) and 08 (layernorm) give the same bytes with row fusion on and off", T, float, half) {
   namespace sm = pto::samples::softmax;
   namespace ln = pto::samples::layernorm;
@@ -177,7 +224,7 @@ TEST_CASE_TEMPLATE("samples 02 (softmax) and 08 (layernorm) give the same bytes 
   auto x = pto::Tensor<T>::random({rows, cols}, 16, -4, 4);
   {
     const auto k = sm::make_kernel<T>({});
-    CHECK(fused_runs(k, 6, x, x).empty());  // row max, exp, row sum: exp is not fused, and neither is left with a partner
+    CHECK(fused_runs(k, 6, x, x) == std::vector<size_t>{2});  // the row sum and the store of e / sum (exp is not fused)
     auto on = pto::Tensor<T>::zeros({rows, cols}), off = pto::Tensor<T>::zeros({rows, cols});
     k[{.block_dim = 6}](x, on);
     unfused(k)[{.block_dim = 6}](x, off);
@@ -187,12 +234,23 @@ TEST_CASE_TEMPLATE("samples 02 (softmax) and 08 (layernorm) give the same bytes 
     sm::reference(x, want);
     CHECK(pto::samples::max_abs_diff(on, want) <= sm::tolerance<T>());
   }
+  if constexpr (std::is_same_v<T, float>) {  // a store that streams (8 MiB and more): its rows go out block by block
+    const auto k = ln::make_kernel<T>({});
+    constexpr int64_t big = 2304, wide = 1024;
+    auto xb = pto::Tensor<T>::random({big, wide}, 21, -4, 4);
+    auto gamma = pto::Tensor<T>::random({1, wide}, 22), beta = pto::Tensor<T>::random({1, wide}, 23);
+    auto on = pto::Tensor<T>::zeros({big, wide}), off = pto::Tensor<T>::zeros({big, wide});
+    k[{.block_dim = 8}](xb, gamma, beta, on, 1e-5f);
+    unfused(k)[{.block_dim = 8}](xb, gamma, beta, off, 1e-5f);
+    pto::synchronize();
+    CHECK(bitwise_equal(on, off));
+  }
   {
     const auto k = ln::make_kernel<T>({});
     auto gamma = pto::Tensor<T>::random({1, cols}, 17), beta = pto::Tensor<T>::random({1, cols}, 18);
-    // gamma and beta cast to float once; row sum, mean, centring, row sum of squares and rstd (and,
-    // from half, x cast to float first).
-    CHECK(fused_runs(k, 6, x, gamma, beta, x, 1e-5f) == std::vector<size_t>{2, std::is_same_v<T, float> ? 5u : 6u});
+    // gamma and beta cast to float once; row sum, mean, centring, row sum of squares, rstd and the
+    // store of the result (and, from half, x cast to float first).
+    CHECK(fused_runs(k, 6, x, gamma, beta, x, 1e-5f) == std::vector<size_t>{2, std::is_same_v<T, float> ? 6u : 7u});
     auto on = pto::Tensor<T>::zeros({rows, cols}), off = pto::Tensor<T>::zeros({rows, cols});
     k[{.block_dim = 6}](x, gamma, beta, on, 1e-5f);
     unfused(k)[{.block_dim = 6}](x, gamma, beta, off, 1e-5f);

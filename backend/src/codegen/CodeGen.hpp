@@ -219,9 +219,33 @@ class CodeGen : private ir::Visitor {
   void yield_point();
   void load(const ir::Load* op);
   void store(const ir::Store* op);
-  /// A forwarded store (StoreForwarding.hpp): `v`'s expression into GM region `reg` (its extent,
-  /// no overlap with a GM region the expression reads), else into the tile and copied.
-  void forwarded_store(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es);
+  /// A store's report to the pipeline model (its GM interval and bytes).
+  void store_report(const ir::Store* op, const Region& reg);
+  /// A GM region read in place (an elided load's rows): `rows` x `cols` elements of `elem_bytes`.
+  struct GMRead {
+    Value* base;
+    Value* pitch;
+    Value* rows;
+    Value* cols;
+    int64_t elem_bytes;
+  };
+  /// A forwarded store (StoreForwarding.hpp): `v`'s expression into GM region `reg` when the
+  /// region is its extent and lies apart from every GM region the expression (and `other_reads`,
+  /// a row fusion run's) reads: straight into GM, or a row at a time through the tile for a
+  /// streaming store; else into the tile and then copied. Begin (the decision), the rows
+  /// [first, first + count), then end (the copy, if any).
+  struct ForwardedStore {
+    const ir::Store* op;
+    const ir::VecCompute* v;
+    Region reg;
+    int64_t es;
+    TileExprLoop loop;
+    Value *gm = nullptr, *direct = nullptr, *streaming = nullptr, *into_gm = nullptr, *by_rows = nullptr;
+  };
+  ForwardedStore forwarded_store_begin(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es,
+                                       std::span<const GMRead> other_reads);
+  void forwarded_store_rows(const ForwardedStore& f, Value* first, Value* count);
+  void forwarded_store_end(const ForwardedStore& f);
   /// Copies rows x cols elements from a tile of `from` (pitch `tile_pitch`) to GM of `to` (pitch
   /// `gm_pitch`), converting each element (FIX's conversion on the way out of Acc), after the
   /// store's relu and `scale` (an f32 value, or null), as ir::Store defines them.

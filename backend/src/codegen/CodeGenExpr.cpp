@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "CodeGen.hpp"
 
@@ -371,24 +372,39 @@ void CodeGen::expr_done(const ir::StmtNode* s, const Extent& ext) {
 void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const RowFusion::Run& run) {
   // Program order first: checks, syncs, valid extents and model reports (RowFusion.hpp).
   std::vector<TileExprLoop> loops;
+  std::optional<ForwardedStore> store;  // the run's forwarded store, if it ends with one
   for (size_t i = first; i < first + run.length; ++i) {
     const ir::StmtNode* s = flat[i].get();
-    if (std::find(run.fused.begin(), run.fused.end(), s) == run.fused.end()) {
-      stmt(flat[i]);
-      continue;
-    }
-    if (const auto* v = flat[i].as<ir::VecCompute>()) {
-      loops.push_back(tile_expr_loop(v, v->value, v->dst, v->extent));
+    if (s == run.store) {
+      std::vector<GMRead> reads;  // what the run reads in place, which the store must not write before the run is done
+      for (size_t j = 0; j < loops.size(); ++j) {
+        expr_stmt_ = run.fused[j];
+        for (const auto& [leaf, base] : loops[j].bases) {
+          if (const GMRows* gm = elided_read(leaf)) {
+            reads.push_back({base, gm->pitch, loops[j].ext.rows, loops[j].ext.cols, static_cast<int64_t>(dtype_size(leaf->type.dtype))});
+          }
+        }
+      }
+      const Region reg = region(run.store->dst);
+      store.emplace(forwarded_store_begin(run.store, forwarding_.stores.at(run.store), reg,
+                                          static_cast<int64_t>(dtype_size(group(run.store->src).dtype)), reads));
+      store_report(run.store, reg);
+    } else if (std::find(run.fused.begin(), run.fused.end(), s) == run.fused.end()) {
+      stmt(flat[i]);  // a check, a sync, or the store's expression (its valid extent and report)
     } else {
-      const auto* r = flat[i].as<ir::RowReduce>();
-      loops.push_back(tile_expr_loop(r, r->value, r->dst, r->extent));
+      if (const auto* v = flat[i].as<ir::VecCompute>()) {
+        loops.push_back(tile_expr_loop(v, v->value, v->dst, v->extent));
+      } else {
+        const auto* r = flat[i].as<ir::RowReduce>();
+        loops.push_back(tile_expr_loop(r, r->value, r->dst, r->extent));
+      }
+      expr_done(s, loops.back().ext);
     }
-    expr_done(s, loops.back().ext);
   }
   // Then the rows: a block of them through every instruction in turn, when all have as many
   // rows; else each instruction whole, in turn.
-  Value* rows = loops[0].ext.rows;
-  Value* same = b_.getTrue();
+  Value* rows = loops.empty() ? store->loop.ext.rows : loops[0].ext.rows;
+  Value* same = store ? b_.CreateICmpEQ(store->loop.ext.rows, rows) : b_.getTrue();
   for (const auto& loop : loops) same = b_.CreateAnd(same, b_.CreateICmpEQ(loop.ext.rows, rows));
   BasicBlock* fused = BasicBlock::Create(c_, "fused", fn_);
   BasicBlock* apart = BasicBlock::Create(c_, "fused.apart", fn_);
@@ -397,6 +413,7 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
   b_.SetInsertPoint(fused);
   auto each = [&](Value* from, Value* count) {
     for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], from, count);
+    if (store) forwarded_store_rows(*store, from, count);
   };
   constexpr int64_t kBlock = 4;  // rows a block: a float sum advances four rows side by side (reduce_rows)
   Value* blocks = b_.CreateUDiv(rows, b_.getInt64(kBlock));
@@ -405,8 +422,10 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
   b_.CreateBr(done);
   b_.SetInsertPoint(apart);
   for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], b_.getInt64(0), loops[j].ext.rows);
+  if (store) forwarded_store_rows(*store, b_.getInt64(0), store->loop.ext.rows);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+  if (store) forwarded_store_end(*store);
 }
 
 std::vector<Value*> CodeGen::float_row_lanes(const ir::Expr& value, Value* cols, std::span<const LeafRows> rows,

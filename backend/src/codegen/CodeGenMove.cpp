@@ -116,7 +116,9 @@ void CodeGen::store(const ir::Store* op) {
   const int64_t tes = static_cast<int64_t>(dtype_size(to));
   Value* scale = op->scale ? broadcast_scalar(op->scale, b_.getFloatTy()) : nullptr;
   if (const auto fwd = forwarding_.stores.find(op); fwd != forwarding_.stores.end()) {
-    forwarded_store(op, fwd->second, reg, es);
+    const ForwardedStore f = forwarded_store_begin(op, fwd->second, reg, es, {});
+    forwarded_store_rows(f, b_.getInt64(0), f.loop.ext.rows);
+    forwarded_store_end(f);
   } else if (op->atomic_add) {
     auto* ptr = b_.getPtrTy();
     auto* i32 = b_.getInt32Ty();
@@ -137,52 +139,72 @@ void CodeGen::store(const ir::Store* op) {
     convert_rows(gm_address(op->dst, reg, tes), reg.stride[0], reg.stride[1], to, tile_base(op->src), g.cols, g.dtype, reg.ext[0], reg.ext[1],
                  op->relu, scale);
   }
-  if (instrument_) {
-    auto [lo, hi] = gm_interval(op->dst, reg);
-    report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(moved_bytes(1, tes, reg.unit_columns()))), lo, hi);
-  }
+  store_report(op, reg);
 }
 
-void CodeGen::forwarded_store(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es) {
-  const auto& g = group(op->src);
-  const auto loop = tile_expr_loop(v, v->value, v->dst, v->extent);
-  Value* gm = gm_address(op->dst, reg, es);
-  // Bytes from a region's first element to one past its last: rows of `cols` a `pitch` apart.
-  auto end_of = [&](Value* first, Value* pitch) {
-    Value* last_row = b_.CreateMul(b_.CreateSub(loop.ext.rows, b_.getInt64(1)), pitch);
-    return b_.CreateAdd(b_.CreatePtrToInt(first, b_.getInt64Ty()), b_.CreateMul(b_.CreateAdd(last_row, loop.ext.cols), b_.getInt64(es)));
+void CodeGen::store_report(const ir::Store* op, const Region& reg) {
+  if (!instrument_) return;
+  const int64_t tes = static_cast<int64_t>(dtype_size(k_.tensors[op->dst.tensor].dtype));
+  auto [lo, hi] = gm_interval(op->dst, reg);
+  report(op, op->id, b_.CreateMul(b_.CreateMul(reg.ext[0], reg.ext[1]), b_.getInt64(moved_bytes(1, tes, reg.unit_columns()))), lo, hi);
+}
+
+CodeGen::ForwardedStore CodeGen::forwarded_store_begin(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es,
+                                                       std::span<const GMRead> other_reads) {
+  ForwardedStore f{.op = op, .v = v, .reg = reg, .es = es, .loop = tile_expr_loop(v, v->value, v->dst, v->extent)};
+  const TileExprLoop& loop = f.loop;
+  f.gm = gm_address(op->dst, reg, es);
+  // Bytes from a region's first element to one past its last: `rows` rows of `cols` a `pitch` apart.
+  auto end_of = [&](Value* first, Value* pitch, Value* rows, Value* cols, int64_t bytes) {
+    Value* last_row = b_.CreateMul(b_.CreateSub(rows, b_.getInt64(1)), pitch);
+    return b_.CreateAdd(b_.CreatePtrToInt(first, b_.getInt64Ty()), b_.CreateMul(b_.CreateAdd(last_row, cols), b_.getInt64(bytes)));
   };
-  Value* lo = b_.CreatePtrToInt(gm, b_.getInt64Ty());
-  Value* hi = end_of(gm, reg.stride[0]);
-  Value* direct = b_.CreateAnd(b_.CreateICmpEQ(reg.ext[0], loop.ext.rows), b_.CreateICmpEQ(reg.ext[1], loop.ext.cols));
+  Value* lo = b_.CreatePtrToInt(f.gm, b_.getInt64Ty());
+  Value* hi = end_of(f.gm, reg.stride[0], loop.ext.rows, loop.ext.cols, es);
+  auto apart_from = [&](const GMRead& read) {
+    Value* rlo = b_.CreatePtrToInt(read.base, b_.getInt64Ty());
+    return b_.CreateOr(b_.CreateICmpULE(hi, rlo), b_.CreateICmpULE(end_of(read.base, read.pitch, read.rows, read.cols, read.elem_bytes), lo));
+  };
+  f.direct = b_.CreateAnd(b_.CreateICmpEQ(reg.ext[0], loop.ext.rows), b_.CreateICmpEQ(reg.ext[1], loop.ext.cols));
   for (const auto& [leaf, base] : loop.bases) {  // the GM regions it reads (elided loads) lie apart from it
     const GMRows* read = elided_read(leaf);
     if (!read) continue;
-    Value* apart = b_.CreateOr(b_.CreateICmpULE(hi, b_.CreatePtrToInt(base, b_.getInt64Ty())), b_.CreateICmpULE(end_of(base, read->pitch), lo));
-    direct = b_.CreateAnd(direct, apart);
+    f.direct = b_.CreateAnd(f.direct, apart_from({base, read->pitch, loop.ext.rows, loop.ext.cols, es}));
   }
+  for (const GMRead& read : other_reads) f.direct = b_.CreateAnd(f.direct, apart_from(read));
   // Into GM; or, when the store streams past the host's caches, each row into the tile and then
   // streamed out while it is in L1 (plain stores into GM would read every line first).
-  Value* streaming = streams(op->dst.tensor, es);
-  Value* into_gm = b_.CreateAnd(direct, b_.CreateNot(streaming));
-  Value* by_rows = b_.CreateAnd(direct, streaming);
-  compute_rows(v, loop, b_.CreateSelect(into_gm, gm, loop.dst), b_.CreateSelect(into_gm, reg.stride[0], b_.getInt64(g.cols)),
-               b_.getInt64(0), loop.ext.rows, [&](Value* r) {
+  f.streaming = streams(op->dst.tensor, es);
+  f.into_gm = b_.CreateAnd(f.direct, b_.CreateNot(f.streaming));
+  f.by_rows = b_.CreateAnd(f.direct, f.streaming);
+  return f;
+}
+
+void CodeGen::forwarded_store_rows(const ForwardedStore& f, Value* first, Value* count) {
+  const auto& g = group(f.op->src);
+  const int64_t es = f.es;
+  expr_stmt_ = f.v;  // its elided reads (elided_read)
+  compute_rows(f.v, f.loop, b_.CreateSelect(f.into_gm, f.gm, f.loop.dst), b_.CreateSelect(f.into_gm, f.reg.stride[0], b_.getInt64(g.cols)),
+               first, count, [&](Value* r) {
                  auto* row = BasicBlock::Create(c_, "fwd.row", fn_);
                  auto* next = BasicBlock::Create(c_, "fwd.next", fn_);
-                 b_.CreateCondBr(by_rows, row, next);
+                 b_.CreateCondBr(f.by_rows, row, next);
                  b_.SetInsertPoint(row);
-                 copy_rows(b_.CreateInBoundsGEP(b_.getInt8Ty(), gm, b_.CreateMul(r, b_.CreateMul(reg.stride[0], b_.getInt64(es)))),
-                           reg.stride[0], b_.CreateInBoundsGEP(b_.getInt8Ty(), loop.dst, b_.CreateMul(r, b_.getInt64(g.cols * es))), g.cols,
-                           b_.getInt64(1), reg.ext[1], es, false, b_.getTrue());
+                 copy_rows(b_.CreateInBoundsGEP(b_.getInt8Ty(), f.gm, b_.CreateMul(r, b_.CreateMul(f.reg.stride[0], b_.getInt64(es)))),
+                           f.reg.stride[0], b_.CreateInBoundsGEP(b_.getInt8Ty(), f.loop.dst, b_.CreateMul(r, b_.getInt64(g.cols * es))), g.cols,
+                           b_.getInt64(1), f.reg.ext[1], es, false, b_.getTrue());
                  b_.CreateBr(next);
                  b_.SetInsertPoint(next);
                });
+}
+
+void CodeGen::forwarded_store_end(const ForwardedStore& f) {
+  const auto& g = group(f.op->src);
   auto* copy = BasicBlock::Create(c_, "fwd.copy", fn_);
   auto* done = BasicBlock::Create(c_, "fwd.done", fn_);
-  b_.CreateCondBr(direct, done, copy);
+  b_.CreateCondBr(f.direct, done, copy);
   b_.SetInsertPoint(copy);
-  copy_rows(gm, reg.stride[0], loop.dst, g.cols, reg.ext[0], reg.ext[1], es, false, streaming);
+  copy_rows(f.gm, f.reg.stride[0], f.loop.dst, g.cols, f.reg.ext[0], f.reg.ext[1], f.es, false, f.streaming);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

@@ -9,9 +9,10 @@
 // plain C++ loop over rows would.
 //
 // A run, in one statement list (nested lists run straight through, as the code generator walks
-// them), starts at a fused instruction and ends at its last fused instruction; between them lie
-// only checks, syncs between the pipes of the core and VecComputes whose store computes them
-// (StoreForwarding.hpp: they write nothing where they stand). The fused instructions are
+// them), starts at a fused instruction and ends at its last fused instruction, or at a forwarded
+// store (StoreForwarding.hpp) whose expression follows them: the store then computes its rows
+// block by block too, into GM or streamed out a row at a time. Between them lie only checks and
+// syncs between the pipes of the core. The fused instructions are
 // VecComputes and RowReduces along rows (not argmax/argmin), each writing a whole slot (no
 // window), occurring once in the kernel and computing no transcendental function (exp, log,
 // tanh, sigmoid, erf, sin, cos, pow: bound by its arithmetic, such an instruction gains nothing
@@ -20,7 +21,10 @@
 //   - every read of a group the run writes is of whole rows of a slot (no window) and no one-row
 //     read broadcast down the columns ({rows, 1} reads of row r are row r's);
 //   - no two groups the run touches share bytes (the planner reuses a dead tile's bytes, and
-//     addrs= places tiles on purpose), unless neither is written.
+//     addrs= places tiles on purpose), unless neither is written;
+//   - a forwarded store writes GM block by block only when its region lies apart from every GM
+//     region the run reads in place (elided loads; checked at run time): else its expression's
+//     rows go into its tile and the store copies them once the run is done.
 // The run's instructions then have their checks, valid extents and model reports emitted in
 // program order first (the pipeline model sees the same calls in the same order: simulated time,
 // races and counters do not change), then one loop over blocks of rows computes each instruction
@@ -41,6 +45,7 @@ struct RowFusion {
   struct Run {
     size_t length = 0;                        // statements of the flattened list, from the first on
     std::vector<const ir::StmtNode*> fused;  // its VecComputes and RowReduces, in program order
+    const ir::Store* store = nullptr;         // the forwarded store that ends it, if any
   };
   std::unordered_map<const ir::StmtNode*, Run> runs;  // by the run's first statement (a fused instruction)
 };
