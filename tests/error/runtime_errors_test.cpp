@@ -323,6 +323,44 @@ TEST_CASE("a check that fails inside a run of fused rows stops the core before t
   check_runtime_usable();
 }
 
+TEST_CASE("a forwarded store that ends a run of fused rows and fails its checks writes nothing") {
+  // row_sum(s, t) and the store of t - s are one run (pto/backend/RowFusion.hpp): the store's
+  // checks come before any row is computed or written, so an out-of-bounds region leaves z intact.
+  int store_line = 0;
+  const auto k = pl::jit({.name = "fused_store_oob"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int r0) {
+    auto t = pl::make_tile<float>(pl::Vec, {4, 16});
+    auto s = pl::make_tile<float>(pl::Vec, {4, 1});
+    auto out = pl::make_tile<float>(pl::Vec, {4, 16});
+    pl::load(t, x.slice(0, 4, 0, 16));
+    pl::row_sum(s, t);
+    out = t - s;
+    store_line = __LINE__; pl::store(z.slice(r0, 4, 0, 16), out);
+  });
+  auto x = pto::Tensor<float>::random({4, 16}, 6);
+  auto z = pto::Tensor<float>::full({10, 16}, 2.5f);
+  const auto z0 = copy_of(z);
+  k[{}](x, z, int64_t{8});
+  CHECK_HAS(user_error([] { pto::synchronize(); }), "kernel 'fused_store_oob'",
+            "store out of bounds on tensor arg1: rows [8, 12) (offset 8, length 4) outside the tensor's 10 rows", "pipe: MTE3",
+            PTO_AT(store_line));
+  CHECK(bitwise_equal(z, z0));
+  k[{}](x, z, int64_t{6});
+  pto::synchronize();
+  for (int64_t r = 0; r < 10; ++r) {
+    for (int64_t c = 0; c < 16; ++c) {
+      if (r < 6) {
+        CHECK(z[r * 16 + c] == 2.5f);
+        continue;
+      }
+      float lanes[8] = {};
+      for (int64_t j = 0; j < 16; ++j) lanes[j % 8] += static_cast<float>(x[(r - 6) * 16 + j]);
+      const float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+      CHECK(z[r * 16 + c] == static_cast<float>(x[(r - 6) * 16 + c]) - sum);
+    }
+  }
+  check_runtime_usable();
+}
+
 TEST_CASE("a pl::range step of zero at run time is reported, never an endless loop") {
   int range_line = 0;
   const auto k = pl::jit({.name = "runtime_zero_step"}, [&](pl::Tensor<float> x, pl::Tensor<float> z, pl::Int step) {
