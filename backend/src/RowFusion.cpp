@@ -154,7 +154,9 @@ struct Survey : stmt_scan::InstrSurvey {
           break;
         }
       }
-      if (run.fused.size() + (run.store ? 1 : 0) >= 2) {
+      // Two tile instructions at least: a row reduction with only its store (softmax's row sum
+      // and the store of e / sum) measured 1% slower in blocks (perf_pipeline BM_FusionPairedSoftmax).
+      if (run.fused.size() >= 2) {
         run.length = end - i;
         out.runs.emplace(flat[i].get(), std::move(run));
       }

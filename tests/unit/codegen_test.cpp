@@ -42,7 +42,7 @@ TEST_CASE("copy elision is in the code only when asked (CompileOptions::elide_co
 
 TEST_CASE("row fusion is in the code only when asked (CompileOptions::fuse_rows)") {
   // a = t + 1 and b = a * a are one run (pto/backend/RowFusion.hpp; c is computed by its store):
-  // fused, their rows are computed a block at a time (blocks "fused", "fused.apart" for unequal rows).
+  // fused, their rows are computed a block at a time (the loop "fb" over blocks of rows).
   const auto k = pto::lang::jit({.name = "fuse_codegen"}, [](pto::lang::Tensor<float> x, pto::lang::Tensor<float> z) {
     auto t = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
     auto a = pto::lang::make_tile<float>(pto::lang::Vec, {8, 64});
@@ -58,8 +58,8 @@ TEST_CASE("row fusion is in the code only when asked (CompileOptions::fuse_rows)
   const auto ck = k[{.block_dim = 1}].compile(x, x);
   const auto on = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .fuse_rows = true});
   const auto off = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = 0, .keep_llvm_ir = true, .fuse_rows = false});
-  CHECK(on.llvm_ir.find("fused.apart") != std::string::npos);
-  CHECK(off.llvm_ir.find("fused.apart") == std::string::npos);
+  CHECK(on.llvm_ir.find("fb.body") != std::string::npos);
+  CHECK(off.llvm_ir.find("fb.body") == std::string::npos);
   CHECK(on.symbol != off.symbol);  // two codes of one kernel: two names
 }
 

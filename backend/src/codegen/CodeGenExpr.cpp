@@ -401,30 +401,25 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
       expr_done(s, loops.back().ext);
     }
   }
-  // Then the rows: a block of them through every instruction in turn, when all have as many
-  // rows; else each instruction whole, in turn.
-  Value* rows = loops.empty() ? store->loop.ext.rows : loops[0].ext.rows;
-  Value* same = store ? b_.CreateICmpEQ(store->loop.ext.rows, rows) : b_.getTrue();
-  for (const auto& loop : loops) same = b_.CreateAnd(same, b_.CreateICmpEQ(loop.ext.rows, rows));
-  BasicBlock* fused = BasicBlock::Create(c_, "fused", fn_);
-  BasicBlock* apart = BasicBlock::Create(c_, "fused.apart", fn_);
-  BasicBlock* done = BasicBlock::Create(c_, "fused.done", fn_);
-  b_.CreateCondBr(same, fused, apart, llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1));
-  b_.SetInsertPoint(fused);
-  auto each = [&](Value* from, Value* count) {
-    for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], from, count);
-    if (store) forwarded_store_rows(*store, from, count);
-  };
+  // Then the rows, a block of them through every instruction in turn, each instruction taking
+  // the rows of the block that lie in its own extent: row r of each depends only on row r of what
+  // the others write (RowFusion.hpp), whatever their row counts.
+  std::vector<Value*> counts;  // per instruction (the store last), its rows
+  for (const auto& loop : loops) counts.push_back(loop.ext.rows);
+  if (store) counts.push_back(store->loop.ext.rows);
+  Value* rows = counts[0];
+  for (Value* n : counts) rows = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rows, n);
   constexpr int64_t kBlock = 4;  // rows a block: a float sum advances four rows side by side (reduce_rows)
-  Value* blocks = b_.CreateUDiv(rows, b_.getInt64(kBlock));
-  counted_loop(blocks, [&](Value* q) { each(b_.CreateMul(q, b_.getInt64(kBlock)), b_.getInt64(kBlock)); }, "fb");
-  each(b_.CreateMul(blocks, b_.getInt64(kBlock)), b_.CreateURem(rows, b_.getInt64(kBlock)));
-  b_.CreateBr(done);
-  b_.SetInsertPoint(apart);
-  for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], b_.getInt64(0), loops[j].ext.rows);
-  if (store) forwarded_store_rows(*store, b_.getInt64(0), store->loop.ext.rows);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
+  Value* blocks = b_.CreateUDiv(b_.CreateAdd(rows, b_.getInt64(kBlock - 1)), b_.getInt64(kBlock));
+  counted_loop(blocks, [&](Value* q) {
+    Value* from = b_.CreateMul(q, b_.getInt64(kBlock));
+    auto in_block = [&](Value* n) {  // rows [from, from + kBlock) of [0, n)
+      Value* left = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(n, from), b_.getInt64(0));
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, left, b_.getInt64(kBlock));
+    };
+    for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], from, in_block(counts[j]));
+    if (store) forwarded_store_rows(*store, from, in_block(counts.back()));
+  }, "fb");
   if (store) forwarded_store_end(*store);
 }
 

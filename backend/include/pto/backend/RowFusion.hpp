@@ -25,12 +25,14 @@
 //   - a forwarded store writes GM block by block only when its region lies apart from every GM
 //     region the run reads in place (elided loads; checked at run time): else its expression's
 //     rows go into its tile and the store copies them once the run is done.
-// The run's instructions then have their checks, valid extents and model reports emitted in
-// program order first (the pipeline model sees the same calls in the same order: simulated time,
-// races and counters do not change), then one loop over blocks of rows computes each instruction
-// on each block in program order — when every fused instruction has the same row count at run
-// time; otherwise each computes its whole extent in turn, as without fusion. A run's check that
-// fails stops the core before the run computes anything (a VecCompute writes no GM). The
+// A run has two fused instructions at least (one and its store measured slower in blocks). Its
+// instructions have their checks, valid extents and model reports emitted in program order
+// first (the pipeline model sees the same calls in the same order: simulated time, races and
+// counters do not change), then one loop over blocks of four rows computes each instruction on
+// the rows of the block that lie in its own extent, in program order. Row counts may differ:
+// every access to what the run writes is to row r while row r is computed, so each row sees
+// the program order's values (a row past an instruction's extent keeps what it held, as it would).
+// A run's check that fails stops the core before the run computes or stores anything. The
 // interpreter computes each instruction whole; both give the same bytes.
 #include <cstddef>
 #include <unordered_map>
