@@ -49,16 +49,6 @@ bool elidable_load(const ir::Kernel& k, const ir::Load* op) {
          k.tensors[static_cast<size_t>(op->src.tensor)].dtype == g.dtype;
 }
 
-const ir::Expr& tile_value(const ir::Stmt& s) {
-  if (const auto* v = s.as<ir::VecCompute>()) return v->value;
-  return s.as<ir::RowReduce>()->value;
-}
-
-const ir::TileRef& tile_dst(const ir::Stmt& s) {
-  if (const auto* v = s.as<ir::VecCompute>()) return v->dst;
-  return s.as<ir::RowReduce>()->dst;
-}
-
 /// One walk over the kernel: the candidate windows, every tile read and every instruction.
 struct Survey : stmt_scan::InstrSurvey {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
@@ -131,11 +121,11 @@ struct Survey : stmt_scan::InstrSurvey {
         continue;
       }
       if (s->kind != ir::NodeKind::VecCompute && s->kind != ir::NodeKind::RowReduce) continue;
-      for (const auto* r : ir::tile_reads(tile_value(s))) {
+      for (const auto* r : ir::tile_reads(stmt_scan::expr_value(s.get()))) {
         if (r->tile.group != load->dst.group || r->tile.window || r->row_broadcast || r->col_broadcast) continue;
         if (same_slot(r->tile.slot, load->dst.slot)) fuse({s.get(), r}, load);
       }
-      if (tile_dst(s).group == load->dst.group) return false;
+      if (stmt_scan::expr_dst(s.get()).group == load->dst.group) return false;
     }
     return true;
   }

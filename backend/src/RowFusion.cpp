@@ -9,16 +9,6 @@
 namespace pto::backend {
 namespace {
 
-const ir::TileRef& fused_dst(const ir::StmtNode* s) {
-  if (s->kind == ir::NodeKind::VecCompute) return static_cast<const ir::VecCompute*>(s)->dst;
-  return static_cast<const ir::RowReduce*>(s)->dst;
-}
-
-const ir::Expr& fused_value(const ir::StmtNode* s) {
-  if (s->kind == ir::NodeKind::VecCompute) return static_cast<const ir::VecCompute*>(s)->value;
-  return static_cast<const ir::RowReduce*>(s)->value;
-}
-
 /// Whether `e` computes a transcendental function (exp, log, tanh, sigmoid, erf, sin, cos, pow):
 /// an instruction with one is bound by its arithmetic, not by how far its operands are, and fusing
 /// it gains nothing (softmax 4096x1024 f32 ran 1-2% slower with its row max, exp and row sum fused,
@@ -54,9 +44,9 @@ class RunRules {
   bool add(const ir::StmtNode* s) {
     std::set<int> written = written_, touched = touched_;
     std::vector<const ir::TileRead*> reads = reads_;
-    written.insert(fused_dst(s).group);
-    touched.insert(fused_dst(s).group);
-    for (const ir::TileRead* l : ir::tile_reads(fused_value(s))) {
+    written.insert(stmt_scan::expr_dst(s).group);
+    touched.insert(stmt_scan::expr_dst(s).group);
+    for (const ir::TileRead* l : ir::tile_reads(stmt_scan::expr_value(s))) {
       reads.push_back(l);
       touched.insert(l->tile.group);
     }
@@ -109,20 +99,13 @@ struct Survey : stmt_scan::InstrSurvey {
     }
     return false;
   }
-  /// What may lie between a run's instructions: it writes no tile, no GM and no scalar, and meets
-  /// no other core.
-  static bool between(const ir::Stmt& s) {
-    if (s->kind == ir::NodeKind::Check) return true;
-    const auto* sync = s.as<ir::Sync>();
-    return sync && !ir::meets_other_cores(sync->op);
-  }
   /// The forwarded store of VecCompute `flat[j]` (a forwarded one), past the checks and syncs
   /// after it: its index, or 0 if there is none (the store computes its expression).
   size_t forwarded_store(const std::vector<ir::Stmt>& flat, size_t j) const {
     const auto* v = flat[j].as<ir::VecCompute>();
     if (!v || !forwarding.computes.count(v) || transcendental(v->value)) return 0;
     size_t k = j + 1;
-    while (k < flat.size() && between(flat[k])) ++k;
+    while (k < flat.size() && stmt_scan::between_pipes(flat[k])) ++k;
     const auto* store = k < flat.size() ? flat[k].as<ir::Store>() : nullptr;
     const auto f = store ? forwarding.stores.find(store) : forwarding.stores.end();
     return f != forwarding.stores.end() && f->second == v ? k : 0;
@@ -150,7 +133,7 @@ struct Survey : stmt_scan::InstrSurvey {
             end = store + 1;
           }
           break;
-        } else if (!between(flat[j])) {
+        } else if (!stmt_scan::between_pipes(flat[j])) {
           break;
         }
       }

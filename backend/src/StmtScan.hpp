@@ -1,6 +1,7 @@
 #pragma once
 // What load elision and store forwarding (LoadElision.hpp, StoreForwarding.hpp) both ask of the
 // statements between a copy and the instruction it feeds.
+#include <array>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,28 @@ inline bool same_slot(const ir::Expr& a, const ir::Expr& b) {
   }
   const auto ia = ir::int_constant(a);
   return ia && ia == ir::int_constant(b);
+}
+
+/// Whether `s` may lie between two instructions that an analysis pairs or fuses: a check, or a
+/// sync between the pipes of the core. It writes no tile, no GM and no scalar, and meets no other core.
+inline bool between_pipes(const ir::Stmt& s) {
+  if (s->kind == ir::NodeKind::Check) return true;
+  const auto* sync = s.as<ir::Sync>();
+  return sync && !ir::meets_other_cores(sync->op);
+}
+
+/// The destination, expression and extent of a tile expression instruction: a VecCompute or a RowReduce.
+inline const ir::TileRef& expr_dst(const ir::StmtNode* s) {
+  if (s->kind == ir::NodeKind::VecCompute) return static_cast<const ir::VecCompute*>(s)->dst;
+  return static_cast<const ir::RowReduce*>(s)->dst;
+}
+inline const ir::Expr& expr_value(const ir::StmtNode* s) {
+  if (s->kind == ir::NodeKind::VecCompute) return static_cast<const ir::VecCompute*>(s)->value;
+  return static_cast<const ir::RowReduce*>(s)->value;
+}
+inline const std::array<ir::Expr, 2>& expr_extent(const ir::StmtNode* s) {
+  if (s->kind == ir::NodeKind::VecCompute) return static_cast<const ir::VecCompute*>(s)->extent;
+  return static_cast<const ir::RowReduce*>(s)->extent;
 }
 
 /// `body` with nested lists run straight through (insert_auto_mutex and insert_checks make them).

@@ -20,14 +20,6 @@ bool plain_store(const ir::Kernel& k, const ir::Store* s) {
          k.tensors[static_cast<size_t>(s->dst.tensor)].dtype == k.groups[static_cast<size_t>(s->src.group)].dtype;
 }
 
-/// Statements that may lie between the pair: they write no tile, no GM and no scalar, and meet no
-/// other core.
-bool between(const ir::Stmt& s) {
-  if (s->kind == ir::NodeKind::Check) return true;
-  const auto* sync = s.as<ir::Sync>();
-  return sync && !ir::meets_other_cores(sync->op);
-}
-
 /// One walk: the pairs, every instruction and how often each occurs.
 struct Survey : stmt_scan::InstrSurvey {
   explicit Survey(const ir::Kernel& kernel) : k(kernel) {}
@@ -42,7 +34,7 @@ struct Survey : stmt_scan::InstrSurvey {
       const auto* v = flat[i].as<ir::VecCompute>();
       if (!v || !candidate_compute(k, v)) continue;
       size_t j = i + 1;
-      while (j < flat.size() && between(flat[j])) ++j;
+      while (j < flat.size() && stmt_scan::between_pipes(flat[j])) ++j;
       const auto* s = j < flat.size() ? flat[j].as<ir::Store>() : nullptr;
       if (s && s->src.group == v->dst.group && stmt_scan::same_slot(s->src.slot, v->dst.slot) && plain_store(k, s)) {
         pairs.emplace(s, v);

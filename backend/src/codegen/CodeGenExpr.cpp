@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "CodeGen.hpp"
+#include "../StmtScan.hpp"
 
 namespace pto::backend::codegen {
 
@@ -392,12 +393,7 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
     } else if (std::find(run.fused.begin(), run.fused.end(), s) == run.fused.end()) {
       stmt(flat[i]);  // a check, a sync, or the store's expression (its valid extent and report)
     } else {
-      if (const auto* v = flat[i].as<ir::VecCompute>()) {
-        loops.push_back(tile_expr_loop(v, v->value, v->dst, v->extent));
-      } else {
-        const auto* r = flat[i].as<ir::RowReduce>();
-        loops.push_back(tile_expr_loop(r, r->value, r->dst, r->extent));
-      }
+      loops.push_back(tile_expr_loop(s, stmt_scan::expr_value(s), stmt_scan::expr_dst(s), stmt_scan::expr_extent(s)));
       expr_done(s, loops.back().ext);
     }
   }
