@@ -1,6 +1,7 @@
 // TierUp.hpp: one background thread of the process runs the queued optimising compiles in turn.
 #include "pto/runtime/TierUp.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -34,15 +35,20 @@ void tier_up(const CompiledKernel& ck) {
   t.done.store(true, std::memory_order_release);
 }
 
+/// The thread, made on the first submit. Stopped at exit by StopAtExit below or, when another
+/// thread exits the process, by its static's destructor.
 class TierUpThread {
  public:
   static TierUpThread& get() {
-    static TierUpThread thread;  // destroyed at exit: the compile in flight finishes, queued ones are dropped
+    static TierUpThread thread;
     return thread;
   }
+  /// The thread if it was made, else nullptr (never makes it).
+  static TierUpThread* made() { return made_.load(std::memory_order_acquire); }
 
   void submit(std::shared_ptr<const CompiledKernel> ck) {
     std::lock_guard lock(mu_);
+    if (stop_) return;  // exiting: the kernel keeps its quick code
     queue_.push_back(std::move(ck));
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
     wake_.notify_all();
@@ -53,18 +59,22 @@ class TierUpThread {
     idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
   }
 
-  ~TierUpThread() {
+  /// Drops the queued compiles and waits for the one in flight; later submits are dropped.
+  void stop() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
       queue_.clear();
       wake_.notify_all();
+      idle_.notify_all();
     }
-    if (worker_.joinable()) worker_.join();
+    if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
   }
 
+  ~TierUpThread() { stop(); }
+
  private:
-  TierUpThread() = default;
+  TierUpThread() { made_.store(this, std::memory_order_release); }
 
   void run() {
     std::unique_lock lock(mu_);
@@ -83,6 +93,7 @@ class TierUpThread {
     }
   }
 
+  static inline std::atomic<TierUpThread*> made_{nullptr};
   std::mutex mu_;
   std::condition_variable wake_, idle_;
   std::deque<std::shared_ptr<const CompiledKernel>> queue_;
@@ -90,6 +101,24 @@ class TierUpThread {
   bool stop_ = false;
   std::thread worker_;
 };
+
+/// At exit the compile in flight must finish before any static object is destroyed. The static
+/// TierUpThread's destructor is too late: statics made after it — all of LLVM's when a tier-up
+/// compile was the process's first and loaded the compiler module (dlopen), or a function-local
+/// static LLVM makes on first use — have their destructors run before it, under the running
+/// compile (a crash or a hang at exit). The exiting thread's thread_local objects are destroyed
+/// before every static one ([basic.start.term]), so the thread that loads this library (the
+/// main thread, which is the one that returns from main) holds one that stops the worker.
+struct StopAtExit {
+  ~StopAtExit() {
+    if (TierUpThread* t = TierUpThread::made()) t->stop();
+  }
+};
+thread_local StopAtExit stop_at_exit;
+[[maybe_unused]] const bool stop_at_exit_armed = [] {
+  static_cast<void>(&stop_at_exit);  // makes this thread's object, so its destructor runs
+  return true;
+}();
 
 }  // namespace
 

@@ -5,7 +5,9 @@
 // `fn` is swapped for the optimised code (later launches and cores of a running launch may use
 // either: both compute the same results and cycles) and the object is stored in the disk cache,
 // where later processes find it before the quick one. A failed optimising compile leaves the
-// quick code in place and is printed once on stderr.
+// quick code in place and is printed once on stderr. At exit (the main thread returning from main
+// or calling exit) the queued compiles are dropped and the one in flight finishes before any static
+// object is destroyed.
 #include <atomic>
 #include <memory>
 
