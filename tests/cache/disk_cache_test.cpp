@@ -9,12 +9,11 @@
 #include <memory>
 #include <thread>
 
-#include <sys/wait.h>
-
 #include <nlohmann/json.hpp>
 
 #include <pto/pto.hpp>
 
+#include "common/Shell.hpp"
 #include "pto/backend/Compiler.hpp"
 
 namespace {
@@ -25,12 +24,7 @@ namespace fs = std::filesystem;
 std::string cache_dir() { return pto::DiskCache::global().dir(); }
 
 std::string run(const std::string& args) {
-  const std::string cmd = "PTO_CACHE_DIR=" + cache_dir() + " " + PTO_CLI + " " + args + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-  return out;
+  return pto::test::shell("PTO_CACHE_DIR=" + cache_dir() + " " + PTO_CLI + " " + args + " 2>&1").out;
 }
 
 TEST_CASE("the_test_runs_with_its_own_cache_directory") {
@@ -171,14 +165,9 @@ TEST_CASE("a_process_exits_cleanly_while_a_kernel_is_optimised_in_the_background
   for (int i = 0; i < 3; ++i) {
     pto::DiskCache::global().clear();
     for (const auto& e : fs::directory_iterator(saved)) fs::copy(e.path(), cache_dir());
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(child.c_str(), "r"), pclose);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-    const int status = pclose(pipe.release());
+    const auto [status, out] = pto::test::shell(child);
     INFO(out);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);  // not 3 (the setup did not hold), 124 (a hang) or 139 (a crash)
+    CHECK(status == 0);  // not 3 (the setup did not hold), 124 (a hang) or 139 (a crash)
   }
   fs::remove_all(saved);
 }

@@ -9,6 +9,8 @@
 
 #include <pto/pto.hpp>
 
+#include "common/Shell.hpp"
+
 namespace {
 
 namespace pl = pto::lang;
@@ -85,13 +87,7 @@ TEST_CASE("opening_a_directory_that_is_not_a_package_explains") {
 
 TEST_CASE("pto_aot_builds_a_package_a_new_process_loads") {
   const std::string dir = package_dir();
-  auto shell = [](const std::string& cmd) {
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>&1").c_str(), "r"), pclose);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-    return out;
-  };
+  auto shell = [](const std::string& cmd) { return pto::test::shell(cmd + " 2>&1").out; };
   const std::string pto = std::string("PTO_CACHE_DIR=off ") + PTO_CLI;
   const auto built = shell(pto + " aot --out " + dir + " --spec vector_add:65536:f32:4 --spec softmax:128x256:f16:2");
   INFO(built);

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/Shell.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,14 +26,8 @@ struct Output {
 
 /// Runs the CLI; `stderr_to` is the shell redirection of its stderr (default: into the output).
 inline Output run(const std::string& args, const std::string& stderr_to = "2>&1", const std::string& env = "") {
-  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(PTO_CLI) + " " + args + " " + stderr_to;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-  const int status = pclose(pipe.release());
-  return {WEXITSTATUS(status), out};
+  auto r = pto::test::shell(env + (env.empty() ? "" : " ") + std::string(PTO_CLI) + " " + args + " " + stderr_to);
+  return {r.status, std::move(r.out)};
 }
 
 /// Runs the CLI with stdout and stderr apart: {status, stdout, stderr}.

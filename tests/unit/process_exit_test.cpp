@@ -3,29 +3,22 @@
 // and checks that the child exits with status 0: no crash, no hang, the launches completed.
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pto/pto.hpp>
+
+#include "common/Shell.hpp"
 
 namespace pl = pto::lang;
 
 namespace {
 
-/// Runs this test binary's case `name` as a child with PTO_TEST_EXIT_CHILD=name; its status and output.
-std::pair<int, std::string> run_child(const std::string& name) {
-  const std::string cmd = "PTO_TEST_EXIT_CHILD=" + name + " timeout 120 /proc/" + std::to_string(getpid()) + "/exe --test-case=" + name + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-  const int status = pclose(pipe.release());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+/// Runs this test binary's case `name` as a child with PTO_TEST_EXIT_CHILD=name.
+pto::test::ShellResult run_child(const std::string& name) {
+  return pto::test::shell("PTO_TEST_EXIT_CHILD=" + name + " timeout 120 /proc/" + std::to_string(getpid()) + "/exe --test-case=" + name + " 2>&1");
 }
 
 bool is_child(const char* name) {
