@@ -1,9 +1,11 @@
 #include "pto/runtime/Stream.hpp"
 
+#include <atomic>
 #include <chrono>
 
 #include "pto/runtime/LaunchProfile.hpp"
 #include "pto/runtime/Profiler.hpp"
+#include "MainThreadExit.hpp"
 
 namespace pto {
 namespace {
@@ -38,8 +40,28 @@ Stream::~Stream() {
   worker_.join();
 }
 
+namespace {
+std::atomic<Stream*> default_made{nullptr};
+
+// At exit the default stream's queued launches run before any static is destroyed
+// (MainThreadExit.hpp): they use the emulator's statics, some made after the stream.
+[[maybe_unused]] const bool drain_at_exit = [] {
+  detail::at_main_thread_exit([] {
+    if (Stream* s = default_made.load(std::memory_order_acquire)) {
+      try {
+        s->synchronize();
+      } catch (...) {
+        // As the destructor does: a failure nobody synchronised on is dropped.
+      }
+    }
+  });
+  return true;
+}();
+}  // namespace
+
 Stream& Stream::default_stream() {
   static Stream s;
+  [[maybe_unused]] static const bool noted = (default_made.store(&s, std::memory_order_release), true);
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include "pto/runtime/Emulator.hpp"
 #include "pto/runtime/Pipeline.hpp"
 #include "pto/support/Stopwatch.hpp"
+#include "MainThreadExit.hpp"
 
 namespace pto {
 namespace {
@@ -35,8 +36,8 @@ void tier_up(const CompiledKernel& ck) {
   t.done.store(true, std::memory_order_release);
 }
 
-/// The thread, made on the first submit. Stopped at exit by StopAtExit below or, when another
-/// thread exits the process, by its static's destructor.
+/// The thread, made on the first submit. Stopped at exit by the main thread (stop_at_exit below)
+/// or, when another thread exits the process, by its static's destructor.
 class TierUpThread {
  public:
   static TierUpThread& get() {
@@ -102,21 +103,11 @@ class TierUpThread {
   std::thread worker_;
 };
 
-/// At exit the compile in flight must finish before any static object is destroyed. The static
-/// TierUpThread's destructor is too late: statics made after it — all of LLVM's when a tier-up
-/// compile was the process's first and loaded the compiler module (dlopen), or a function-local
-/// static LLVM makes on first use — have their destructors run before it, under the running
-/// compile (a crash or a hang at exit). The exiting thread's thread_local objects are destroyed
-/// before every static one ([basic.start.term]), so the thread that loads this library (the
-/// main thread, which is the one that returns from main) holds one that stops the worker.
-struct StopAtExit {
-  ~StopAtExit() {
+// At exit the compile in flight finishes before any static is destroyed (MainThreadExit.hpp).
+[[maybe_unused]] const bool stop_at_exit = [] {
+  detail::at_main_thread_exit([] {
     if (TierUpThread* t = TierUpThread::made()) t->stop();
-  }
-};
-thread_local StopAtExit stop_at_exit;
-[[maybe_unused]] const bool stop_at_exit_armed = [] {
-  static_cast<void>(&stop_at_exit);  // makes this thread's object, so its destructor runs
+  });
   return true;
 }();
 
