@@ -1,6 +1,6 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
 // micro-kernels chosen at run time: AVX-512 (8 rows x 2 panels of 16 columns in zmm, float B read
-// in place), AVX2/FMA (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every
+// in place, or packed by the first block of rows when it lies a wide pitch apart), AVX2/FMA (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every
 // element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
 // bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
 // widened to float (their products are exact in float, as in the cube): on AVX-512, A a block of
@@ -46,7 +46,8 @@ MatmulIsa active_isa() {
 }
 
 struct Scratch {
-  std::vector<float> a, b;  // A widened to float; B packed into panels
+  std::vector<float> a, b;  // A widened to float; B packed into panels (or widened whole)
+  std::vector<float> b_rows;  // float B a wide pitch apart, packed by the first block of rows (matmul_float)
 };
 thread_local Scratch scratch;
 
@@ -144,10 +145,14 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
 /// `b + p * row_stride + q * panel_stride`: packed panels, or float B in place (row_stride ldb,
 /// panel_stride 16). `cols` counts the columns of the last panel; its B loads (float) and C
 /// loads and stores are masked to them.
-template <class Ops, int MR, int PANELS>
+///
+/// COPY (float B only): each B row loaded is also stored at `copy + p * copy_stride + q * kNR`
+/// (whole zmm, zeros past `cols`): the first block of rows packs B a wide pitch apart (in GM, its
+/// move into L0B forwarded) for the later blocks while its FMAs wait on B's lines.
+template <class Ops, int MR, int PANELS, bool COPY = false>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
-                                                              int64_t cols, bool accumulate) {
+                                                              int64_t cols, bool accumulate, typename Ops::B* copy, int64_t copy_stride) {
   using Vec = typename Ops::Vec;
   const auto last_mask = static_cast<__mmask16>(cols >= kNR ? 0xffff : (1u << cols) - 1);
   const auto mask = [&](int q) { return q + 1 < PANELS ? static_cast<__mmask16>(0xffff) : last_mask; };
@@ -161,6 +166,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
     Vec bv[PANELS];
 #pragma GCC unroll 2
     for (int q = 0; q < PANELS; ++q) bv[q] = Ops::load_b(b + p * row_stride + q * panel_stride, mask(q));
+    if constexpr (COPY) {
+#pragma GCC unroll 2
+      for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(copy + p * copy_stride + q * kNR, bv[q]);
+#pragma GCC unroll 2
+      for (int q = 0; q < PANELS; ++q) _mm_prefetch(reinterpret_cast<const char*>(b + p * row_stride + (PANELS + q) * panel_stride), _MM_HINT_T0);
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const Vec av = Ops::broadcast(a[r * lda + p]);
@@ -180,7 +191,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
 
 template <class Ops>
 using Micro512 = void (*)(int64_t, const typename Ops::A*, int64_t, const typename Ops::B*, int64_t, int64_t, typename Ops::C*, int64_t,
-                          int64_t, bool);
+                          int64_t, bool, typename Ops::B*, int64_t);
 
 template <int MR>
 void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
@@ -216,6 +227,9 @@ struct Pick512 {
 /// micro512_table<Ops>[panels - 1][rows - 1].
 template <class Ops>
 constexpr std::array micro512_table = {kByRows<Pick512<Ops, 1>::template Rows, kMR512>, kByRows<Pick512<Ops, 2>::template Rows, kMR512>};
+/// The packing micro-kernels for a whole block of float rows: micro512_packing[panels - 1].
+constexpr std::array<Micro512<FloatZmm>, 2> micro512_packing = {&micro_avx512<FloatZmm, kMR512, 1, true>,
+                                                                &micro_avx512<FloatZmm, kMR512, 2, true>};
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen_row_avx2).
 bool has_f16c() {
@@ -318,7 +332,10 @@ void prefetch(const void* p, int64_t bytes) {
 /// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
 /// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
-/// the micro-kernel, measured no gain from it, so it has none). The AVX2 and portable paths widen
+/// the micro-kernel, measured no gain from it, so it has none). Float B whose pitch is more than
+/// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp) and that several blocks
+/// of rows use is packed by the first block of rows as it multiplies (micro_avx512's COPY), into
+/// rows of that width; the later blocks read the packed rows. The AVX2 and portable paths widen
 /// A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
@@ -339,6 +356,16 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
     const auto* bp = reinterpret_cast<const typename Ops::B*>(b);
     const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
     int64_t a_pitch = lda;
+    // Float B rows wider apart than its width rounded to whole panels (GM), that several blocks of
+    // rows use: the first block packs them that far apart.
+    const int64_t packed_pitch = (n + kNR - 1) / kNR * kNR;
+    float* packed = nullptr;
+    if constexpr (std::is_same_v<TB, float>) {
+      if (m > kMR512 && ldb > packed_pitch) {
+        scratch.b_rows.resize(static_cast<size_t>(k * packed_pitch));
+        packed = scratch.b_rows.data();
+      }
+    }
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
       if constexpr (std::is_same_v<TA, float>) {
         a_rows = a + i * lda;
@@ -347,8 +374,15 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
         a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
         a_pitch = k;
       }
+      if constexpr (std::is_same_v<TB, float>) {
+        if (packed && i == 0) {
+          return micro512_packing[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + j * kNR, ldc, last_cols(j + count - 1),
+                                             accumulate, packed + j * kNR, packed_pitch);
+        }
+        if (packed && i == kMR512 && j == 0) bp = packed, ldb = packed_pitch;
+      }
       micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + i * ldc + j * kNR, ldc,
-                                               last_cols(j + count - 1), accumulate);
+                                               last_cols(j + count - 1), accumulate, nullptr, 0);
     });
     return;
   }
@@ -455,7 +489,7 @@ void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t 
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
       micro512_table<Int8PairsZmm>[count - 1][rows - 1](pairs, packed_i8.a.data() + i * pairs, pairs, packed_i8.b.data() + j * panel_stride,
                                                         kNR * 2, panel_stride, c + i * ldc + j * kNR, ldc, last_cols(j + count - 1),
-                                                        accumulate);
+                                                        accumulate, nullptr, 0);
     });
     return;
   }

@@ -148,8 +148,8 @@ struct Survey : stmt_scan::InstrSurvey {
   }
 };
 
-/// The second step: untransposed moves of an elided load's region into Left whose tile only the
-/// matmuls after them read (as `a`) hand the region on to those matmuls.
+/// The second step: untransposed moves of an elided load's region into Left or Right whose tile
+/// only the matmuls after them read hand the region on to those matmuls.
 struct Forwarding : ir::Visitor {
   Forwarding(const ir::Kernel& kernel, const LoadElision& e, const Survey& s) : k(kernel), elision(e), survey(s) {}
   const ir::Kernel& k;
@@ -158,18 +158,20 @@ struct Forwarding : ir::Visitor {
   std::unordered_map<const ir::TileRef*, const ir::Move*> fused;  // a matmul operand -> its move
   std::unordered_set<const ir::TileRef*> conflicted;
 
-  /// Left only. A's rows in place cost the micro-kernel nothing (it broadcasts from 8 of them at a
-  /// time); B's would be 64 and more rows a GM pitch apart, which for power-of-two pitches share
-  /// the host's L1 sets: matmul f32 2048^3 measured 0.71-0.77 of OpenBLAS with B in place, against
-  /// 0.80-0.86 with B copied and 0.93-0.95 with A alone in place. That copy of B (7-10% of the
-  /// 2048^3 profile, its loads waiting on GM lines a pitch apart) did not get cheaper from hints for
-  /// the next iteration's panels (2026-12-05, Zen 4 VM, alternating processes): all at the top of
-  /// the iteration, or spread over the matmul's blocks, the copy fell to 3% but the prefetches
-  /// themselves took 6% (the host's L1 miss slots are the limit, not when the misses start);
-  /// 0.89-0.96 of OpenBLAS with them against 0.86-0.97 without (14 pairs), so they were not kept.
+  /// A's rows in place cost the micro-kernel nothing (it broadcasts from 8 of them at a time). B's
+  /// are 64 and more rows a GM pitch apart, which for power-of-two pitches share the host's L1
+  /// sets: read in place by every block of rows, matmul f32 2048^3 measured 0.71-0.77 of OpenBLAS,
+  /// against 0.80-0.86 with B copied into L0B. So the matmul packs B itself, in its first block of
+  /// rows, whose FMAs overlap the misses that the copy only waited on, prefetching the next panels'
+  /// rows as it goes (CubeMatmul.cpp). Zen 4 VM, 2026-12-05, `pto bench matmul --shape
+  /// 2048x2048x2048 --block-dim 24 --vs-native`, alternating processes: 0.90-0.95 against
+  /// 0.87-0.88 with the copy (4 pairs); with the prefetches 0.96-1.00 against 0.93-0.96 (4 pairs).
+  /// Hints for the next iteration's panels before the copy had not paid (the copy fell from 7-10%
+  /// of the profile to 3%, the prefetches took 6%: the host's L1 miss slots are the limit).
   bool candidate(const ir::Move* m) const {
     if (!elision.moves.count(m) || m->attrs.transpose || m->dst.window || !survey.once(m)) return false;
-    return k.groups[static_cast<size_t>(m->dst.group)].space == ir::MemSpace::Left;
+    const ir::MemSpace space = k.groups[static_cast<size_t>(m->dst.group)].space;
+    return space == ir::MemSpace::Left || space == ir::MemSpace::Right;
   }
   void visit_node(const ir::Seq* op) override {
     std::vector<ir::Stmt> flat;

@@ -106,7 +106,9 @@ void check_every_isa(pto::DType dtype) {
         CAPTURE(s.n);
         CAPTURE(s.k);
         CAPTURE(accumulate);
-        for (const int64_t pad : {0, 3}) {  // dense, and rows `pad` apart of poison (A and B are read in place)
+        // Dense, and rows `pad` apart of poison (A and B are read in place; float B rows further
+        // apart than its width in whole panels are packed by the first block of rows).
+        for (const int64_t pad : {0, 3, 17}) {
           CAPTURE(pad);
           const auto a_in = padded(a, s.m, s.k, pad, poison<In>());
           const auto b_in = padded(b, s.k, s.n, pad, poison<In>());

@@ -17,10 +17,10 @@
 //     names and meet no other core: other loads, tile expressions, local moves, matmuls,
 //     intra-core syncs, checks, assignments of other scalars, and loops whose whole bodies are
 //     such statements (their reads are fused too: every iteration reads the region as loaded).
-// A second step goes one move further: an untransposed move of such a region into Left (a whole
-// panel or an extract window) whose tile only the matmuls after it read, under the same rules,
-// copies nothing either; those matmuls read A from GM with its row pitch. (Not Right: B read in
-// place was slower than B copied; LoadElision.cpp says by how much.)
+// A second step goes one move further: an untransposed move of such a region into Left or Right
+// (a whole panel or an extract window) whose tile only the matmuls after it read, under the same
+// rules, copies nothing either; those matmuls read A and B from GM with their row pitches (the
+// multiply packs B a wide pitch apart itself, once; LoadElision.cpp says why and by how much).
 // Then the GM a reader sees is the GM the load would have copied: this core wrote none in between,
 // no cross-core flag or barrier lies between (so no protocol lets another core write it there),
 // and another core writing it anyway is a race, which the checker reports either way. The copy
@@ -42,8 +42,8 @@ struct LoadElision {
   // this load's GM region.
   std::map<std::pair<const ir::StmtNode*, const ir::TileRead*>, const ir::Load*> reads;
   std::unordered_map<const ir::Move*, const ir::Load*> moves;        // copy from this load's GM region
-  std::unordered_set<const ir::Move*> forwarded;                     // of those (into Left): copy nothing
-  std::unordered_map<const ir::TileRef*, const ir::Move*> operands;  // matmul `a` operands that read that region
+  std::unordered_set<const ir::Move*> forwarded;                     // of those (into Left, Right): copy nothing
+  std::unordered_map<const ir::TileRef*, const ir::Move*> operands;  // matmul `a`, `b` operands that read that region
 };
 
 LoadElision find_load_elision(const ir::Kernel& k);
