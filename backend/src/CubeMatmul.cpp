@@ -1,7 +1,7 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
 // micro-kernels chosen at run time: AVX-512 (8 rows x 2 panels of 16 columns in zmm, float B read
-// in place, or packed by the first block of rows when it lies a wide pitch apart), AVX2/FMA (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every
-// element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
+// in place, or packed by the first block of rows when its rows lie a wide pitch apart), AVX2/FMA
+// (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
 // bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
 // widened to float (their products are exact in float, as in the cube): on AVX-512, A a block of
 // rows at a time, and B whole up front when more than one block of rows uses it (else row by row
@@ -148,7 +148,10 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
 ///
 /// COPY (float B only): each B row loaded is also stored at `copy + p * copy_stride + q * kNR`
 /// (whole zmm, zeros past `cols`): the first block of rows packs B a wide pitch apart (in GM, its
-/// move into L0B forwarded) for the later blocks while its FMAs wait on B's lines.
+/// move into L0B forwarded) for the later blocks while its FMAs wait on B's lines. It also asks
+/// for the same row of the next PANELS panels (the next call's B), which overlaps those misses
+/// with this call's FMAs; past the last panel the hint touches the row's next columns or the next
+/// row (a prefetch never faults).
 template <class Ops, int MR, int PANELS, bool COPY = false>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
@@ -333,10 +336,10 @@ void prefetch(const void* p, int64_t bytes) {
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
 /// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
 /// the micro-kernel, measured no gain from it, so it has none). Float B whose pitch is more than
-/// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp) and that several blocks
-/// of rows use is packed by the first block of rows as it multiplies (micro_avx512's COPY), into
-/// rows of that width; the later blocks read the packed rows. The AVX2 and portable paths widen
-/// A whole and read B packed into panels.
+/// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp) and
+/// that several blocks of rows use is packed by the first block of rows as it multiplies
+/// (micro_avx512's COPY), into rows of that width; the later blocks read the packed rows. The AVX2
+/// and portable paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {

@@ -165,7 +165,8 @@ struct Forwarding : ir::Visitor {
   /// rows, whose FMAs overlap the misses that the copy only waited on, prefetching the next panels'
   /// rows as it goes (CubeMatmul.cpp). Zen 4 VM, 2026-12-05, `pto bench matmul --shape
   /// 2048x2048x2048 --block-dim 24 --vs-native`, alternating processes: 0.90-0.95 against
-  /// 0.87-0.88 with the copy (4 pairs); with the prefetches 0.96-1.00 against 0.93-0.96 (4 pairs).
+  /// 0.87-0.88 with the copy (4 pairs); with the prefetches 0.96-1.00 against 0.93-0.96 (4 pairs);
+  /// the final code 1.010-1.020 against 0.967-0.982 with the copy (5 pairs, a faster hour).
   /// Hints for the next iteration's panels before the copy had not paid (the copy fell from 7-10%
   /// of the profile to 3%, the prefetches took 6%: the host's L1 miss slots are the limit).
   bool candidate(const ir::Move* m) const {
