@@ -1,12 +1,13 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
 // micro-kernels chosen at run time: AVX-512 (8 rows x 2 panels of 16 columns in zmm, float B read
 // in place, or packed by the first block of rows when its rows lie a wide pitch apart), AVX2/FMA
-// (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every element is one chain of fused multiply-adds in k order (docs/semantics.md), so all three give
-// bit-identical results (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are
-// widened to float (their products are exact in float, as in the cube): on AVX-512, A a block of
-// rows at a time, and B whole up front when more than one block of rows uses it (else row by row
-// inside the micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain
-// loop.
+// (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every element is one chain
+// of fused multiply-adds in k order (docs/semantics.md), so all three give bit-identical results
+// (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are widened to float (their
+// products are exact in float, as in the cube): on AVX-512, A a block of rows at a time, and B
+// whole up front when more than one block of rows uses it (else row by row inside the
+// micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32
+// through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain loop.
 #include <immintrin.h>
 
 #include <algorithm>
