@@ -49,6 +49,8 @@ std::atomic<bool> race_audit{false};
 std::atomic<bool> core_interleaving{true};
 std::atomic<bool> hook_log{true};
 std::atomic<uint64_t> hook_logged_launches{0};
+std::atomic<bool> play_folding{true};
+std::atomic<uint64_t> copied_cores{0};
 std::atomic<uint64_t> interleaved_launches{0};
 std::atomic<uint64_t> known_launch_hits{0};
 std::atomic<uint64_t> tier_ups{0};
@@ -105,6 +107,7 @@ class Launch {
         memory_of_(recording() && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         tensor_cols_(recording() ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
         tensor_offsets_(recording() && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
+        gm_width_(gm_widths()),
         gm_state_(layout_.per_block > 1 && recording() ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
@@ -124,7 +127,9 @@ class Launch {
     if (!logs_.empty()) hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
     if (block_dim_ == 1) {
       run_block(0);
-      return play_hooks(0, 1);
+      int twin = -1;
+      play_hooks(0, 1, twin);
+      return release_twin(twin);
     }
     const int threads = tbb::this_task_arena::max_concurrency();
     const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
@@ -137,6 +142,7 @@ class Launch {
     PTO_TSAN_RELEASE(&next);
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
+      int twin = -1;
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
         const int count = std::min(turn, block_dim_ - b);
         if (turn == 1) {
@@ -144,8 +150,9 @@ class Launch {
         } else {
           run_interleaved(b, count);
         }
-        play_hooks(b, count);
+        play_hooks(b, count, twin);
       }
+      release_twin(twin);
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
@@ -211,14 +218,48 @@ class Launch {
   }
 
   /// The hooks that the cores of blocks [first, first + count) wrote down, into their models
-  /// (one core a block: hooks are written down only then).
-  void play_hooks(int first, int count) {
+  /// (one core a block: hooks are written down only then). `twin`: the first core this host
+  /// thread played in this launch (-1: none yet), whose log it keeps until release_twin. A core
+  /// whose calls were the twin's with its GM regions one shift apart records a copy of the
+  /// twin's model instead (set_play_folding).
+  void play_hooks(int first, int count, int& twin) {
     if (logs_.empty()) return;
+    const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_width_.empty();
     for (int c = first; c < first + count; ++c) {
       HookLog& log = *logs_[static_cast<size_t>(c)];
-      log.play(*models_[static_cast<size_t>(c)]);
+      CoreModel& model = *models_[static_cast<size_t>(c)];
+      const std::optional<int64_t> shift = fold && twin >= 0 ? log.gm_shift_from(*logs_[static_cast<size_t>(twin)], gm_width_) : std::nullopt;
+      if (shift && model.record_shifted(*models_[static_cast<size_t>(twin)], *shift)) {
+        copied_cores.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        log.play(model);
+        if (fold && twin < 0) {
+          twin = c;
+          continue;  // its log is kept
+        }
+      }
       hook_storage_pool().give(log.release());
     }
+  }
+  /// The log play_hooks kept, back to the pool.
+  void release_twin(int twin) {
+    if (twin >= 0) hook_storage_pool().give(logs_[static_cast<size_t>(twin)]->release());
+  }
+
+  /// Per instruction, the width of the rows of its GM region (0: a 1-D range; -1: its gm_lo and
+  /// gm_hi are no GM region), for HookLog::gm_shift_from. Empty when no core's model may be a copy
+  /// (no hooks written down, the race audit on, or two tensors sharing a buffer).
+  std::vector<int64_t> gm_widths() const {
+    std::vector<int64_t> width;
+    if (hook_tiles_.empty() || audit_ || std::any_of(memory_of_.begin(), memory_of_.end(), [i = 0](int m) mutable { return m != i++; })) {
+      return width;
+    }
+    for (const auto& info : k_.ir.instrs) {
+      width.push_back(info.tensor < 0 ? -1
+                      : info.gm_view_cols >= 0 ? info.gm_view_cols
+                                               : tensor_cols_[static_cast<size_t>(info.tensor)]);
+    }
+    return width;
   }
 
   LaunchProfile measured_profile() {
@@ -462,6 +503,7 @@ class Launch {
   std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
   std::vector<int64_t> tensor_cols_;  // per tensor, the launch's columns, when a tensor has a dynamic dimension
   std::vector<int64_t> tensor_offsets_;  // per tensor, its first element in its storage, when a view does not start it
+  std::vector<int64_t> gm_width_;        // gm_widths()
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
@@ -501,9 +543,12 @@ void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
 
 void set_replay_folding(bool on) { emulator::set_replay_folding(on); }
 
+void set_play_folding(bool on) { play_folding.store(on, std::memory_order_relaxed); }
+
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
-          tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays()};
+          tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays(),
+          copied_cores.load()};
 }
 
 namespace detail {

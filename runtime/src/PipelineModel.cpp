@@ -624,6 +624,22 @@ void CoreModel::fail(std::string reason, int instr) {
   if (!failure_) failure_ = std::make_pair(std::move(reason), instr);
 }
 
+bool CoreModel::record_shifted(const CoreModel& twin, int64_t gm_shift) {
+  if (!twin.races_.empty() || twin.failure_ || !twin.audit_.empty()) return false;
+  for (const timing::OpRef& d : twin.trace_.deps) {
+    if (d.core != twin.trace_core_) return false;
+  }
+  trace_.ops.assign(twin.trace_.ops.begin(), twin.trace_.ops.end());
+  trace_.deps.resize(twin.trace_.deps.size());
+  for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {trace_core_, twin.trace_.deps[i].op};
+  trace_.regions.assign(twin.trace_.regions.begin(), twin.trace_.regions.end());
+  for (timing::GmRegion& r : trace_.regions) r.lo += gm_shift, r.hi += gm_shift;
+  gm_spans_.assign(twin.gm_spans_.begin(), twin.gm_spans_.end());
+  for (GmSpan& g : gm_spans_) g.touch.lo += gm_shift, g.touch.hi += gm_shift;
+  gm_read_ = twin.gm_read_, gm_write_ = twin.gm_write_, flops_ = twin.flops_, macs_ = twin.macs_, barriers_ = twin.barriers_;
+  return true;
+}
+
 CoreTiming CoreModel::counters() const {
   CoreTiming t;
   t.kind = kind_;

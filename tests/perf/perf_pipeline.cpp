@@ -217,13 +217,16 @@ void BM_FusionPairedLayernorm(benchmark::State& state) { option_paired_layernorm
 // Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
 // blocks, timed and race-checked, every launch replayed (the replay cache off). Its 8 blocks
 // have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
+// With the argument 1, play folding instead (pto::set_play_folding): a thread's interleaved
+// cores after its first record copies of the first's model instead of playing their hooks.
 void folding_paired(benchmark::State& state, const std::function<void()>& launch) {
+  const auto set = state.range(0) == 0 ? &pto::set_replay_folding : &pto::set_play_folding;
   pto::set_replay_cache(false);
   const auto times = alternating_pairs(state, [&](bool fold) {
-    pto::set_replay_folding(fold);
+    set(fold);
     launch();
   });
-  pto::set_replay_folding(true);
+  set(true);
   pto::set_replay_cache(true);
   report_pairs(state, times, /*speedup=*/true);
 }
@@ -240,8 +243,8 @@ void BM_FoldingPairedSoftmax(benchmark::State& state) {
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   folding_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
 }
-BENCHMARK(BM_FoldingPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
-BENCHMARK(BM_FoldingPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_FoldingPaired)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_FoldingPairedSoftmax)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
@@ -443,9 +446,13 @@ int main(int argc, char** argv) {
                                                          {"timing+races on / off, paired, matmul f16 1024^3, every launch replayed",
                                                           "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
-                                                          "BM_FoldingPaired/min_time:3.000/real_time", ""},
+                                                          "BM_FoldingPaired/play:0/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, softmax 4096x1024 f32 every launch replayed (in groups)",
-                                                          "BM_FoldingPairedSoftmax/min_time:3.000/real_time", ""},
+                                                          "BM_FoldingPairedSoftmax/play:0/min_time:3.000/real_time", ""},
+                                                         {"play folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
+                                                          "BM_FoldingPaired/play:1/min_time:3.000/real_time", ""},
+                                                         {"play folding off / on, paired, softmax 4096x1024 f32 every launch replayed",
+                                                          "BM_FoldingPairedSoftmax/play:1/min_time:3.000/real_time", ""},
                                                          {"replay of hand-built vector-add traces, 8 cores, core by core / folded",
                                                           "BM_ReplayVectorAdd/cores:8/fold:0/real_time", "BM_ReplayVectorAdd/cores:8/fold:1/real_time"},
                                                          {"replay of hand-built vector-add traces, 48 cores past the L2, core by core / folded",

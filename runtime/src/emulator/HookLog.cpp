@@ -108,4 +108,44 @@ void HookLog::play(CoreModel& model) const {
   }
 }
 
+std::optional<int64_t> HookLog::gm_shift_from(const HookLog& twin, std::span<const int64_t> gm_width) const {
+  if (used_ != twin.used_) return std::nullopt;
+  const int64_t* w = words_.data();
+  const int64_t* t = twin.words_.data();
+  const int64_t* const end = w + used_;
+  std::optional<int64_t> shift;
+  while (w < end) {
+    if (w[0] != t[0]) return std::nullopt;
+    const auto first = static_cast<uint64_t>(w[0]);
+    const auto instr = static_cast<size_t>(static_cast<uint32_t>(first));
+    size_t words = 1;
+    switch ((first >> kKindShift) & 3) {
+      case kExec: {
+        words = kExecWords + tiles_of_[instr];
+        const int64_t width = gm_width[instr];
+        if (width < 0 || w[3] <= w[2]) {  // no GM region, or an empty one: the same words
+          if (w[2] != t[2] || w[3] != t[3]) return std::nullopt;
+        } else {
+          // Regions of `width`-wide rows are compared as rectangles: shifted by whole rows, or each
+          // within one row on both sides, their overlaps are those of the twin's.
+          const int64_t d = w[2] - t[2];
+          auto one_row = [width](int64_t lo, int64_t hi) { return lo / width == (hi - 1) / width; };
+          const bool rows_kept = width == 0 || d % width == 0 || (one_row(w[2], w[3]) && one_row(t[2], t[3]));
+          if (w[3] - t[3] != d || (shift && *shift != d) || !rows_kept) return std::nullopt;
+          shift = d;
+        }
+        if (w[1] != t[1] || !std::equal(w + kExecWords, w + words, t + kExecWords)) return std::nullopt;
+        break;
+      }
+      case kSyncPacked: break;
+      default:
+        words = kSyncWords;
+        if (w[1] != t[1] || w[2] != t[2]) return std::nullopt;
+        break;
+    }
+    w += words, t += words;
+  }
+  return shift.value_or(0);
+}
+
 }  // namespace pto::emulator

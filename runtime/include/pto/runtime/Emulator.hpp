@@ -43,6 +43,14 @@ void set_hook_log(bool on);
 /// whose cores wait on one another (mix kernels, sync_all). Off: always core by core.
 void set_replay_folding(bool on);
 
+/// Lets a timed launch whose cores' model calls are written down (set_hook_log) record a core's
+/// model as a copy of another's when the two cores made the same calls with every GM region one
+/// shift apart (the blocks of most vector kernels): its ops are the other's, its GM regions
+/// shifted, instead of its calls played (on by default). Profiles, races and errors are the same
+/// to the bit either way: a core whose twin met a race or a failure is played. Off: every core's
+/// calls are played.
+void set_play_folding(bool on);
+
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
 /// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
@@ -62,6 +70,7 @@ struct RuntimeStats {
   uint64_t known_launches = 0;  // timed launches that took the profile of the same launch before (no model ran)
   uint64_t hook_logged = 0;     // timed launches whose cores' model calls were written down and played after (set_hook_log)
   uint64_t folded_replays = 0;  // replays that took the launch's cores as copies of one (set_replay_folding)
+  uint64_t copied_cores = 0;    // timed cores whose model recorded a copy of another core's (set_play_folding)
 };
 RuntimeStats runtime_stats();
 

@@ -1,0 +1,86 @@
+// set_play_folding: a timed core whose written-down model calls are another core's with every GM
+// region one shift apart records a copy of that core's model instead of playing its calls. The
+// profile, the race reports and the simulated numbers are the ones playing every core gives
+// (the JIT's code and the interpreter, one and two host threads); cores whose regions would
+// compare differently as rectangles are played.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "common/SampleProfiles.hpp"
+#include "pto/runtime/Emulator.hpp"
+
+namespace {
+
+namespace pl = pto::lang;
+using pto::samples::SyncMode;
+
+/// `run()` with play folding on, then off (the replay cache off: every launch modelled); the
+/// two profiles must be the same. Returns how many cores the first way copied.
+uint64_t check_both_ways(const std::function<pto::LaunchProfile()>& run) {
+  pto::set_replay_cache(false);
+  const uint64_t before = pto::runtime_stats().copied_cores;
+  const pto::LaunchProfile folded = run();
+  const uint64_t copied = pto::runtime_stats().copied_cores - before;
+  pto::set_play_folding(false);
+  const pto::LaunchProfile played = run();
+  pto::set_play_folding(true);
+  pto::set_replay_cache(true);
+  CHECK(pto::runtime_stats().copied_cores == before + copied);  // off: nothing copied
+  pto::test::check_same_profile(folded, played);
+  REQUIRE(folded.races.size() == played.races.size());
+  for (size_t i = 0; i < folded.races.size(); ++i) CHECK(folded.races[i].message() == played.races[i].message());
+  CHECK(folded.flops == played.flops);
+  return copied;
+}
+
+/// Block b of 4 reads rows [0, rows) of columns [b * step, b * step + width) of x (4 x 80) and
+/// writes them to the same place in y: regions of 80-wide rows, one block's `step` columns from
+/// the next.
+pto::LaunchProfile columns_profile(int64_t rows, int64_t width, int64_t step) {
+  const auto kernel = pl::jit({.name = "play_fold_columns", .auto_mutex = true}, [rows, width, step](pl::Tensor<float> x, pl::Tensor<float> y) {
+    auto t = pl::make_tile<float>(pl::Vec, {rows, width});
+    auto col = pl::get_block_idx() * step;
+    pl::load(t, x.slice(0, rows, col, width));
+    pl::store(y.slice(0, rows, col, width), t);
+  });
+  auto x = pto::Tensor<float>::random({4, 80}, 7), y = pto::Tensor<float>::zeros({4, 80});
+  return kernel[{.block_dim = 4}].run_sync(x, y);
+}
+
+}  // namespace
+
+TEST_CASE("play folding: vector kernels, synced and racing, profile the same with copied cores") {
+  for (bool interpret : {false, true}) {
+    pto::ScopedOptionOverrides backend({.interpret = interpret, .on_race = pto::OnRace::report});
+    for (int threads : {1, 2}) {
+      pto::set_host_threads(threads);
+      for (SyncMode sync : {SyncMode::automatic, SyncMode::manual, SyncMode::none}) {
+        CAPTURE(interpret);
+        CAPTURE(threads);
+        CAPTURE(static_cast<int>(sync));
+        // 8 blocks of 8 tiles and a 9th with a shorter last tile: a copy of no other block.
+        const uint64_t copied = check_both_ways([&] { return pto::test::vector_add_profile({.buffers = 2, .tile = 1024, .sync = sync}, 73000, 9); });
+        // Racing blocks (no sync): each core's twin reports races, so every core is played.
+        CHECK((copied > 0) == (sync != SyncMode::none));
+        check_both_ways([&] { return pto::test::softmax_profile({.buffers = 2, .rows_per_tile = 4, .sync = sync}, 200, 96, 7); });
+      }
+      pto::set_host_threads(0);
+    }
+  }
+}
+
+TEST_CASE("play folding: regions of rows are copied only where their rectangles keep their overlaps") {
+  pto::ScopedOptionOverrides report({.on_race = pto::OnRace::report});
+  pto::set_host_threads(1);  // the 4 blocks interleaved on one thread: blocks 1-3 may copy block 0
+  // One row each, 16 columns apart: every region within one row, so the cores are copies.
+  CHECK(check_both_ways([] { return columns_profile(1, 16, 16); }) == 3);
+  // Two rows each, 16 columns apart: a shift of less than a row moves a rectangle of two rows
+  // (the race checker compares them as rectangles): played.
+  CHECK(check_both_ways([] { return columns_profile(2, 16, 16); }) == 0);
+  // Two rows each, overlapping the next block's columns: races between blocks, reported the same.
+  const pto::LaunchProfile racing = columns_profile(2, 24, 16);
+  CHECK_FALSE(racing.races.empty());
+  check_both_ways([] { return columns_profile(2, 24, 16); });
+  pto::set_host_threads(0);
+}
