@@ -8,6 +8,26 @@
 
 namespace pto::test {
 
+/// Calls `body(sync)` for each way the samples' vector kernels can run: the JIT's code and the
+/// interpreter, on one and two host threads, each sync mode (automatic, manual, none), races
+/// reported (not raised). Leaves the host threads at their default.
+template <class Body>
+void for_each_backend_threads_sync(const Body& body) {
+  for (bool interpret : {false, true}) {
+    ScopedOptionOverrides backend({.interpret = interpret, .on_race = OnRace::report});
+    for (int threads : {1, 2}) {
+      set_host_threads(threads);
+      for (samples::SyncMode sync : {samples::SyncMode::automatic, samples::SyncMode::manual, samples::SyncMode::none}) {
+        CAPTURE(interpret);
+        CAPTURE(threads);
+        CAPTURE(static_cast<int>(sync));
+        body(sync);
+      }
+      set_host_threads(0);
+    }
+  }
+}
+
 inline LaunchProfile vector_add_profile(samples::vector_add::Params p, int64_t n, int block_dim) {
   namespace va = samples::vector_add;
   const auto kernel = va::make_kernel<float>(p);

@@ -51,24 +51,14 @@ pto::LaunchProfile softmax_profile(SyncMode sync) {
 }  // namespace
 
 TEST_CASE("hook_log: vector kernels, synced and racing, profile the same with their hooks written down") {
-  for (bool interpret : {false, true}) {
-    pto::ScopedOptionOverrides backend({.interpret = interpret, .on_race = pto::OnRace::report});
-    for (int threads : {1, 2}) {
-      pto::set_host_threads(threads);
-      for (SyncMode sync : {SyncMode::automatic, SyncMode::manual, SyncMode::none}) {
-        CAPTURE(interpret);
-        CAPTURE(threads);
-        CAPTURE(static_cast<int>(sync));
-        auto [a, b] = both_ways<pto::LaunchProfile>([&] { return vector_add_profile({.buffers = 2, .tile = 2048, .sync = sync}, 30000, 5); });
-        check_same(a, b);
-        CHECK(a.races.empty() == (sync != SyncMode::none));  // no sync at all: the model reports the races
-        auto [s, t] = both_ways<pto::LaunchProfile>([&] { return softmax_profile(sync); });
-        check_same(s, t);
-        CHECK(s.races.empty() == (sync != SyncMode::none));
-      }
-      pto::set_host_threads(0);
-    }
-  }
+  pto::test::for_each_backend_threads_sync([](SyncMode sync) {
+    auto [a, b] = both_ways<pto::LaunchProfile>([&] { return vector_add_profile({.buffers = 2, .tile = 2048, .sync = sync}, 30000, 5); });
+    check_same(a, b);
+    CHECK(a.races.empty() == (sync != SyncMode::none));  // no sync at all: the model reports the races
+    auto [s, t] = both_ways<pto::LaunchProfile>([&] { return softmax_profile(sync); });
+    check_same(s, t);
+    CHECK(s.races.empty() == (sync != SyncMode::none));
+  });
 }
 
 TEST_CASE("hook_log: a cube kernel and an audited launch profile the same with their hooks written down") {

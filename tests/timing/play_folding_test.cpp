@@ -51,23 +51,13 @@ pto::LaunchProfile columns_profile(int64_t rows, int64_t width, int64_t step) {
 }  // namespace
 
 TEST_CASE("play folding: vector kernels, synced and racing, profile the same with copied cores") {
-  for (bool interpret : {false, true}) {
-    pto::ScopedOptionOverrides backend({.interpret = interpret, .on_race = pto::OnRace::report});
-    for (int threads : {1, 2}) {
-      pto::set_host_threads(threads);
-      for (SyncMode sync : {SyncMode::automatic, SyncMode::manual, SyncMode::none}) {
-        CAPTURE(interpret);
-        CAPTURE(threads);
-        CAPTURE(static_cast<int>(sync));
-        // 8 blocks of 8 tiles and a 9th with a shorter last tile: a copy of no other block.
-        const uint64_t copied = check_both_ways([&] { return pto::test::vector_add_profile({.buffers = 2, .tile = 1024, .sync = sync}, 73000, 9); });
-        // Racing blocks (no sync): each core's twin reports races, so every core is played.
-        CHECK((copied > 0) == (sync != SyncMode::none));
-        check_both_ways([&] { return pto::test::softmax_profile({.buffers = 2, .rows_per_tile = 4, .sync = sync}, 200, 96, 7); });
-      }
-      pto::set_host_threads(0);
-    }
-  }
+  pto::test::for_each_backend_threads_sync([](SyncMode sync) {
+    // 8 blocks of 8 tiles and a 9th with a shorter last tile: a copy of no other block.
+    const uint64_t copied = check_both_ways([&] { return pto::test::vector_add_profile({.buffers = 2, .tile = 1024, .sync = sync}, 73000, 9); });
+    // Racing blocks (no sync): each core's twin reports races, so every core is played.
+    CHECK((copied > 0) == (sync != SyncMode::none));
+    check_both_ways([&] { return pto::test::softmax_profile({.buffers = 2, .rows_per_tile = 4, .sync = sync}, 200, 96, 7); });
+  });
 }
 
 TEST_CASE("play folding: regions of rows are copied only where their rectangles keep their overlaps") {
