@@ -378,14 +378,16 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
         a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
         a_pitch = k;
       }
+      const typename Ops::B* b_rows = bp;  // B as this block of rows reads it
+      int64_t b_pitch = ldb;
       if constexpr (std::is_same_v<TB, float>) {
         if (packed && i == 0) {
           return micro512_packing[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + j * kNR, ldc, last_cols(j + count - 1),
                                              accumulate, packed + j * kNR, packed_pitch);
         }
-        if (packed && i == kMR512 && j == 0) bp = packed, ldb = packed_pitch;
+        if (packed) b_rows = packed, b_pitch = packed_pitch;
       }
-      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + i * ldc + j * kNR, ldc,
+      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, b_rows + j * kNR, b_pitch, kNR, c + i * ldc + j * kNR, ldc,
                                                last_cols(j + count - 1), accumulate, nullptr, 0);
     });
     return;

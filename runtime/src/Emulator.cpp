@@ -251,14 +251,10 @@ class Launch {
   /// (no hooks written down, the race audit on, or two tensors sharing a buffer).
   std::vector<int64_t> gm_widths() const {
     std::vector<int64_t> width;
-    if (hook_tiles_.empty() || audit_ || std::any_of(memory_of_.begin(), memory_of_.end(), [i = 0](int m) mutable { return m != i++; })) {
-      return width;
-    }
-    for (const auto& info : k_.ir.instrs) {
-      width.push_back(info.tensor < 0 ? -1
-                      : info.gm_view_cols >= 0 ? info.gm_view_cols
-                                               : tensor_cols_[static_cast<size_t>(info.tensor)]);
-    }
+    bool shared_buffer = false;  // gm_memory_of: tensor t's memory is t unless an earlier one shares its buffer
+    for (size_t t = 0; t < memory_of_.size(); ++t) shared_buffer = shared_buffer || memory_of_[t] != static_cast<int>(t);
+    if (hook_tiles_.empty() || audit_ || shared_buffer) return width;
+    for (const auto& info : k_.ir.instrs) width.push_back(gm_region_width(info, tensor_cols_));
     return width;
   }
 

@@ -444,7 +444,7 @@ void CoreModel::exec(int instr, int64_t amount, const int64_t* slots, int64_t gm
   const auto& info = kernel_->ir.instrs[instr];
   const auto& groups = kernel_->ir.groups;
   const std::span<const Access> tiles = race_check_ ? tile_accesses(instr, slots, gm_lo, gm_hi) : std::span<const Access>{};
-  int64_t gm_cols = info.gm_view_cols >= 0 || info.tensor < 0 ? info.gm_view_cols : tensor_cols_[static_cast<size_t>(info.tensor)];
+  int64_t gm_cols = gm_region_width(info, tensor_cols_);
   const double a = static_cast<double>(amount);
   const ir::MemSpace space = info.tiles.empty() ? ir::MemSpace::Vec : groups[info.tiles[0].first].space;
   auto work = [&](const CostModel::Cost& c, bool on_chip) { record_work(info.pipe, c, instr, tiles, on_chip); };
@@ -622,6 +622,11 @@ void CoreModel::report_race(const char* kind, int64_t key, const Touch& first, i
 
 void CoreModel::fail(std::string reason, int instr) {
   if (!failure_) failure_ = std::make_pair(std::move(reason), instr);
+}
+
+int64_t gm_region_width(const ir::InstrInfo& info, std::span<const int64_t> tensor_cols) {
+  if (info.tensor < 0) return -1;
+  return info.gm_view_cols >= 0 ? info.gm_view_cols : tensor_cols[static_cast<size_t>(info.tensor)];
 }
 
 bool CoreModel::record_shifted(const CoreModel& twin, int64_t gm_shift) {

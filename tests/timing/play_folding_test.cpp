@@ -15,9 +15,15 @@ namespace {
 namespace pl = pto::lang;
 using pto::samples::SyncMode;
 
+/// What check_both_ways saw: how many cores the folded launch copied, and its profile.
+struct Folded {
+  uint64_t copied;
+  pto::LaunchProfile profile;
+};
+
 /// `run()` with play folding on, then off (the replay cache off: every launch modelled); the
-/// two profiles must be the same. Returns how many cores the first way copied.
-uint64_t check_both_ways(const std::function<pto::LaunchProfile()>& run) {
+/// two profiles must be the same.
+Folded check_both_ways(const std::function<pto::LaunchProfile()>& run) {
   pto::set_replay_cache(false);
   const uint64_t before = pto::runtime_stats().copied_cores;
   const pto::LaunchProfile folded = run();
@@ -31,7 +37,7 @@ uint64_t check_both_ways(const std::function<pto::LaunchProfile()>& run) {
   REQUIRE(folded.races.size() == played.races.size());
   for (size_t i = 0; i < folded.races.size(); ++i) CHECK(folded.races[i].message() == played.races[i].message());
   CHECK(folded.flops == played.flops);
-  return copied;
+  return {copied, folded};
 }
 
 /// Block b of 4 reads rows [0, rows) of columns [b * step, b * step + width) of x (4 x 80) and
@@ -53,7 +59,8 @@ pto::LaunchProfile columns_profile(int64_t rows, int64_t width, int64_t step) {
 TEST_CASE("play folding: vector kernels, synced and racing, profile the same with copied cores") {
   pto::test::for_each_backend_threads_sync([](SyncMode sync) {
     // 8 blocks of 8 tiles and a 9th with a shorter last tile: a copy of no other block.
-    const uint64_t copied = check_both_ways([&] { return pto::test::vector_add_profile({.buffers = 2, .tile = 1024, .sync = sync}, 73000, 9); });
+    const uint64_t copied =
+        check_both_ways([&] { return pto::test::vector_add_profile({.buffers = 2, .tile = 1024, .sync = sync}, 73000, 9); }).copied;
     // Racing blocks (no sync): each core's twin reports races, so every core is played.
     CHECK((copied > 0) == (sync != SyncMode::none));
     check_both_ways([&] { return pto::test::softmax_profile({.buffers = 2, .rows_per_tile = 4, .sync = sync}, 200, 96, 7); });
@@ -64,13 +71,11 @@ TEST_CASE("play folding: regions of rows are copied only where their rectangles 
   pto::ScopedOptionOverrides report({.on_race = pto::OnRace::report});
   pto::set_host_threads(1);  // the 4 blocks interleaved on one thread: blocks 1-3 may copy block 0
   // One row each, 16 columns apart: every region within one row, so the cores are copies.
-  CHECK(check_both_ways([] { return columns_profile(1, 16, 16); }) == 3);
+  CHECK(check_both_ways([] { return columns_profile(1, 16, 16); }).copied == 3);
   // Two rows each, 16 columns apart: a shift of less than a row moves a rectangle of two rows
   // (the race checker compares them as rectangles): played.
-  CHECK(check_both_ways([] { return columns_profile(2, 16, 16); }) == 0);
+  CHECK(check_both_ways([] { return columns_profile(2, 16, 16); }).copied == 0);
   // Two rows each, overlapping the next block's columns: races between blocks, reported the same.
-  const pto::LaunchProfile racing = columns_profile(2, 24, 16);
-  CHECK_FALSE(racing.races.empty());
-  check_both_ways([] { return columns_profile(2, 24, 16); });
+  CHECK_FALSE(check_both_ways([] { return columns_profile(2, 24, 16); }).profile.races.empty());
   pto::set_host_threads(0);
 }

@@ -83,6 +83,14 @@ void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
   l.used_ = at + kSyncWords;
 }
 
+inline size_t HookLog::record_words(uint64_t first) const {
+  switch ((first >> kKindShift) & 3) {
+    case kExec: return kExecWords + tiles_of_[static_cast<uint32_t>(first)];
+    case kSyncPacked: return 1;
+    default: return kSyncWords;
+  }
+}
+
 void HookLog::play(CoreModel& model) const {
   const int64_t* w = words_.data();
   const int64_t* const end = w + used_;
@@ -91,20 +99,14 @@ void HookLog::play(CoreModel& model) const {
     const auto first = static_cast<uint64_t>(w[0]);
     const auto instr = static_cast<int32_t>(static_cast<uint32_t>(first));
     switch ((first >> kKindShift) & 3) {
-      case kExec:
-        model.exec(instr, w[1], w + kExecWords, w[2], w[3]);
-        w += kExecWords + tiles_of_[static_cast<size_t>(instr)];
-        break;
+      case kExec: model.exec(instr, w[1], w + kExecWords, w[2], w[3]); break;
       case kSyncPacked:
         model.sync(instr, static_cast<int64_t>((first >> (kPackedShift + kPackedBits)) & kMask) - 1,
                    static_cast<int64_t>((first >> kPackedShift) & kMask) - 1);
-        w += 1;
         break;
-      default:
-        model.sync(instr, w[1], w[2]);
-        w += kSyncWords;
-        break;
+      default: model.sync(instr, w[1], w[2]); break;
     }
+    w += record_words(first);
   }
 }
 
@@ -117,31 +119,23 @@ std::optional<int64_t> HookLog::gm_shift_from(const HookLog& twin, std::span<con
   while (w < end) {
     if (w[0] != t[0]) return std::nullopt;
     const auto first = static_cast<uint64_t>(w[0]);
-    const auto instr = static_cast<size_t>(static_cast<uint32_t>(first));
-    size_t words = 1;
-    switch ((first >> kKindShift) & 3) {
-      case kExec: {
-        words = kExecWords + tiles_of_[instr];
-        const int64_t width = gm_width[instr];
-        if (width < 0 || w[3] <= w[2]) {  // no GM region, or an empty one: the same words
-          if (w[2] != t[2] || w[3] != t[3]) return std::nullopt;
-        } else {
-          // Regions of `width`-wide rows are compared as rectangles: shifted by whole rows, or each
-          // within one row on both sides, their overlaps are those of the twin's.
-          const int64_t d = w[2] - t[2];
-          auto one_row = [width](int64_t lo, int64_t hi) { return lo / width == (hi - 1) / width; };
-          const bool rows_kept = width == 0 || d % width == 0 || (one_row(w[2], w[3]) && one_row(t[2], t[3]));
-          if (w[3] - t[3] != d || (shift && *shift != d) || !rows_kept) return std::nullopt;
-          shift = d;
-        }
-        if (w[1] != t[1] || !std::equal(w + kExecWords, w + words, t + kExecWords)) return std::nullopt;
-        break;
+    const size_t words = record_words(first);
+    if (((first >> kKindShift) & 3) == kExec) {
+      const int64_t width = gm_width[static_cast<uint32_t>(first)];
+      if (width < 0 || w[3] <= w[2]) {  // no GM region, or an empty one: the same words
+        if (w[2] != t[2] || w[3] != t[3]) return std::nullopt;
+      } else {
+        // Regions of `width`-wide rows are compared as rectangles: shifted by whole rows, or each
+        // within one row on both sides, their overlaps are those of the twin's.
+        const int64_t d = w[2] - t[2];
+        auto one_row = [width](int64_t lo, int64_t hi) { return lo / width == (hi - 1) / width; };
+        const bool rows_kept = width == 0 || d % width == 0 || (one_row(w[2], w[3]) && one_row(t[2], t[3]));
+        if (w[3] - t[3] != d || (shift && *shift != d) || !rows_kept) return std::nullopt;
+        shift = d;
       }
-      case kSyncPacked: break;
-      default:
-        words = kSyncWords;
-        if (w[1] != t[1] || w[2] != t[2]) return std::nullopt;
-        break;
+      if (w[1] != t[1] || !std::equal(w + kExecWords, w + words, t + kExecWords)) return std::nullopt;
+    } else if (!std::equal(w + 1, w + words, t + 1)) {  // a sync: event and slot, unless packed in the first word
+      return std::nullopt;
     }
     w += words, t += words;
   }

@@ -56,6 +56,8 @@ class HookLog {
   /// instruction has).
   int64_t* reserve(size_t at);
   [[gnu::noinline]] void grow();
+  /// The words of the record whose first word is `first`.
+  size_t record_words(uint64_t first) const;
 
   std::span<const uint8_t> tiles_of_;
   size_t max_record_;

@@ -27,6 +27,9 @@
 #include "pto/runtime/timing/TimedOp.hpp"
 
 namespace pto {
+namespace ir {
+struct InstrInfo;
+}
 
 struct CompiledKernel;
 
@@ -201,6 +204,11 @@ struct AuditAccess {
 
 /// A core's recording storage, handed from launch to launch (see CoreModel::reuse): the timing
 /// trace, and the GM accesses kept for the check between blocks.
+/// The width of the rows of instruction `info`'s GM region, as the pipeline model reads its
+/// gm_lo and gm_hi: its view's columns (0: a 1-D range), or the launch's columns of its tensor
+/// (`tensor_cols`) when they are dynamic; -1 when the instruction moves no GM tensor.
+int64_t gm_region_width(const ir::InstrInfo& info, std::span<const int64_t> tensor_cols);
+
 struct CoreRecording {
   timing::CoreTrace trace;
   std::vector<GmSpan> gm_spans;
@@ -275,8 +283,8 @@ class CoreModel {
   /// shift for every region: the race checks' answers, which compare regions of one core, are
   /// then twin's): the ops and counters are twin's, the GM regions and spans shifted, the deps
   /// this core's. Call instead of the calls, on a model that has recorded nothing. False, with
-  /// nothing recorded, when twin reported a race or failed or a dep of it names another core:
-  /// then give this model its calls.
+  /// nothing recorded, when twin reported a race or failed, kept its accesses for the race audit,
+  /// or a dep of it names another core: then give this model its calls.
   bool record_shifted(const CoreModel& twin, int64_t gm_shift);
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
