@@ -439,10 +439,16 @@ TEST_CASE("a_rectangle_of_rows_touches_the_l2_as_its_rows_one_by_one") {
     fill(rows);
     const int64_t w = s.width, r0 = s.lo / w, c0 = s.lo % w, r1 = (s.hi - c0 - 1) / w, c1 = s.hi - r1 * w;
     const double bytes = static_cast<double>((r1 - r0 + 1) * (c1 - c0) * 4);
-    whole.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, {0, 4, s.lo, s.hi, w, false});
-    for (int64_t r = r0; r <= r1; ++r) {
-      rows.transfer(Pipe::MTE2, pto::PathId::GmToVec, static_cast<double>((c1 - c0) * 4), {0, 4, r * w + c0, r * w + c1, 0, false});
-      rows.barrier(Pipe::ALL);
+    // The rectangle, one a row further on (half new lines), then the first again (the bitmap
+    // L2 remembers rectangles it has touched: all hits, as row by row).
+    for (const int64_t shift : {int64_t{0}, w, int64_t{0}}) {
+      whole.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, {0, 4, s.lo + shift, s.hi + shift, w, false});
+      whole.barrier(Pipe::ALL);
+      for (int64_t r = r0; r <= r1; ++r) {
+        rows.transfer(Pipe::MTE2, pto::PathId::GmToVec, static_cast<double>((c1 - c0) * 4),
+                      {0, 4, r * w + c0 + shift, r * w + c1 + shift, 0, false});
+        rows.barrier(Pipe::ALL);
+      }
     }
     for (const uint64_t footprint : {uint64_t{0}, uint64_t{1} << 20}) {
       CAPTURE(footprint);

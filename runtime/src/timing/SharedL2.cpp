@@ -69,14 +69,16 @@ SharedL2::SharedL2(int64_t bytes, int64_t line_bytes, int ways, uint64_t footpri
     : line_(std::max<int64_t>(1, line_bytes)), line_shift_(std::countr_zero(static_cast<uint64_t>(line_))), ways_(std::max(1, ways)),
       sets_(std::max<uint64_t>(1, static_cast<uint64_t>(bytes / line_ / ways_))),
       fits_(footprint > 0 && footprint <= static_cast<uint64_t>(bytes) && std::has_single_bit(static_cast<uint64_t>(line_))),
-      present_(storage.present), tags_(storage.tags) {
+      present_(storage.present), tags_(storage.tags), seen_(storage.rectangles) {
   if (fits_) present_.assign((footprint / static_cast<uint64_t>(line_) + 64) / 64, 0);
+  seen_.clear();
 }
 
 SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t stride, uint64_t rows) {
   uint64_t hit = 0, fetched = 0;
   if (len > 0) {
     if (fits_) {
+      if (rows > 1 && seen_before(addr, len, stride, rows)) return {static_cast<double>(rows * len), 0};
       for (uint64_t r = 0; r < rows; ++r, addr += stride) touch_bitmap(addr, len, hit, fetched);
     } else {
       if (!tags_ready_) {
@@ -87,6 +89,32 @@ SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t st
     }
   }
   return {static_cast<double>(hit), static_cast<double>(fetched)};
+}
+
+bool SharedL2::seen_before(uint64_t addr, uint64_t len, uint64_t stride, uint64_t rows) {
+  constexpr uint64_t kEmptySlot = ~uint64_t{0};
+  if (seen_.empty()) seen_.assign(256, {kEmptySlot, 0, 0, 0});
+  const std::array<uint64_t, 4> key{addr, len, stride, rows};
+  const size_t mask = seen_.size() - 1;
+  const uint64_t hash = (addr + len * 0x9E37 + rows * 0x79B9) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing: the high bits
+  for (size_t i = static_cast<size_t>(hash >> 40);; ++i) {
+    std::array<uint64_t, 4>& slot = seen_[i & mask];
+    if (slot == key) return true;
+    if (slot[0] != kEmptySlot) continue;
+    if (2 * (seen_count_ + 1) > seen_.size()) {  // full to half: grow, or stop remembering
+      if (seen_.size() >= kMaxRectangles) return false;
+      std::vector<std::array<uint64_t, 4>> old(2 * seen_.size(), {kEmptySlot, 0, 0, 0});
+      old.swap(seen_);
+      seen_count_ = 0;
+      for (const auto& r : old) {
+        if (r[0] != kEmptySlot) seen_before(r[0], r[1], r[2], r[3]);
+      }
+      return seen_before(addr, len, stride, rows);
+    }
+    slot = key;
+    ++seen_count_;
+    return false;
+  }
 }
 
 void SharedL2::touch_bitmap(uint64_t addr, uint64_t len, uint64_t& hit, uint64_t& fetched) {
