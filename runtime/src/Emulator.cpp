@@ -8,6 +8,7 @@
 #include "pto/runtime/Emulator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -107,7 +108,7 @@ class Launch {
         memory_of_(recording() && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         tensor_cols_(recording() ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
         tensor_offsets_(recording() && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
-        gm_width_(gm_widths()),
+        gm_shape_(gm_region_shapes()),
         gm_state_(layout_.per_block > 1 && recording() ? block_dim : 0),
         deadlocks_(meets_across_blocks() ? 1 : layout_.per_block > 1 ? block_dim : 0),
         debug_log_(k, layout_, status_) {
@@ -127,9 +128,9 @@ class Launch {
     if (!logs_.empty()) hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
     if (block_dim_ == 1) {
       run_block(0);
-      int twin = -1;
-      play_hooks(0, 1, twin);
-      return release_twin(twin);
+      Twins twins;
+      play_hooks(0, 1, twins);
+      return release_twins(twins);
     }
     const int threads = tbb::this_task_arena::max_concurrency();
     const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
@@ -142,7 +143,7 @@ class Launch {
     PTO_TSAN_RELEASE(&next);
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
-      int twin = -1;
+      Twins twins;
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
         const int count = std::min(turn, block_dim_ - b);
         if (turn == 1) {
@@ -150,9 +151,9 @@ class Launch {
         } else {
           run_interleaved(b, count);
         }
-        play_hooks(b, count, twin);
+        play_hooks(b, count, twins);
       }
-      release_twin(twin);
+      release_twins(twins);
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
@@ -217,45 +218,59 @@ class Launch {
     return recording() && layout_.per_block == 1 && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
   }
 
+  /// The cores a host thread played in full in this launch and keeps the logs of (the first of
+  /// each kind of core it met: a matmul's blocks with three C tiles and those with two), for
+  /// play_hooks to compare the next cores with.
+  struct Twins {
+    static constexpr int kMost = 4;
+    std::array<int, kMost> core{};
+    int count = 0;
+  };
+
   /// The hooks that the cores of blocks [first, first + count) wrote down, into their models
-  /// (one core a block: hooks are written down only then). `twin`: the first core this host
-  /// thread played in this launch (-1: none yet), whose log it keeps until release_twin. A core
-  /// whose calls were the twin's with its GM regions one shift apart records a copy of the
-  /// twin's model instead (set_play_folding).
-  void play_hooks(int first, int count, int& twin) {
+  /// (one core a block: hooks are written down only then). A core whose calls were those of one
+  /// of this host thread's `twins` with each tensor's GM regions one shift apart records a copy
+  /// of that twin's model instead (set_play_folding); a core played in full becomes a twin while
+  /// there is room, its log kept until release_twins.
+  void play_hooks(int first, int count, Twins& twins) {
     if (logs_.empty()) return;
-    const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_width_.empty();
+    const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_shape_.empty();
+    std::vector<int64_t> shifts(fold ? k_.ir.tensors.size() : 0);
     for (int c = first; c < first + count; ++c) {
       HookLog& log = *logs_[static_cast<size_t>(c)];
       CoreModel& model = *models_[static_cast<size_t>(c)];
-      const std::optional<int64_t> shift = fold && twin >= 0 ? log.gm_shift_from(*logs_[static_cast<size_t>(twin)], gm_width_) : std::nullopt;
-      if (shift && model.record_shifted(*models_[static_cast<size_t>(twin)], *shift)) {
+      bool copied = false;
+      for (int i = 0; fold && i < twins.count && !copied; ++i) {
+        const auto twin = static_cast<size_t>(twins.core[static_cast<size_t>(i)]);
+        copied = log.gm_shifts_from(*logs_[twin], gm_shape_, shifts) && model.record_shifted(*models_[twin], shifts);
+      }
+      if (copied) {
         copied_cores.fetch_add(1, std::memory_order_relaxed);
       } else {
         log.play(model);
-        if (fold && twin < 0) {
-          twin = c;
+        if (fold && twins.count < Twins::kMost) {
+          twins.core[static_cast<size_t>(twins.count++)] = c;
           continue;  // its log is kept
         }
       }
       hook_storage_pool().give(log.release());
     }
   }
-  /// The log play_hooks kept, back to the pool.
-  void release_twin(int twin) {
-    if (twin >= 0) hook_storage_pool().give(logs_[static_cast<size_t>(twin)]->release());
+  /// The logs play_hooks kept, back to the pool.
+  void release_twins(const Twins& twins) {
+    for (int i = 0; i < twins.count; ++i) hook_storage_pool().give(logs_[static_cast<size_t>(twins.core[static_cast<size_t>(i)])]->release());
   }
 
-  /// Per instruction, the width of the rows of its GM region (0: a 1-D range; -1: its gm_lo and
-  /// gm_hi are no GM region), for HookLog::gm_shift_from. Empty when no core's model may be a copy
-  /// (no hooks written down, the race audit on, or two tensors sharing a buffer).
-  std::vector<int64_t> gm_widths() const {
-    std::vector<int64_t> width;
+  /// Per instruction, what its exec hook's gm_lo and gm_hi are (HookLog::gm_shifts_from). Empty
+  /// when no core's model may be a copy (no hooks written down, the race audit on, or two tensors
+  /// sharing a buffer).
+  std::vector<HookLog::GmRegionShape> gm_region_shapes() const {
+    std::vector<HookLog::GmRegionShape> shape;
     bool shared_buffer = false;  // gm_memory_of: tensor t's memory is t unless an earlier one shares its buffer
     for (size_t t = 0; t < memory_of_.size(); ++t) shared_buffer = shared_buffer || memory_of_[t] != static_cast<int>(t);
-    if (hook_tiles_.empty() || audit_ || shared_buffer) return width;
-    for (const auto& info : k_.ir.instrs) width.push_back(gm_region_width(info, tensor_cols_));
-    return width;
+    if (hook_tiles_.empty() || audit_ || shared_buffer) return shape;
+    for (const auto& info : k_.ir.instrs) shape.push_back({gm_region_width(info, tensor_cols_), info.tensor});
+    return shape;
   }
 
   LaunchProfile measured_profile() {
@@ -499,7 +514,7 @@ class Launch {
   std::vector<int> memory_of_;  // per tensor, its memory (a buffer passed twice is one), for the race checker
   std::vector<int64_t> tensor_cols_;  // per tensor, the launch's columns, when a tensor has a dynamic dimension
   std::vector<int64_t> tensor_offsets_;  // per tensor, its first element in its storage, when a view does not start it
-  std::vector<int64_t> gm_width_;        // gm_widths()
+  std::vector<HookLog::GmRegionShape> gm_shape_;  // gm_region_shapes()
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;

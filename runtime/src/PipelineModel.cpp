@@ -629,7 +629,7 @@ int64_t gm_region_width(const ir::InstrInfo& info, std::span<const int64_t> tens
   return info.gm_view_cols >= 0 ? info.gm_view_cols : tensor_cols[static_cast<size_t>(info.tensor)];
 }
 
-bool CoreModel::record_shifted(const CoreModel& twin, int64_t gm_shift) {
+bool CoreModel::record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift) {
   if (!twin.races_.empty() || twin.failure_ || !twin.audit_.empty()) return false;
   for (const timing::OpRef& d : twin.trace_.deps) {
     if (d.core != twin.trace_core_) return false;
@@ -638,9 +638,16 @@ bool CoreModel::record_shifted(const CoreModel& twin, int64_t gm_shift) {
   trace_.deps.resize(twin.trace_.deps.size());
   for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {trace_core_, twin.trace_.deps[i].op};
   trace_.regions.assign(twin.trace_.regions.begin(), twin.trace_.regions.end());
-  for (timing::GmRegion& r : trace_.regions) r.lo += gm_shift, r.hi += gm_shift;
+  auto shift_of = [&](int tensor) { return tensor_shift[static_cast<size_t>(tensor)]; };  // every region names its tensor
+  for (timing::GmRegion& r : trace_.regions) {
+    const int64_t d = shift_of(r.tensor);
+    r.lo += d, r.hi += d;
+  }
   gm_spans_.assign(twin.gm_spans_.begin(), twin.gm_spans_.end());
-  for (GmSpan& g : gm_spans_) g.touch.lo += gm_shift, g.touch.hi += gm_shift;
+  for (GmSpan& g : gm_spans_) {  // g.tensor is its memory: the tensor itself, on a buffer of its own
+    const int64_t d = shift_of(g.tensor);
+    g.touch.lo += d, g.touch.hi += d;
+  }
   gm_read_ = twin.gm_read_, gm_write_ = twin.gm_write_, flops_ = twin.flops_, macs_ = twin.macs_, barriers_ = twin.barriers_;
   return true;
 }

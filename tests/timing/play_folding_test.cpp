@@ -1,12 +1,12 @@
-// set_play_folding: a timed core whose written-down model calls are another core's with every GM
-// region one shift apart records a copy of that core's model instead of playing its calls. The
-// profile, the race reports and the simulated numbers are the ones playing every core gives
-// (the JIT's code and the interpreter, one and two host threads); cores whose regions would
-// compare differently as rectangles are played.
+// set_play_folding: a timed core whose written-down model calls are another core's with each
+// tensor's GM regions one shift apart records a copy of that core's model instead of playing its
+// calls. The profile, the race reports and the simulated numbers are the ones playing every core
+// gives (the JIT's code and the interpreter, one and two host threads).
 #include <doctest/doctest.h>
 
 #include <functional>
 
+#include "../../samples/03_matmul/matmul.hpp"
 #include "common/SampleProfiles.hpp"
 #include "pto/runtime/Emulator.hpp"
 
@@ -54,6 +54,32 @@ pto::LaunchProfile columns_profile(int64_t rows, int64_t width, int64_t step) {
   return kernel[{.block_dim = 4}].run_sync(x, y);
 }
 
+/// Block b of 4 adds row b of x (4 x 64) and the one row of w, into row b of y: x's and y's
+/// regions a row apart from one block to the next, w's the same for every block.
+pto::LaunchProfile shared_row_profile() {
+  const auto kernel = pl::jit({.name = "play_fold_shared_row", .auto_mutex = true}, [](pl::Tensor<float> x, pl::Tensor<float> w, pl::Tensor<float> y) {
+    auto a = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto b = pl::make_tile<float>(pl::Vec, {1, 64});
+    auto row = pl::get_block_idx();
+    pl::load(a, x.slice(row, 1, 0, 64));
+    pl::load(b, w.slice(0, 1, 0, 64));
+    a = a + b;
+    pl::store(y.slice(row, 1, 0, 64), a);
+  });
+  auto x = pto::Tensor<float>::random({4, 64}, 3), w = pto::Tensor<float>::random({1, 64}, 4), y = pto::Tensor<float>::zeros({4, 64});
+  return kernel[{.block_dim = 4}].run_sync(x, w, y);
+}
+
+/// A matmul of 256 x 128 by 128 x 256 in 64 x 64 tiles of C (16 tiles) on 6 blocks: block b
+/// computes tiles b, b + 6 and b + 12 (the last two blocks two tiles).
+pto::LaunchProfile matmul_profile() {
+  namespace mm = pto::samples::matmul;
+  const auto kernel = mm::make_kernel<float>({.tm = 64, .tn = 64, .tk = 64});
+  auto a = pto::Tensor<float>::random({256, 128}, 5), b = pto::Tensor<float>::random({128, 256}, 6);
+  auto c = pto::Tensor<float>::zeros({256, 256});
+  return kernel[{.block_dim = 6}].run_sync(a, b, c);
+}
+
 }  // namespace
 
 TEST_CASE("play folding: vector kernels, synced and racing, profile the same with copied cores") {
@@ -72,10 +98,21 @@ TEST_CASE("play folding: regions of rows are copied only where their rectangles 
   pto::set_host_threads(1);  // the 4 blocks interleaved on one thread: blocks 1-3 may copy block 0
   // One row each, 16 columns apart: every region within one row, so the cores are copies.
   CHECK(check_both_ways([] { return columns_profile(1, 16, 16); }).copied == 3);
-  // Two rows each, 16 columns apart: a shift of less than a row moves a rectangle of two rows
-  // (the race checker compares them as rectangles): played.
-  CHECK(check_both_ways([] { return columns_profile(2, 16, 16); }).copied == 0);
+  // Two rows each, 16 columns apart: each rectangle of two rows moves by 16 columns, so their
+  // overlaps, compared as rectangles, are block 0's.
+  CHECK(check_both_ways([] { return columns_profile(2, 16, 16); }).copied == 3);
   // Two rows each, overlapping the next block's columns: races between blocks, reported the same.
   CHECK_FALSE(check_both_ways([] { return columns_profile(2, 24, 16); }).profile.races.empty());
+  pto::set_host_threads(0);
+}
+
+TEST_CASE("play folding: each tensor's regions may move by their own shift") {
+  pto::set_host_threads(1);
+  // x and y a row further on each block, w where it was: blocks 1-3 copy block 0.
+  CHECK(check_both_ways(shared_row_profile).copied == 3);
+  // A's panels stay while B's and C's move a tile to the right (blocks 1 and 3 copy blocks 0 and 2),
+  // and the two-tile blocks are a kind of their own (block 5 copies block 4): three cores played
+  // in full, each kept to compare the next cores with.
+  CHECK(check_both_ways(matmul_profile).copied == 3);
   pto::set_host_threads(0);
 }

@@ -18,6 +18,25 @@ constexpr int kPackedBits = 15;  // each of event and slot + 1, unsigned
 constexpr size_t kExecWords = 4, kSyncWords = 3;
 constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 34 a tile)
 
+/// Whether the region [lo, hi) of rows `width` wide, `d` elements further on, is the same
+/// rectangle moved (Touch::overlaps compares two regions of one width as rectangles: rows
+/// [lo / width, r1], columns [lo % width, c1), r1 and c1 from hi): then its overlaps with the
+/// other regions of its tensor, moved alike, are the twin's. A region within one row on both
+/// sides is compared as its range, which moves as it is. (An in-bounds slice of a view moves as a
+/// rectangle; its flattened span moved by a part of a row could otherwise cross a row's end.)
+bool moves_as_rectangle(int64_t width, int64_t lo, int64_t hi, int64_t d) {
+  struct Rect {
+    int64_t r0, r1, c0, c1;
+  };
+  auto rect = [width](int64_t l, int64_t h) {
+    const int64_t c0 = l % width, r1 = (h - c0 - 1) / width;
+    return Rect{l / width, r1, c0, h - r1 * width};
+  };
+  const Rect a = rect(lo, hi), b = rect(lo + d, hi + d);
+  if (a.r0 == a.r1 && b.r0 == b.r1) return true;
+  return b.r1 - a.r1 == b.r0 - a.r0 && b.c0 - a.c0 == b.c1 - a.c1;
+}
+
 }  // namespace
 
 StoragePool<std::vector<int64_t>>& hook_storage_pool() {
@@ -110,36 +129,36 @@ void HookLog::play(CoreModel& model) const {
   }
 }
 
-std::optional<int64_t> HookLog::gm_shift_from(const HookLog& twin, std::span<const int64_t> gm_width) const {
-  if (used_ != twin.used_) return std::nullopt;
+bool HookLog::gm_shifts_from(const HookLog& twin, std::span<const GmRegionShape> shape, std::vector<int64_t>& shifts) const {
+  constexpr int64_t kUnset = INT64_MIN;
+  if (used_ != twin.used_) return false;
+  std::fill(shifts.begin(), shifts.end(), kUnset);
   const int64_t* w = words_.data();
   const int64_t* t = twin.words_.data();
   const int64_t* const end = w + used_;
-  std::optional<int64_t> shift;
   while (w < end) {
-    if (w[0] != t[0]) return std::nullopt;
+    if (w[0] != t[0]) return false;
     const auto first = static_cast<uint64_t>(w[0]);
     const size_t words = record_words(first);
     if (((first >> kKindShift) & 3) == kExec) {
-      const int64_t width = gm_width[static_cast<uint32_t>(first)];
+      const GmRegionShape region = shape[static_cast<uint32_t>(first)];
+      const int64_t width = region.width;
       if (width < 0 || w[3] <= w[2]) {  // no GM region, or an empty one: the same words
-        if (w[2] != t[2] || w[3] != t[3]) return std::nullopt;
+        if (w[2] != t[2] || w[3] != t[3]) return false;
       } else {
-        // Regions of `width`-wide rows are compared as rectangles: shifted by whole rows, or each
-        // within one row on both sides, their overlaps are those of the twin's.
         const int64_t d = w[2] - t[2];
-        auto one_row = [width](int64_t lo, int64_t hi) { return lo / width == (hi - 1) / width; };
-        const bool rows_kept = width == 0 || d % width == 0 || (one_row(w[2], w[3]) && one_row(t[2], t[3]));
-        if (w[3] - t[3] != d || (shift && *shift != d) || !rows_kept) return std::nullopt;
+        int64_t& shift = shifts.at(static_cast<size_t>(region.tensor));
+        if (w[3] - t[3] != d || (shift != kUnset && shift != d) || !(width == 0 || moves_as_rectangle(width, t[2], t[3], d))) return false;
         shift = d;
       }
-      if (w[1] != t[1] || !std::equal(w + kExecWords, w + words, t + kExecWords)) return std::nullopt;
+      if (w[1] != t[1] || !std::equal(w + kExecWords, w + words, t + kExecWords)) return false;
     } else if (!std::equal(w + 1, w + words, t + 1)) {  // a sync: event and slot, unless packed in the first word
-      return std::nullopt;
+      return false;
     }
     w += words, t += words;
   }
-  return shift.value_or(0);
+  for (int64_t& shift : shifts) shift = shift == kUnset ? 0 : shift;
+  return true;
 }
 
 }  // namespace pto::emulator

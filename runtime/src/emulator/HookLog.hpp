@@ -16,7 +16,6 @@
 // models meet nothing outside themselves while they run (Emulator.cpp: one core a block, no
 // sync_all, no debug output reading the model's op count).
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -39,14 +38,19 @@ class HookLog {
   /// Calls `model` as the hooks were called, in their order.
   void play(CoreModel& model) const;
 
-  /// The one shift (in elements) by which every GM region of this log lies further on than the
-  /// same call's in `twin`, when the two logs are otherwise the same calls in the same order
-  /// (CoreModel::record_shifted); none if they differ elsewhere, or the shifts differ, or a region
-  /// of rows moves by other than whole rows without lying within one row in both logs (the race
-  /// checker compares such regions as rectangles). `gm_width[instr]`: -1 when the instruction's
-  /// gm_lo and gm_hi are no GM region (compared as they are), else the width of its region's rows
-  /// (0: a 1-D range).
-  std::optional<int64_t> gm_shift_from(const HookLog& twin, std::span<const int64_t> gm_width) const;
+  /// What an instruction's exec hook gives as gm_lo and gm_hi: a region of `tensor`, in rows
+  /// `width` elements wide (0: a 1-D range), or, with width -1, no GM region (compared as they are).
+  struct GmRegionShape {
+    int64_t width = -1;
+    int32_t tensor = -1;
+  };
+  /// Per tensor, the one shift (in elements) by which every GM region of it in this log lies
+  /// further on than the same call's in `twin`, when the two logs are otherwise the same calls in
+  /// the same order (CoreModel::record_shifted): into `shifts` (one a tensor of the launch; 0 for
+  /// a tensor neither log touches). False if they differ elsewhere, or one tensor's regions move
+  /// by two shifts, or a region of rows moves by other than whole rows without lying within one row
+  /// in both logs (the race checker compares such regions as rectangles). `shape[instr]`: as above.
+  bool gm_shifts_from(const HookLog& twin, std::span<const GmRegionShape> shape, std::vector<int64_t>& shifts) const;
 
   /// The storage back, for the pool.
   std::vector<int64_t> release() { return std::move(words_); }

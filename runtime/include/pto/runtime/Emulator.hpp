@@ -44,9 +44,9 @@ void set_hook_log(bool on);
 void set_replay_folding(bool on);
 
 /// Lets a timed launch whose cores' model calls are written down (set_hook_log) record a core's
-/// model as a copy of another's when the two cores made the same calls with every GM region one
-/// shift apart (the blocks of most vector kernels): its ops are the other's, its GM regions
-/// shifted, instead of its calls played (on by default). Profiles, races and errors are the same
+/// model as a copy of another's when the two cores made the same calls with each tensor's GM
+/// regions one shift apart (the blocks of most vector kernels and of a matmul): its ops are the
+/// other's, its GM regions shifted, instead of its calls played (on by default). Profiles, races and errors are the same
 /// to the bit either way: a core whose twin met a race or a failure is played. Off: every core's
 /// calls are played.
 void set_play_folding(bool on);

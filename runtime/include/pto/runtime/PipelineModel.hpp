@@ -279,13 +279,14 @@ class CoreModel {
   /// Gives the recording's storage back (the model records nothing after).
   CoreRecording release_recording() { return {std::move(trace_), std::move(gm_spans_), std::move(resources_)}; }
   /// Records what `twin` recorded, a model of another core of the launch that was given the same
-  /// calls in the same order except that every GM region lay `gm_shift` elements further on (one
-  /// shift for every region: the race checks' answers, which compare regions of one core, are
-  /// then twin's): the ops and counters are twin's, the GM regions and spans shifted, the deps
-  /// this core's. Call instead of the calls, on a model that has recorded nothing. False, with
-  /// nothing recorded, when twin reported a race or failed, kept its accesses for the race audit,
-  /// or a dep of it names another core: then give this model its calls.
-  bool record_shifted(const CoreModel& twin, int64_t gm_shift);
+  /// calls in the same order except that every GM region of tensor t lay `tensor_shift[t]`
+  /// elements further on (one shift for every region of a tensor, and no two tensors on one
+  /// buffer: the race checks' answers, which compare regions of one memory of one core, are then
+  /// twin's): the ops and counters are twin's, the GM regions and spans shifted, the deps this
+  /// core's. Call instead of the calls, on a model that has recorded nothing. False, with nothing
+  /// recorded, when twin reported a race or failed, kept its accesses for the race audit, or a
+  /// dep of it names another core: then give this model its calls.
+  bool record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift);
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
