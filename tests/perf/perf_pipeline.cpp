@@ -243,8 +243,29 @@ void BM_FoldingPairedSoftmax(benchmark::State& state) {
   auto y = pto::Tensor<float>::zeros({4096, 1024});
   folding_paired(state, [&] { kernel[{.block_dim = 8}](x, y); });
 }
+// Play folding with each tensor's regions moved by their own shift: layernorm 4096x1024 f32
+// (x and y a block's rows further on, gamma and beta where they were) and matmul f16 1024^3 on 24
+// blocks (B and C a tile to the right, A where it was, or A and C a tile down; the two-tile
+// blocks copy a twin of their own): every launch replayed, play folding off / on alternating.
+void BM_PlayFoldingPairedLayernorm(benchmark::State& state) {
+  namespace ln = pto::samples::layernorm;
+  const auto kernel = ln::make_kernel<float>({});
+  auto x = pto::Tensor<float>::random({4096, 1024}, 8, -4.0, 4.0);
+  auto gamma = pto::Tensor<float>::random({1, 1024}, 9), beta = pto::Tensor<float>::random({1, 1024}, 10);
+  auto y = pto::Tensor<float>::zeros({4096, 1024});
+  folding_paired(state, [&] { kernel[{.block_dim = 8}](x, gamma, beta, y, 1e-5f); });
+}
+void BM_PlayFoldingPairedMatmul(benchmark::State& state) {
+  namespace mm = pto::samples::matmul;
+  const auto kernel = mm::make_kernel<pto::half>({});
+  auto a = pto::Tensor<pto::half>::random({1024, 1024}, 11), b = pto::Tensor<pto::half>::random({1024, 1024}, 12);
+  auto c = pto::Tensor<pto::half>::zeros({1024, 1024});
+  folding_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
+}
 BENCHMARK(BM_FoldingPaired)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FoldingPairedSoftmax)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_PlayFoldingPairedLayernorm)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_PlayFoldingPairedMatmul)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
@@ -453,6 +474,10 @@ int main(int argc, char** argv) {
                                                           "BM_FoldingPaired/play:1/min_time:3.000/real_time", ""},
                                                          {"play folding off / on, paired, softmax 4096x1024 f32 every launch replayed",
                                                           "BM_FoldingPairedSoftmax/play:1/min_time:3.000/real_time", ""},
+                                                         {"play folding off / on, paired, layernorm 4096x1024 f32 every launch replayed (gamma, beta unshifted)",
+                                                          "BM_PlayFoldingPairedLayernorm/play:1/min_time:3.000/real_time", ""},
+                                                         {"play folding off / on, paired, matmul f16 1024^3 24 blocks every launch replayed (shift per tensor)",
+                                                          "BM_PlayFoldingPairedMatmul/play:1/min_time:3.000/real_time", ""},
                                                          {"replay of hand-built vector-add traces, 8 cores, core by core / folded",
                                                           "BM_ReplayVectorAdd/cores:8/fold:0/real_time", "BM_ReplayVectorAdd/cores:8/fold:1/real_time"},
                                                          {"replay of hand-built vector-add traces, 48 cores past the L2, core by core / folded",
