@@ -638,7 +638,9 @@ bool CoreModel::record_shifted(const CoreModel& twin, std::span<const int64_t> t
   trace_.deps.resize(twin.trace_.deps.size());
   for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {trace_core_, twin.trace_.deps[i].op};
   trace_.regions.assign(twin.trace_.regions.begin(), twin.trace_.regions.end());
-  auto shift_of = [&](int tensor) { return tensor_shift[static_cast<size_t>(tensor)]; };  // every region names its tensor
+  auto shift_of = [&](int tensor) {  // a region of no tensor of the launch (hand-built models) stays
+    return tensor >= 0 && static_cast<size_t>(tensor) < tensor_shift.size() ? tensor_shift[static_cast<size_t>(tensor)] : 0;
+  };
   for (timing::GmRegion& r : trace_.regions) {
     const int64_t d = shift_of(r.tensor);
     r.lo += d, r.hi += d;
