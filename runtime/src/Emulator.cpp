@@ -104,7 +104,8 @@ class Launch {
         known_(known_key_ ? k.known_launches->find(*known_key_) : nullptr),
         models_(recording() ? cores_ : 0),
         hook_tiles_(writes_hooks_down() ? hook_tile_counts(k.ir) : std::vector<uint8_t>{}),
-        logs_(hook_tiles_.empty() ? 0 : cores_), status_(static_cast<size_t>(cores_)),
+        logs_(hook_tiles_.empty() ? 0 : block_dim), writers_(hook_tiles_.empty() || layout_.per_block == 1 ? 0 : cores_),
+        status_(static_cast<size_t>(cores_)),
         memory_of_(recording() && k.race_check ? gm_memory_of(k, args) : std::vector<int>{}),
         tensor_cols_(recording() ? dynamic_tensor_cols(k, args) : std::vector<int64_t>{}),
         tensor_offsets_(recording() && k.race_check ? tensor_storage_offsets(args) : std::vector<int64_t>{}),
@@ -212,53 +213,64 @@ class Launch {
   bool recording() const { return k_.instrumented && !known_; }
 
   /// Whether the cores' hooks are written down and played into their models after the run
-  /// (emulator/HookLog.hpp): models that meet nothing outside their own core while it runs (one
-  /// core a block, no sync_all, no debug output that reads a model's op count).
+  /// (emulator/HookLog.hpp): models that meet nothing outside their own block while it runs (no
+  /// sync_all, no debug output that reads a model's op count).
   bool writes_hooks_down() const {
-    return recording() && layout_.per_block == 1 && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
+    return recording() && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
   }
 
-  /// The cores a host thread played in full in this launch and keeps the logs of (the first of
-  /// each kind of core it met: a matmul's blocks with three C tiles and those with two), for
-  /// play_hooks to compare the next cores with.
+  /// The blocks a host thread played in full in this launch and keeps the logs of (the first of
+  /// each kind of block it met: a matmul's blocks with three C tiles and those with two), for
+  /// play_hooks to compare the next blocks with.
   struct Twins {
     static constexpr int kMost = 4;
-    std::array<int, kMost> core{};
+    std::array<int, kMost> block{};
     int count = 0;
   };
 
-  /// The hooks that the cores of blocks [first, first + count) wrote down, into their models
-  /// (one core a block: hooks are written down only then). A core whose calls were those of one
-  /// of this host thread's `twins` with each tensor's GM regions one shift apart records a copy
-  /// of that twin's model instead (set_play_folding); a core played in full becomes a twin while
-  /// there is room, its log kept until release_twins.
+  /// The hooks that blocks [first, first + count) wrote down, into their cores' models. A block
+  /// whose calls were those of one of this host thread's `twins` with each tensor's GM regions one
+  /// shift apart records copies of that twin's models instead (set_play_folding); a block played
+  /// in full becomes a twin while there is room, its log kept until release_twins.
   void play_hooks(int first, int count, Twins& twins) {
     if (logs_.empty()) return;
     const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_shape_.empty();
     std::vector<int64_t> shifts(fold ? k_.ir.tensors.size() : 0);
-    for (int c = first; c < first + count; ++c) {
-      HookLog& log = *logs_[static_cast<size_t>(c)];
-      CoreModel& model = *models_[static_cast<size_t>(c)];
+    for (int b = first; b < first + count; ++b) {
+      HookLog& log = *logs_[static_cast<size_t>(b)];
       bool copied = false;
       for (int i = 0; fold && i < twins.count && !copied; ++i) {
-        const auto twin = static_cast<size_t>(twins.core[static_cast<size_t>(i)]);
-        copied = log.gm_shifts_from(*logs_[twin], gm_shape_, shifts) && model.record_shifted(*models_[twin], shifts);
+        const int twin = twins.block[static_cast<size_t>(i)];
+        copied = log.gm_shifts_from(*logs_[static_cast<size_t>(twin)], gm_shape_, shifts) && copy_block(twin, b, shifts);
       }
       if (copied) {
-        copied_cores.fetch_add(1, std::memory_order_relaxed);
+        copied_cores.fetch_add(static_cast<uint64_t>(layout_.per_block), std::memory_order_relaxed);
       } else {
-        log.play(model);
+        std::array<CoreModel*, kCoresPerBlock> models{};
+        for (int s = 0; s < layout_.per_block; ++s) models[static_cast<size_t>(s)] = &*models_[static_cast<size_t>(b * layout_.per_block + s)];
+        log.play(std::span(models.data(), static_cast<size_t>(layout_.per_block)));
         if (fold && twins.count < Twins::kMost) {
-          twins.core[static_cast<size_t>(twins.count++)] = c;
+          twins.block[static_cast<size_t>(twins.count++)] = b;
           continue;  // its log is kept
         }
       }
       hook_storage_pool().give(log.release());
     }
   }
+  /// Block b's models record copies of block `twin`'s (CoreModel::record_shifted), each tensor's
+  /// GM regions `shifts` further on; false, with nothing recorded, if one of them cannot.
+  bool copy_block(int twin, int b, std::span<const int64_t> shifts) {
+    const int n = layout_.per_block;
+    auto model = [&](int block, int s) -> CoreModel& { return *models_[static_cast<size_t>(block * n + s)]; };
+    for (int s = 0; s < n; ++s) {
+      if (!model(b, s).copyable_from(model(twin, s), n)) return false;
+    }
+    for (int s = 0; s < n; ++s) model(b, s).record_shifted(model(twin, s), shifts, n);
+    return true;
+  }
   /// The logs play_hooks kept, back to the pool.
   void release_twins(const Twins& twins) {
-    for (int i = 0; i < twins.count; ++i) hook_storage_pool().give(logs_[static_cast<size_t>(twins.core[static_cast<size_t>(i)])]->release());
+    for (int i = 0; i < twins.count; ++i) hook_storage_pool().give(logs_[static_cast<size_t>(twins.block[static_cast<size_t>(i)])]->release());
   }
 
   /// Per instruction, what its exec hook's gm_lo and gm_hi are (HookLog::gm_shifts_from). Empty
@@ -325,7 +337,9 @@ class Launch {
     return prof;
   }
 
-  /// The context (and, timed, the pipeline model) of core `slot` of block `b`.
+  /// The context (and, timed, the pipeline model) of core `slot` of block `b` (slots in order).
+  /// Returns the model its block's CoreGroup calls at cross-core flags: null unless the core is
+  /// timed and calls its model live.
   CoreModel* prepare_core(int b, int slot, CoreContext& ctx, CoreMemory& memory) {
     const int c = b * layout_.per_block + slot;
     const ir::CoreKind kind = layout_.kind(slot);
@@ -364,12 +378,20 @@ class Launch {
       models_[c]->set_tensor_offsets(tensor_offsets_);
       models_[c]->keep_accesses(audit_);
       if (!logs_.empty()) {
-        ctx.model = &logs_[c].emplace(hook_tiles_, hook_storage_pool().take());
-        ctx.exec = &HookLog::exec_hook;
-        ctx.sync = &HookLog::sync_hook;
+        auto& log = logs_[static_cast<size_t>(b)];
+        if (slot == 0) log.emplace(hook_tiles_, hook_storage_pool().take());
+        if (writers_.empty()) {
+          ctx.model = &*log;
+          ctx.exec = &HookLog::exec_hook;
+          ctx.sync = &HookLog::sync_hook;
+        } else {  // a mix block: its three cores write into one log
+          ctx.model = &(writers_[static_cast<size_t>(c)] = {&*log, slot});
+          ctx.exec = &HookLog::slot_exec_hook;
+          ctx.sync = &HookLog::slot_sync_hook;
+        }
       }
     }
-    return recording() ? &*models_[c] : nullptr;
+    return recording() && logs_.empty() ? &*models_[c] : nullptr;
   }
 
   /// Whether the kernel calls sync_all: then every core of the launch must be alive at once.
@@ -441,7 +463,7 @@ class Launch {
       for (int s = 0; s < kCoresPerBlock; ++s) block_models[s] = prepare_core(b, s, ctx[s], memory[s]);
       connect_block(ctx, memory);
       CoreGroup block(k_, layout_, b, 1, 0);
-      block.run(ctx, block_models);
+      block.run(ctx, block_models, logs_.empty() ? nullptr : &*logs_[static_cast<size_t>(b)]);
       deadlocks_[b] = block.deadlock();
     }
     pto_rt_fence();
@@ -506,7 +528,8 @@ class Launch {
   const std::shared_ptr<const LaunchProfile> known_;   // the profile of the same launch before: no model runs
   std::vector<std::optional<CoreModel>> models_;
   std::vector<uint8_t> hook_tiles_;           // per instruction, its exec hook's tile slots (when hooks are written down)
-  std::vector<std::optional<HookLog>> logs_;  // per core, its hooks written down (or empty: the models are called live)
+  std::vector<std::optional<HookLog>> logs_;  // per block, its hooks written down (or empty: the models are called live)
+  std::vector<HookLog::SlotWriter> writers_;  // per core of a mix kernel whose hooks are written down
   std::array<void*, 16> small_{};
   std::vector<void*> large_;
   void** tensors_ = nullptr;

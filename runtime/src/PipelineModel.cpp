@@ -629,14 +629,21 @@ int64_t gm_region_width(const ir::InstrInfo& info, std::span<const int64_t> tens
   return info.gm_view_cols >= 0 ? info.gm_view_cols : tensor_cols[static_cast<size_t>(info.tensor)];
 }
 
-bool CoreModel::record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift) {
+bool CoreModel::copyable_from(const CoreModel& twin, int block_cores) const {
   if (!twin.races_.empty() || twin.failure_ || !twin.audit_.empty()) return false;
+  const int first = twin.trace_core_ - twin.slot_;  // twin's block's first core
   for (const timing::OpRef& d : twin.trace_.deps) {
-    if (d.core != twin.trace_core_) return false;
+    if (d.core < first || d.core >= first + block_cores) return false;
   }
+  return true;
+}
+
+bool CoreModel::record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift, int block_cores) {
+  if (!copyable_from(twin, block_cores)) return false;
   trace_.ops.assign(twin.trace_.ops.begin(), twin.trace_.ops.end());
   trace_.deps.resize(twin.trace_.deps.size());
-  for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {trace_core_, twin.trace_.deps[i].op};
+  const int32_t to_block = (trace_core_ - slot_) - (twin.trace_core_ - twin.slot_);  // from twin's block's cores to this one's
+  for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {twin.trace_.deps[i].core + to_block, twin.trace_.deps[i].op};
   trace_.regions.assign(twin.trace_.regions.begin(), twin.trace_.regions.end());
   auto shift_of = [&](int tensor) {  // a region of no tensor of the launch (hand-built models) stays
     return tensor >= 0 && static_cast<size_t>(tensor) < tensor_shift.size() ? tensor_shift[static_cast<size_t>(tensor)] : 0;

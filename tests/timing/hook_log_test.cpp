@@ -3,12 +3,15 @@
 // the cores run gives (the JIT's code and the interpreter, one and two host threads).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 
 #include "03_matmul/matmul.hpp"
+#include "common/FlashAttentionProfile.hpp"
 #include "common/SampleProfiles.hpp"
 #include "pto/runtime/Emulator.hpp"
+#include "pto/runtime/Profiler.hpp"
 
 namespace {
 
@@ -42,6 +45,39 @@ void check_same(const pto::LaunchProfile& a, const pto::LaunchProfile& b) {
   CHECK(a.audit_races.size() == b.audit_races.size());
   CHECK(a.flops == b.flops);
   CHECK(a.macs == b.macs);
+}
+
+/// check_same, and the instruction spans and flag flows a profiler gets.
+void check_same_timeline(const pto::LaunchProfile& a, const pto::LaunchProfile& b) {
+  check_same(a, b);
+  REQUIRE(a.spans.size() == b.spans.size());
+  REQUIRE(a.flows.size() == b.flows.size());
+  for (size_t c = 0; c < a.spans.size(); ++c) {
+    REQUIRE(a.spans[c].size() == b.spans[c].size());
+    for (size_t i = 0; i < a.spans[c].size(); ++i) {
+      CHECK(a.spans[c][i].instr == b.spans[c][i].instr);
+      CHECK(a.spans[c][i].start == b.spans[c][i].start);
+      CHECK(a.spans[c][i].end == b.spans[c][i].end);
+    }
+    REQUIRE(a.flows[c].size() == b.flows[c].size());
+    for (size_t i = 0; i < a.flows[c].size(); ++i) {
+      CHECK(a.flows[c][i].set_instr == b.flows[c][i].set_instr);
+      CHECK(a.flows[c][i].src_slot == b.flows[c][i].src_slot);
+      CHECK(a.flows[c][i].set_time == b.flows[c][i].set_time);
+      CHECK(a.flows[c][i].wait_time == b.flows[c][i].wait_time);
+    }
+  }
+}
+
+/// The profile of `launch()` as a running profiler records it: with instruction spans and flag flows.
+pto::LaunchProfile recorded(const std::function<pto::LaunchProfile()>& launch) {
+  const auto dir = std::filesystem::temp_directory_path() / "pto_hook_log_test";
+  pto::Profiler profiler({.activities = {pto::ProfilerActivity::NPU}, .output_dir = dir.string()});
+  profiler.start();
+  pto::LaunchProfile p = launch();
+  profiler.stop();
+  std::filesystem::remove_all(dir);
+  return p;
 }
 
 pto::LaunchProfile softmax_profile(SyncMode sync) {
@@ -121,4 +157,78 @@ TEST_CASE("hook_log: a model's error is the same UserError with the hooks writte
   const auto [far_logged, far_live] = errors_both_ways(far, 1);
   CHECK(far_logged == far_live);
   CHECK(far_logged.find("set_flag event id 40000 is out of range 0..15") != std::string::npos);
+}
+
+TEST_CASE("hook_log: a mix block's three cores write one log; flash attention profiles the same, spans and flows included") {
+  for (bool interpret : {false, true}) {
+    pto::ScopedOptionOverrides backend({.interpret = interpret});
+    for (int threads : {1, 2}) {
+      CAPTURE(interpret);
+      CAPTURE(threads);
+      pto::set_host_threads(threads);
+      auto [a, b] = both_ways<pto::LaunchProfile>([] { return recorded([] { return pto::test::flash_attention_profile(3); }); });
+      pto::set_host_threads(0);
+      check_same_timeline(a, b);
+      CHECK(a.races.empty());
+      REQUIRE(a.cores.size() == 9);
+      bool cross = false;  // the AIVs' waits name flags the AIC set
+      for (const auto& f : a.flows[1]) cross = cross || f.src_slot == 0;
+      CHECK(cross);
+    }
+  }
+}
+
+TEST_CASE("hook_log: a mix block's race between its cores and its model's error are the same with the hooks written down") {
+  // Each AIV stores its half of x into w and says so; the AIC reads w without waiting for that
+  // (and, running first, reads before the AIVs write): a WAR race on GM between the block's cores,
+  // which their models see through the block's shared GM race state, in the order the cores made
+  // their calls.
+  pto::ScopedOptionOverrides quiet({.on_race = pto::OnRace::report});
+  const auto racing = pl::jit({.name = "mix_reads_early", .auto_mutex = true, .chip = "a2", .timing = true, .race_check = true},
+                              [](pl::Tensor<pto::half> x, pl::Tensor<pto::half> w) {
+    pl::section_vector([&] {
+      auto t = pl::make_tile<pto::half>(pl::Vec, {8, 16});
+      auto row = pl::get_subblock_idx() * 8;
+      pl::load(t, x.slice(row, 8, 0, 16));
+      pl::store(w.slice(row, 8, 0, 16), t);
+      pl::set_cross_core(pl::Pipe::MTE3, 1);
+    });
+    pl::section_cube([&] {
+      auto m = pl::make_tile<pto::half>(pl::Mat, {16, 16});
+      pl::load(m, w.slice(0, 16, 0, 16));  // not waiting for event 1 first
+      pl::wait_cross_core(pl::Pipe::MTE2, 1);
+    });
+  });
+  auto [r, s] = both_ways<pto::LaunchProfile>([&] {
+    auto x = pto::Tensor<pto::half>::random({16, 16}, 5), w = pto::Tensor<pto::half>::zeros({16, 16});
+    return racing[{.block_dim = 1}].run_sync(x, w);
+  });
+  check_same(r, s);
+  REQUIRE_FALSE(r.races.empty());
+  CHECK(r.races.front().kind == "WAR");
+
+  // An AIV waits on a flag of its own pipes that nothing sets: the model's deadlock, the same UserError.
+  const auto stuck = pl::jit({.name = "mix_waits_unset", .auto_mutex = false, .chip = "a2", .timing = true},
+                             [](pl::Tensor<pto::half> x, pl::Tensor<pto::half> y) {
+    pl::section_cube([&] { pl::set_cross_core(pl::Pipe::MTE2, 0); });
+    pl::section_vector([&] {
+      auto t = pl::make_tile<pto::half>(pl::Vec, {8, 16});
+      pl::wait_cross_core(pl::Pipe::MTE2, 0);
+      pl::load(t, x.slice(pl::get_subblock_idx() * 8, 8, 0, 16));
+      pl::wait_flag(Pipe::MTE2, Pipe::MTE3, 3);
+      pl::store(y.slice(pl::get_subblock_idx() * 8, 8, 0, 16), t);
+    });
+  });
+  auto [logged, live] = both_ways<std::string>([&] {
+    auto x = pto::Tensor<pto::half>::random({16, 16}, 6), y = pto::Tensor<pto::half>::zeros({16, 16});
+    try {
+      stuck[{.block_dim = 2}].run_sync(x, y);
+    } catch (const pto::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  CHECK(logged == live);
+  CHECK(logged.find("mix_waits_unset") != std::string::npos);
+  CHECK(logged.find("deadlock: wait_flag") != std::string::npos);
 }

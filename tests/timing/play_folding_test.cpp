@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "../../samples/03_matmul/matmul.hpp"
+#include "common/FlashAttentionProfile.hpp"
 #include "common/SampleProfiles.hpp"
 #include "pto/runtime/Emulator.hpp"
 
@@ -115,4 +116,19 @@ TEST_CASE("play folding: each tensor's regions may move by their own shift") {
   // in full, each kept to compare the next cores with.
   CHECK(check_both_ways(matmul_profile).copied == 3);
   pto::set_host_threads(0);
+}
+
+TEST_CASE("play folding: a mix block copies its twin block's three models, their cross-core deps moved to its own cores") {
+  for (bool interpret : {false, true}) {
+    CAPTURE(interpret);
+    pto::ScopedOptionOverrides backend({.interpret = interpret});
+    pto::set_host_threads(1);
+    // Flash attention on 4 blocks of one query block each: every block reads all of K and V, and
+    // its Q, O and workspace rows lie one block further on than the block before's. Blocks 1-3
+    // copy block 0: 9 cores.
+    CHECK(check_both_ways([] { return pto::test::flash_attention_profile(4); }).copied == 9);
+    // 3 blocks for 4 query blocks: block 0 has two, a kind of its own; block 2 copies block 1.
+    CHECK(check_both_ways([] { return pto::test::flash_attention_profile(3); }).copied == 3);
+    pto::set_host_threads(0);
+  }
 }

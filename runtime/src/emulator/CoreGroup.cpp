@@ -10,8 +10,9 @@ CoreGroup::CoreGroup(const CompiledKernel& k, CoreLayout layout, int first_block
     : k_(k), layout_(layout), first_block_(first_block), participants_(participants),
       cores_(static_cast<size_t>(blocks * layout.per_block)), flags_(layout.per_block > 1 ? blocks : 0) {}
 
-void CoreGroup::run(std::span<CoreContext> ctx, std::span<CoreModel* const> models) {
+void CoreGroup::run(std::span<CoreContext> ctx, std::span<CoreModel* const> models, HookLog* log) {
   models_ = models;
+  log_ = log;
   for (size_t i = 0; i < cores_.size(); ++i) {
     ctx[i].block = this;
     cores_[i].fiber = core_fiber(k_, &ctx[i], cores_[i]);
@@ -43,11 +44,7 @@ bool CoreGroup::ready(int i) const {
     case Wait::SyncAll: return c.generation != generation_;
     case Wait::Flag: break;
   }
-  const BlockFlags& f = flags_[static_cast<size_t>(i / layout_.per_block)];
-  const int slot = i % layout_.per_block;
-  const auto e = static_cast<size_t>(c.wait_event);
-  if (slot == 0) return !f.to_aic[0][e].empty() && !f.to_aic[1][e].empty();
-  return !f.to_aiv[static_cast<size_t>(slot - 1)][e].empty();
+  return flags_[static_cast<size_t>(i / layout_.per_block)].ready(i % layout_.per_block, c.wait_event);
 }
 
 bool CoreGroup::suspend(int i) {
@@ -71,37 +68,23 @@ int32_t CoreGroup::cross(CoreContext* ctx, int32_t instr, ir::SyncOp op, int64_t
 }
 
 int32_t CoreGroup::flag(int i, ir::SyncOp op, ir::Pipe pipe, int64_t event, int instr) {
-  BlockFlags& f = flags_[static_cast<size_t>(i / layout_.per_block)];
+  CrossFlags& f = flags_[static_cast<size_t>(i / layout_.per_block)];
   const int slot = i % layout_.per_block;
   CoreModel* model = models_[static_cast<size_t>(i)];
-  const auto e = static_cast<size_t>(event);
+  const auto e = static_cast<int>(event);
   if (op == ir::SyncOp::CrossSet) {
-    const CoreModel::CrossFlag set = model ? model->cross_set(pipe, instr) : CoreModel::CrossFlag{};
-    if (slot == 0) {
-      for (auto& to : f.to_aiv) to[e].push_back(set);
-    } else {
-      f.to_aic[static_cast<size_t>(slot - 1)][e].push_back(set);
-    }
+    f.set(slot, e, model ? model->cross_set(pipe, instr) : CrossFlags::Flag{});
+    if (log_) log_->cross(slot, true, pipe, event, instr);
     return 0;
   }
   Core& c = cores_[static_cast<size_t>(i)];
   c.wait = Wait::Flag;
-  c.wait_event = static_cast<int>(event);
+  c.wait_event = e;
   c.wait_instr = instr;
   if (!suspend(i)) return 1;
-  auto take = [](std::deque<CoreModel::CrossFlag>& q) {
-    const CoreModel::CrossFlag got = q.front();
-    q.pop_front();
-    return got;
-  };
-  std::array<CoreModel::CrossFlag, 2> got;
-  size_t n = 0;
-  if (slot == 0) {
-    for (auto& from : f.to_aic) got[n++] = take(from[e]);
-  } else {
-    got[n++] = take(f.to_aiv[static_cast<size_t>(slot - 1)][e]);
-  }
-  if (model) model->cross_wait(pipe, std::span(got.data(), n), instr);
+  const std::span<const CrossFlags::Flag> got = f.take(slot, e);
+  if (model) model->cross_wait(pipe, got, instr);
+  if (log_) log_->cross(slot, false, pipe, event, instr);
   return 0;
 }
 

@@ -2,7 +2,6 @@
 // Cores co-scheduled as fibers on one host thread (private to the emulator): the three cores of a
 // mix block (their cross-core flags), or every core of a launch that calls sync_all.
 #include <array>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +10,8 @@
 #include <boost/context/fiber.hpp>
 
 #include "CoreSetup.hpp"
+#include "CrossFlags.hpp"
+#include "HookLog.hpp"
 #include "pto/backend/KernelABI.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
 #include "pto/runtime/PipelineModel.hpp"
@@ -30,7 +31,9 @@ class CoreGroup {
   CoreGroup(const CompiledKernel& k, CoreLayout layout, int first_block, int blocks, int participants);
 
   /// Runs the cores (ctx[i], models[i]: core i of the group, in the order above) to the end or to a deadlock.
-  void run(std::span<CoreContext> ctx, std::span<CoreModel* const> models);
+  /// `log`: a group of one mix block whose hooks are written down (HookLog.hpp) also writes its
+  /// cross-core flags' sets and waits there, where it would call the models (then null).
+  void run(std::span<CoreContext> ctx, std::span<CoreModel* const> models, HookLog* log = nullptr);
 
   /// The cross hook: cross-core flag `event` set or waited for, or a sync_all, by core `ctx`.
   int32_t cross(CoreContext* ctx, int32_t instr, ir::SyncOp op, int64_t event);
@@ -51,11 +54,6 @@ class CoreGroup {
     int wait_event = -1, wait_instr = -1;
     uint64_t generation = 0;  // the sync_all generation it arrived at
   };
-  /// Cross-core flags in flight in one mix block: [AIV][event] from the AIC, and to the AIC.
-  struct BlockFlags {
-    std::array<std::array<std::deque<CoreModel::CrossFlag>, 16>, 2> to_aiv, to_aic;
-  };
-
   int index(const CoreContext* ctx) const;
   bool ready(int i) const;
   /// Suspends core i until ready(i); false when it must stop (deadlock).
@@ -75,8 +73,9 @@ class CoreGroup {
   int first_block_;
   int participants_;
   std::span<CoreModel* const> models_;
+  HookLog* log_ = nullptr;
   std::vector<Core> cores_;
-  std::vector<BlockFlags> flags_;  // per block of a mix kernel
+  std::vector<CrossFlags> flags_;  // per block of a mix kernel
   // sync_all: the cores that arrived at the current meeting, with their arrival ops and clocks.
   uint64_t generation_ = 0;
   std::vector<int> arrived_;

@@ -3,18 +3,23 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "CrossFlags.hpp"
 #include "pto/support/Prefetch.hpp"
 
 namespace pto::emulator {
 namespace {
 
-// A record's first word: the instruction in its low 32 bits, the kind in the next two. An exec
-// record goes on with amount, gm_lo, gm_hi and the slots; a sync record with event and slot, or,
-// when both are small (a flag's event id, an automatic mutex's slot, -1 for none: nearly every
-// sync), carries event + 1 and slot + 1 in its first word's top 30 bits, a third of the bytes.
-constexpr int kKindShift = 32, kPackedShift = 34;
-constexpr int64_t kExec = 0, kSync = 1, kSyncPacked = 2;
+// A record's first word: the instruction in its low 30 bits, the writing core's slot in its block
+// in the next two, the kind in the two after. An exec record goes on with amount, gm_lo, gm_hi and
+// the slots; a sync record with event and slot, or, when both are small (a flag's event id, an
+// automatic mutex's slot, -1 for none: nearly every sync), carries event + 1 and slot + 1 in its
+// first word's top 30 bits, a third of the bytes. A cross-core flag's set or wait is one word: set
+// or wait, the pipe and the event id in the top bits.
+constexpr int kSlotShift = 30, kKindShift = 32, kPackedShift = 34;
+constexpr uint64_t kInstrMask = (uint64_t{1} << kSlotShift) - 1;
+constexpr int64_t kExec = 0, kSync = 1, kSyncPacked = 2, kCross = 3;
 constexpr int kPackedBits = 15;  // each of event and slot + 1, unsigned
+constexpr int kCrossPipeShift = kPackedShift + 1, kCrossEventShift = kCrossPipeShift + 4;
 constexpr size_t kExecWords = 4, kSyncWords = 3;
 constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 34 a tile)
 
@@ -46,6 +51,7 @@ StoragePool<std::vector<int64_t>>& hook_storage_pool() {
 
 std::vector<uint8_t> hook_tile_counts(const ir::Kernel& k) {
   std::vector<uint8_t> counts(k.instrs.size());
+  if (counts.size() > kInstrMask) return {};
   for (size_t i = 0; i < counts.size(); ++i) {
     if (k.instrs[i].tiles.size() > UINT8_MAX) return {};
     counts[i] = static_cast<uint8_t>(k.instrs[i].tiles.size());
@@ -71,58 +77,95 @@ inline int64_t* HookLog::reserve(size_t at) {
   return w;
 }
 
-void HookLog::exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
-  auto& l = *static_cast<HookLog*>(log);
-  const size_t at = l.used_;  // read once: the stores below may alias it (int64_t and size_t)
-  int64_t* w = l.reserve(at);
-  const size_t tiles = l.tiles_of_[static_cast<size_t>(instr)];
-  w[0] = (kExec << kKindShift) | static_cast<uint32_t>(instr);
+inline void HookLog::append_exec(uint64_t tag, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  const size_t at = used_;  // read once: the stores below may alias it (int64_t and size_t)
+  int64_t* w = reserve(at);
+  const size_t tiles = tiles_of_[static_cast<size_t>(instr)];
+  w[0] = static_cast<int64_t>(tag | (uint64_t{kExec} << kKindShift) | static_cast<uint32_t>(instr));
   w[1] = amount;
   w[2] = gm_lo;
   w[3] = gm_hi;
   for (size_t i = 0; i < tiles; ++i) w[kExecWords + i] = slots[i];  // one to three: no memcpy call
-  l.used_ = at + kExecWords + tiles;
+  used_ = at + kExecWords + tiles;
 }
 
-void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
-  auto& l = *static_cast<HookLog*>(log);
-  const size_t at = l.used_;
-  int64_t* w = l.reserve(at);
+inline void HookLog::append_sync(uint64_t tag, int32_t instr, int64_t event, int64_t slot) {
+  const size_t at = used_;
+  int64_t* w = reserve(at);
   constexpr uint64_t kLimit = uint64_t{1} << kPackedBits;
   const uint64_t e = static_cast<uint64_t>(event) + 1, s = static_cast<uint64_t>(slot) + 1;  // -1 (none) packs as 0
   if (e < kLimit && s < kLimit) {
-    w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) |
+    w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) | tag |
                                 static_cast<uint32_t>(instr));
-    l.used_ = at + 1;
+    used_ = at + 1;
     return;
   }
-  w[0] = (kSync << kKindShift) | static_cast<uint32_t>(instr);
+  w[0] = static_cast<int64_t>(tag | (uint64_t{kSync} << kKindShift) | static_cast<uint32_t>(instr));
   w[1] = event;
   w[2] = slot;
-  l.used_ = at + kSyncWords;
+  used_ = at + kSyncWords;
+}
+
+void HookLog::exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  static_cast<HookLog*>(log)->append_exec(0, instr, amount, slots, gm_lo, gm_hi);
+}
+
+void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) { static_cast<HookLog*>(log)->append_sync(0, instr, event, slot); }
+
+void HookLog::slot_exec_hook(void* writer, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
+  const auto& w = *static_cast<const SlotWriter*>(writer);
+  w.log->append_exec(static_cast<uint64_t>(w.slot) << kSlotShift, instr, amount, slots, gm_lo, gm_hi);
+}
+
+void HookLog::slot_sync_hook(void* writer, int32_t instr, int64_t event, int64_t slot) {
+  const auto& w = *static_cast<const SlotWriter*>(writer);
+  w.log->append_sync(static_cast<uint64_t>(w.slot) << kSlotShift, instr, event, slot);
+}
+
+void HookLog::cross(int slot, bool set, ir::Pipe pipe, int64_t event, int32_t instr) {
+  const size_t at = used_;
+  int64_t* w = reserve(at);
+  w[0] = static_cast<int64_t>((static_cast<uint64_t>(event) << kCrossEventShift) | (uint64_t{static_cast<uint8_t>(pipe)} << kCrossPipeShift) |
+                              (uint64_t{set} << kPackedShift) | (uint64_t{kCross} << kKindShift) |
+                              (static_cast<uint64_t>(slot) << kSlotShift) | static_cast<uint32_t>(instr));
+  used_ = at + 1;
 }
 
 inline size_t HookLog::record_words(uint64_t first) const {
   switch ((first >> kKindShift) & 3) {
-    case kExec: return kExecWords + tiles_of_[static_cast<uint32_t>(first)];
-    case kSyncPacked: return 1;
+    case kExec: return kExecWords + tiles_of_[first & kInstrMask];
+    case kSyncPacked:
+    case kCross: return 1;
     default: return kSyncWords;
   }
 }
 
-void HookLog::play(CoreModel& model) const {
+void HookLog::play(std::span<CoreModel* const> models) const {
   const int64_t* w = words_.data();
   const int64_t* const end = w + used_;
   constexpr uint64_t kMask = (uint64_t{1} << kPackedBits) - 1;
+  CrossFlags flags;  // a mix block's flags in flight, as CoreGroup held them in the run
   while (w < end) {
     const auto first = static_cast<uint64_t>(w[0]);
-    const auto instr = static_cast<int32_t>(static_cast<uint32_t>(first));
+    const auto instr = static_cast<int32_t>(first & kInstrMask);
+    const auto slot = static_cast<int>((first >> kSlotShift) & 3);
+    CoreModel& model = *models[static_cast<size_t>(slot)];
     switch ((first >> kKindShift) & 3) {
       case kExec: model.exec(instr, w[1], w + kExecWords, w[2], w[3]); break;
       case kSyncPacked:
         model.sync(instr, static_cast<int64_t>((first >> (kPackedShift + kPackedBits)) & kMask) - 1,
                    static_cast<int64_t>((first >> kPackedShift) & kMask) - 1);
         break;
+      case kCross: {
+        const auto pipe = static_cast<ir::Pipe>((first >> kCrossPipeShift) & 15);
+        const auto event = static_cast<int>((first >> kCrossEventShift) & 15);
+        if ((first >> kPackedShift) & 1) {
+          flags.set(slot, event, model.cross_set(pipe, instr));
+        } else {
+          model.cross_wait(pipe, flags.take(slot, event), instr);
+        }
+        break;
+      }
       default: model.sync(instr, w[1], w[2]); break;
     }
     w += record_words(first);
@@ -141,7 +184,7 @@ bool HookLog::gm_shifts_from(const HookLog& twin, std::span<const GmRegionShape>
     const auto first = static_cast<uint64_t>(w[0]);
     const size_t words = record_words(first);
     if (((first >> kKindShift) & 3) == kExec) {
-      const GmRegionShape region = shape[static_cast<uint32_t>(first)];
+      const GmRegionShape region = shape[first & kInstrMask];
       const int64_t width = region.width;
       if (width < 0 || w[3] <= w[2]) {  // no GM region, or an empty one: the same words
         if (w[2] != t[2] || w[3] != t[3]) return false;

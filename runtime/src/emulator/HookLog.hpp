@@ -12,9 +12,14 @@
 // on both threads once every core had run; played by each core's own thread instead, the timed
 // launch costs the same).
 // The model sees the same calls in the same order, so its trace, counters, race reports and
-// errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for cores whose
-// models meet nothing outside themselves while they run (Emulator.cpp: one core a block, no
-// sync_all, no debug output reading the model's op count).
+// errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for blocks whose
+// models meet nothing outside the block while it runs (Emulator.cpp: no sync_all, no debug output
+// reading the model's op count).
+//
+// A mix block's three cores write into one log, each record tagged with the writing core's slot
+// (SlotWriter), and the block's cross-core flags are records too: the log holds the calls of the
+// three models in the order the fibers made them, which is the order the models share the block's
+// GM race state in and the cross-core flags pass between them, and play() calls them in that order.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -31,12 +36,25 @@ class HookLog {
   /// it must outlive the log. `storage`: words to write over (hook_storage_pool()).
   HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& storage);
 
-  /// The CoreContext hooks (KernelABI.hpp) with a HookLog as their model.
+  /// The CoreContext hooks (KernelABI.hpp) with a HookLog as their model: a block of one core.
   static void exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
   static void sync_hook(void* log, int32_t instr, int64_t event, int64_t slot);
 
-  /// Calls `model` as the hooks were called, in their order.
-  void play(CoreModel& model) const;
+  /// A core of a mix block writing into its block's log: the CoreContext's model for the hooks
+  /// below, which tag each record with the core's slot.
+  struct SlotWriter {
+    HookLog* log = nullptr;
+    int slot = 0;
+  };
+  static void slot_exec_hook(void* writer, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  static void slot_sync_hook(void* writer, int32_t instr, int64_t event, int64_t slot);
+  /// Core `slot` sets (`set`) or has waited for cross-core flag `event` (0..15) on `pipe`, at
+  /// `instr`: CoreModel::cross_set or cross_wait, where the live run would call them.
+  void cross(int slot, bool set, ir::Pipe pipe, int64_t event, int32_t instr);
+
+  /// Calls the models as the hooks were called, in their order: `models[slot]` is the model of
+  /// the block's core `slot` (one model for a block of one core).
+  void play(std::span<CoreModel* const> models) const;
 
   /// What an instruction's exec hook gives as gm_lo and gm_hi: a region of `tensor`, in rows
   /// `width` elements wide (0: a 1-D range), or, with width -1, no GM region (compared as they are).
@@ -56,6 +74,8 @@ class HookLog {
   std::vector<int64_t> release() { return std::move(words_); }
 
  private:
+  void append_exec(uint64_t tag, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  void append_sync(uint64_t tag, int32_t instr, int64_t event, int64_t slot);
   /// Where the next record goes, `at` words in: room for the largest (4 + the most tiles an
   /// instruction has).
   int64_t* reserve(size_t at);
@@ -65,12 +85,13 @@ class HookLog {
 
   std::span<const uint8_t> tiles_of_;
   size_t max_record_;
-  std::vector<int64_t> words_;  // records: [instr | kind << 32, then exec: amount, gm_lo, gm_hi, slots; sync: event, slot]
+  std::vector<int64_t> words_;  // records: [instr | slot << 30 | kind << 32, then exec: amount, gm_lo, gm_hi, slots; sync: event, slot]
   size_t used_ = 0;
 };
 
 /// Per instruction of `k`, how many tile slots its exec hook is given; empty (the hooks are then
-/// not written down) when an instruction has more than 255, or `k` has no instruction.
+/// not written down) when an instruction has more than 255, `k` has no instruction, or more than
+/// a record's 30 bits of instruction index hold.
 std::vector<uint8_t> hook_tile_counts(const ir::Kernel& k);
 
 /// HookLog storage kept between launches (StoragePool.hpp).

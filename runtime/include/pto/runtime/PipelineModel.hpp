@@ -282,11 +282,15 @@ class CoreModel {
   /// calls in the same order except that every GM region of tensor t lay `tensor_shift[t]`
   /// elements further on (one shift for every region of a tensor, and no two tensors on one
   /// buffer: the race checks' answers, which compare regions of one memory of one core, are then
-  /// twin's): the ops and counters are twin's, the GM regions and spans shifted, the deps this
-  /// core's. Call instead of the calls, on a model that has recorded nothing. False, with nothing
-  /// recorded, when twin reported a race or failed, kept its accesses for the race audit, or a
-  /// dep of it names another core: then give this model its calls.
-  bool record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift);
+  /// twin's), and, in a block of `block_cores` cores (1, or 3 for a mix block), so was each other
+  /// core of twin's block against the same core of this one's: the ops and counters are twin's,
+  /// the GM regions and spans shifted, a dep on a core of twin's block one on the same core of
+  /// this block. Call instead of the calls, on a model that has recorded nothing. False, with
+  /// nothing recorded, unless copyable_from(twin, block_cores): then give this model its calls.
+  bool record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift, int block_cores = 1);
+  /// Whether record_shifted can copy `twin`: it reported no race, did not fail, kept no accesses
+  /// for the race audit, and its deps name cores of its own block only.
+  bool copyable_from(const CoreModel& twin, int block_cores = 1) const;
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
   const std::vector<RaceReport>& races() const { return races_; }
