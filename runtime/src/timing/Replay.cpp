@@ -28,30 +28,34 @@ struct Event {
 };
 using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
 
-/// What the replay keeps of one op, in one record: the event loop visits the ops of every core in
-/// simulated-time order, and one record per op (not a dozen parallel arrays) keeps that to one
-/// stream through memory per core, which the host's prefetchers follow.
-///
-/// The first 32 bytes are what an op's end does to each op waiting on it, and what then starts
-/// that op (ended, schedule): together, so that most records give them in one cache line. The
-/// waiting ops lie far ahead in their cores' runs and have left the host's cache on a launch of
-/// tens of thousands of ops (flash attention 2048x128 f32: a quarter of the replay's samples at
-/// that miss); in this order its f16 event loop takes 4% less (1.34 -> 1.29 ms, 4 alternating pairs).
-struct OpState {
-  double dep_ready = 0;           // when its deps (flags, mutexes, barriers) have all ended
-  uint32_t pending = 0;           // its conditions not yet met: deps, and the pipe's previous op
-  uint32_t barrier = UINT32_MAX;  // the core's last barrier op before it
+/// What the replay keeps of one op, in one record of one cache line: the event loop visits the
+/// ops of every core in simulated-time order, and one record per op (not a dozen parallel arrays)
+/// keeps that to one stream through memory per core, which the host's prefetchers follow. What
+/// the ends of other ops change in it is apart (Conditions).
+struct alignas(64) OpState {
   double pred_end = -1;           // when the previous op of its pipe ended (-1: none)
-  uint32_t issue = 0;             // instructions issued since that barrier (or the core's start)
-  uint16_t core = 0;
-  OpKind kind = OpKind::Work;
-  uint8_t pipe = 0;
   double start = 0, end = 0;
   double head = 0;                // Work: paid when its pipe starts from idle; Transfer: the DMA latency
   double amount = 0;              // Work: the body, cycles; Transfer: bytes
+  uint32_t barrier = UINT32_MAX;  // the core's last barrier op before it
+  uint32_t issue = 0;             // instructions issued since that barrier (or the core's start)
   uint32_t pipe_next = UINT32_MAX;  // the next op of its pipe
   int32_t region = -1;            // Transfer: its core's CoreTrace::regions index
+  uint16_t core = 0;
+  OpKind kind = OpKind::Work;
+  uint8_t pipe = 0;
   PathId path = PathId::GmToVec;
+};
+static_assert(sizeof(OpState) == 64);
+
+/// What the end of another op changes in an op: apart from its OpState, a quarter of its size, so
+/// that the ends of cross-core flags, whose waits lie far ahead in their cores' runs, touch a
+/// compact array that stays in the host's cache rather than records that have left it (flash
+/// attention 2048x128 f16: a fifth of the event loop's samples were that miss; its replay right
+/// after the run, 1.60 -> 1.49 ms mean of 6 alternating processes on a noisy VM, 4 of 6 faster).
+struct Conditions {
+  double dep_ready = 0;  // when its deps (flags, mutexes, barriers) have all ended
+  uint32_t pending = 0;  // its conditions not yet met: deps, and the pipe's previous op
 };
 
 /// The replay's storage. One set per host thread is kept between launches: a launch of tens of
@@ -62,13 +66,14 @@ struct Buffers {
   std::vector<uint32_t> owner;     // per dep (global index), the global op that waits on it
   std::vector<uint32_t> rdeps, rdep_begin;  // op g's dependents: rdeps[rdep_begin[g], rdep_begin[g + 1])
   std::vector<OpState> ops;        // one per op of the launch
+  std::vector<Conditions> conditions;  // one per op of the launch
   std::vector<double> work_end;
   std::vector<std::vector<uint32_t>> ready;  // per core, its ops with no condition to wait for, in order
   SharedL2::Storage l2;  // used in place (SharedL2 keeps a reference), not swapped
 
   void swap(Buffers& o) {
     base.swap(o.base), dep_base.swap(o.dep_base), owner.swap(o.owner), rdeps.swap(o.rdeps), rdep_begin.swap(o.rdep_begin);
-    ops.swap(o.ops), work_end.swap(o.work_end), ready.swap(o.ready);
+    ops.swap(o.ops), conditions.swap(o.conditions), work_end.swap(o.work_end), ready.swap(o.ready);
   }
 };
 
@@ -123,6 +128,7 @@ class Replayer {
     }
     const uint32_t n = b_.base.back();
     b_.ops.resize(n);
+    b_.conditions.assign(n, Conditions{});
     b_.owner.resize(b_.dep_base.back());
     b_.work_end.assign(n_cores * kPipeCount, -1);
     b_.ready.resize(n_cores);
@@ -141,7 +147,8 @@ class Replayer {
         st = OpState{};
         st.head = o.head;
         st.amount = o.kind == OpKind::Transfer ? o.bytes : o.body;
-        st.pending = o.dep_count;
+        Conditions& cond = b_.conditions[g];
+        cond.pending = o.dep_count;
         if (o.dep_begin != owned || owned + o.dep_count > t.deps.size()) throw_bad_deps();
         std::fill_n(b_.owner.begin() + b_.dep_base[c] + o.dep_begin, o.dep_count, g);
         owned += o.dep_count;
@@ -156,11 +163,11 @@ class Replayer {
           uint32_t& prev = last[o.pipe];
           if (prev != UINT32_MAX) {
             b_.ops[prev].pipe_next = g;
-            st.pending += 1;
+            cond.pending += 1;
           }
           prev = g;
         }
-        if (st.pending == 0) ready.push_back(g);
+        if (cond.pending == 0) ready.push_back(g);
       }
       if (owned != t.deps.size()) throw_bad_deps();
     });
@@ -203,7 +210,7 @@ class Replayer {
   /// All of g's conditions hold: queue its start.
   void schedule(uint32_t g) {
     const OpState& st = b_.ops[g];
-    const double t = std::max({st.dep_ready, st.pred_end, issue_ready(st)});
+    const double t = std::max({b_.conditions[g].dep_ready, st.pred_end, issue_ready(st)});
     // A sync point due now takes no time and no shared resource: settle it at once (most ops of a
     // pipelined kernel are flags and mutexes), not through the queue.
     const OpKind kind = st.kind;
@@ -233,11 +240,11 @@ class Replayer {
     if (st.pipe_next != UINT32_MAX) {
       OpState& next = b_.ops[st.pipe_next];
       next.pred_end = t;
-      if (--next.pending == 0) schedule(st.pipe_next);
+      if (--b_.conditions[st.pipe_next].pending == 0) schedule(st.pipe_next);
     }
     for (uint32_t i = b_.rdep_begin[g], e = b_.rdep_begin[g + 1]; i < e; ++i) {
       const uint32_t s = b_.rdeps[i];
-      OpState& dep = b_.ops[s];
+      Conditions& dep = b_.conditions[s];
       dep.dep_ready = std::max(dep.dep_ready, t);
       if (--dep.pending == 0) schedule(s);
     }
@@ -440,7 +447,7 @@ class Replayer {
         out.end_cycles = std::max(out.end_cycles, st.end);
         if (o.kind == OpKind::Barrier) continue;
         PipeTotals& p = out.pipes[o.pipe];
-        if (o.dep_count > 0) p.wait += std::max(0.0, st.dep_ready - std::max(0.0, st.pred_end));
+        if (o.dep_count > 0) p.wait += std::max(0.0, b_.conditions[g].dep_ready - std::max(0.0, st.pred_end));
         if (o.kind == OpKind::Sync) {
           if (o.flow && in_.record_spans) {
             for (uint32_t d = 0; d < o.dep_count; ++d) {
