@@ -262,10 +262,38 @@ void BM_PlayFoldingPairedMatmul(benchmark::State& state) {
   auto c = pto::Tensor<pto::half>::zeros({1024, 1024});
   folding_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
 }
+// Flash attention 2048x128 f16 on 8 blocks (mix: each block's AIC and two AIVs write one log).
+// Play folding off / on: blocks 1-7 read the same K and V, their Q, O and workspace rows a block
+// further on, so all but each host thread's first copy a twin block's three models. Hook log
+// off / on (the models called live as the fibers run, against written down and played after
+// each block, play folding on): both every launch replayed, > 1 faster on.
+void flash_attention_launches(benchmark::State& state, void (*set)(bool)) {
+  namespace fa = pto::samples::flash_attention;
+  using T = pto::half;
+  constexpr int64_t S = 2048, D = 128;
+  constexpr int kBlocks = 8;
+  const fa::Params p = fa::default_params<T>("a2");
+  const auto kernel = fa::make_kernel<T>(p);
+  auto q = pto::Tensor<T>::random({S, D}, 1), k = pto::Tensor<T>::random({S, D}, 2), v = pto::Tensor<T>::random({S, D}, 3);
+  auto o = pto::Tensor<T>::zeros({S, D});
+  fa::Workspace<T> ws(kBlocks, p, D);
+  pto::set_replay_cache(false);
+  const auto times = alternating_pairs(state, [&](bool on) {
+    set(on);
+    kernel[{.block_dim = kBlocks}](q, k, v, o, ws.scores, ws.probs, ws.values);
+  });
+  set(true);
+  pto::set_replay_cache(true);
+  report_pairs(state, times, /*speedup=*/true);
+}
+void BM_PlayFoldingPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_play_folding); }
+void BM_HookLogPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_hook_log); }
 BENCHMARK(BM_FoldingPaired)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FoldingPairedSoftmax)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_PlayFoldingPairedLayernorm)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_PlayFoldingPairedMatmul)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_PlayFoldingPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_HookLogPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
@@ -478,6 +506,10 @@ int main(int argc, char** argv) {
                                                           "BM_PlayFoldingPairedLayernorm/play:1/min_time:3.000/real_time", ""},
                                                          {"play folding off / on, paired, matmul f16 1024^3 24 blocks every launch replayed (shift per tensor)",
                                                           "BM_PlayFoldingPairedMatmul/play:1/min_time:3.000/real_time", ""},
+                                                         {"play folding off / on, paired, flash_attention 2048x128 f16 8 mix blocks every launch replayed",
+                                                          "BM_PlayFoldingPairedFlashAttention/min_time:3.000/real_time", ""},
+                                                         {"hook log off / on (models called live / written down), paired, flash_attention 2048x128 f16 every launch replayed",
+                                                          "BM_HookLogPairedFlashAttention/min_time:3.000/real_time", ""},
                                                          {"replay of hand-built vector-add traces, 8 cores, core by core / folded",
                                                           "BM_ReplayVectorAdd/cores:8/fold:0/real_time", "BM_ReplayVectorAdd/cores:8/fold:1/real_time"},
                                                          {"replay of hand-built vector-add traces, 48 cores past the L2, core by core / folded",
