@@ -29,8 +29,9 @@ void set_core_interleaving(bool on);
 /// Lets a timed launch's cores write their pipeline-model calls down while they run and play
 /// them into the models after (on by default; profiles, races and errors are the same either way,
 /// only where the host spends its time changes: the models' state stays in the host's cache).
-/// Applies to launches whose cores' models meet nothing outside their core while it runs (one core
-/// a block, no sync_all, no debug output). Off: the models are called as the cores run.
+/// Applies to launches whose cores' models meet nothing outside their block while it runs (no
+/// sync_all, no debug output); a mix block's three cores write one log in the order they made
+/// their calls, cross-core flags included. Off: the models are called as the cores run.
 void set_hook_log(bool on);
 
 /// Lets a timed launch's replay take cores that start together with the same trace (the same
@@ -43,12 +44,13 @@ void set_hook_log(bool on);
 /// whose cores wait on one another (mix kernels, sync_all). Off: always core by core.
 void set_replay_folding(bool on);
 
-/// Lets a timed launch whose cores' model calls are written down (set_hook_log) record a core's
-/// model as a copy of another's when the two cores made the same calls with each tensor's GM
-/// regions one shift apart (the blocks of most vector kernels and of a matmul): its ops are the
-/// other's, its GM regions shifted, instead of its calls played (on by default). Profiles, races and errors are the same
-/// to the bit either way: a core whose twin met a race or a failure is played. Off: every core's
-/// calls are played.
+/// Lets a timed launch whose cores' model calls are written down (set_hook_log) record a block's
+/// models as copies of another block's when the two blocks made the same calls with each
+/// tensor's GM regions one shift apart (the blocks of most vector kernels, of a matmul and of
+/// flash attention): their ops are the other's, their GM regions shifted and a mix block's
+/// cross-core deps moved to its own cores, instead of its calls played (on by default). Profiles,
+/// races and errors are the same to the bit either way: a block whose twin met a race or a
+/// failure is played. Off: every block's calls are played.
 void set_play_folding(bool on);
 
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
