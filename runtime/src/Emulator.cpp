@@ -226,6 +226,7 @@ class Launch {
     static constexpr int kMost = 4;
     std::array<int, kMost> block{};
     int count = 0;
+    std::vector<int64_t> shifts;  // HookLog::gm_shifts_from's answer, reused from block to block
   };
 
   /// The hooks that blocks [first, first + count) wrote down, into their cores' models. A block
@@ -235,7 +236,8 @@ class Launch {
   void play_hooks(int first, int count, Twins& twins) {
     if (logs_.empty()) return;
     const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_shape_.empty();
-    std::vector<int64_t> shifts(fold ? k_.ir.tensors.size() : 0);
+    std::vector<int64_t>& shifts = twins.shifts;
+    shifts.resize(fold ? k_.ir.tensors.size() : 0);
     for (int b = first; b < first + count; ++b) {
       HookLog& log = *logs_[static_cast<size_t>(b)];
       bool copied = false;

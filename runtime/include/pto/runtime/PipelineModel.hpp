@@ -97,7 +97,6 @@ struct InstrSpan {
   double start, end;  // cycles from the core's start
 };
 
-/// A flag from set_flag (on `src`) to the wait_flag that consumed it (on `dst`).
 /// A flag from set_flag (on pipe `src`) to the wait_flag that consumed it (on pipe `dst`); for a
 /// cross-core flag `src_slot` is the setting core's slot in the block (else -1: this core).
 struct FlagFlow {
