@@ -33,8 +33,8 @@ class CrossFlags {
     if (slot == 0) return !to_aic_[0][e].empty() && !to_aic_[1][e].empty();
     return !to_aiv_[static_cast<size_t>(slot - 1)][e].empty();
   }
-  /// Takes the flags core `slot`'s wait for `event` consumes (call when ready): one from each AIV
-  /// for the AIC, the AIC's for an AIV. They stay valid until the next set.
+  /// Takes the flags core `slot`'s wait for `event` consumes (call only when ready): one from each
+  /// AIV for the AIC, the AIC's for an AIV. The span stays valid until the next take.
   std::span<const Flag> take(int slot, int event) {
     const auto e = static_cast<size_t>(event);
     size_t n = 0;
