@@ -219,16 +219,19 @@ void BM_FusionPairedLayernorm(benchmark::State& state) { option_paired_layernorm
 // have the same trace, so folded the replay runs one core's 1024 ops instead of 8192.
 // With the argument 1, play folding instead (pto::set_play_folding): a thread's interleaved
 // cores after its first record copies of the first's model instead of playing their hooks.
-void folding_paired(benchmark::State& state, const std::function<void()>& launch) {
-  const auto set = state.range(0) == 0 ? &pto::set_replay_folding : &pto::set_play_folding;
+/// `launch()` with the option `set` off, then on, in alternating pairs, every launch replayed.
+void option_paired(benchmark::State& state, void (*set)(bool), const std::function<void()>& launch) {
   pto::set_replay_cache(false);
-  const auto times = alternating_pairs(state, [&](bool fold) {
-    set(fold);
+  const auto times = alternating_pairs(state, [&](bool on) {
+    set(on);
     launch();
   });
   set(true);
   pto::set_replay_cache(true);
   report_pairs(state, times, /*speedup=*/true);
+}
+void folding_paired(benchmark::State& state, const std::function<void()>& launch) {
+  option_paired(state, state.range(0) == 0 ? &pto::set_replay_folding : &pto::set_play_folding, launch);
 }
 void BM_FoldingPaired(benchmark::State& state) {
   const auto kernel = va::make_kernel<float>({.timing = true});
@@ -267,24 +270,24 @@ void BM_PlayFoldingPairedMatmul(benchmark::State& state) {
 // further on, so all but each host thread's first copy a twin block's three models. Hook log
 // off / on (the models called live as the fibers run, against written down and played after
 // each block, play folding on): both every launch replayed, > 1 faster on.
-void flash_attention_launches(benchmark::State& state, void (*set)(bool)) {
-  namespace fa = pto::samples::flash_attention;
+/// Flash attention 2048x128 f16 on 8 blocks, a2's parameters: its inputs, and a launch of `kernel` on them.
+struct FlashAttentionLaunch {
   using T = pto::half;
-  constexpr int64_t S = 2048, D = 128;
-  constexpr int kBlocks = 8;
-  const fa::Params p = fa::default_params<T>("a2");
-  const auto kernel = fa::make_kernel<T>(p);
-  auto q = pto::Tensor<T>::random({S, D}, 1), k = pto::Tensor<T>::random({S, D}, 2), v = pto::Tensor<T>::random({S, D}, 3);
-  auto o = pto::Tensor<T>::zeros({S, D});
-  fa::Workspace<T> ws(kBlocks, p, D);
-  pto::set_replay_cache(false);
-  const auto times = alternating_pairs(state, [&](bool on) {
-    set(on);
+  static constexpr int64_t S = 2048, D = 128;
+  static constexpr int kBlocks = 8;
+  pto::samples::flash_attention::Params params = pto::samples::flash_attention::default_params<T>("a2");
+  pto::Tensor<T> q = pto::Tensor<T>::random({S, D}, 1), k = pto::Tensor<T>::random({S, D}, 2), v = pto::Tensor<T>::random({S, D}, 3);
+  pto::Tensor<T> o = pto::Tensor<T>::zeros({S, D});
+  pto::samples::flash_attention::Workspace<T> ws{kBlocks, params, D};
+  template <class Kernel>
+  void operator()(const Kernel& kernel) {
     kernel[{.block_dim = kBlocks}](q, k, v, o, ws.scores, ws.probs, ws.values);
-  });
-  set(true);
-  pto::set_replay_cache(true);
-  report_pairs(state, times, /*speedup=*/true);
+  }
+};
+void flash_attention_launches(benchmark::State& state, void (*set)(bool)) {
+  FlashAttentionLaunch fa;
+  const auto kernel = pto::samples::flash_attention::make_kernel<FlashAttentionLaunch::T>(fa.params);
+  option_paired(state, set, [&] { fa(kernel); });
 }
 void BM_PlayFoldingPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_play_folding); }
 void BM_HookLogPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_hook_log); }
@@ -343,20 +346,13 @@ void timing_cost_paired(benchmark::State& state, const std::function<void(bool)>
 }
 void BM_TimingCostPairedFlashAttention(benchmark::State& state) {
   namespace fa = pto::samples::flash_attention;
-  using T = pto::half;
-  constexpr int64_t S = 2048, D = 128;
-  constexpr int kBlocks = 8;
-  fa::Params p = fa::default_params<T>("a2");
+  FlashAttentionLaunch launch;
+  fa::Params p = launch.params;
   p.timing = false;
-  const auto off = fa::make_kernel<T>(p);
+  const auto off = fa::make_kernel<FlashAttentionLaunch::T>(p);
   p.timing = true;
-  const auto on = fa::make_kernel<T>(p);
-  auto q = pto::Tensor<T>::random({S, D}, 1), k = pto::Tensor<T>::random({S, D}, 2), v = pto::Tensor<T>::random({S, D}, 3);
-  auto o = pto::Tensor<T>::zeros({S, D});
-  fa::Workspace<T> ws(kBlocks, p, D);
-  timing_cost_paired(state, [&](bool timed) {
-    (timed ? on : off)[{.block_dim = kBlocks}](q, k, v, o, ws.scores, ws.probs, ws.values);
-  });
+  const auto on = fa::make_kernel<FlashAttentionLaunch::T>(p);
+  timing_cost_paired(state, [&](bool timed) { timed ? launch(on) : launch(off); });
 }
 void BM_TimingCostPairedMatmul(benchmark::State& state) {
   namespace mm = pto::samples::matmul;
