@@ -119,7 +119,7 @@ auto dynamic_kernel(bool through_ub) {
 
 TEST_CASE("forwarded stores with a dynamic row count, the expression reading GM or UB, into tensors that stream or not") {
   // A dynamic tensor's size decides at run time whether its stores stream past the host's caches
-  // (then the store computes each row into the tile and streams it out; StoreForwarding.hpp).
+  // (then each row's whole lines are stored non-temporal; StoreForwarding.hpp).
   for (const bool through_ub : {true, false}) {
     const auto k = dynamic_kernel(through_ub);
     for (int64_t rows : {int64_t{1}, int64_t{13}, 4 * R, int64_t{(8 << 20) / (C * 4) + 5}}) {  // the last streams
@@ -133,6 +133,45 @@ TEST_CASE("forwarded stores with a dynamic row count, the expression reading GM 
       check_all(z, [&](int64_t f) { return (static_cast<float>(x[f]) + 1) * 3; });
     }
   }
+}
+
+TEST_CASE_TEMPLATE("streaming forwarded stores: rows off the 64-byte lines, partial first and last lines, columns left alone", T, float, half,
+                   int8_t) {
+  // z is over kStreamingStoreBytes, so each row's whole 64-byte lines are stored non-temporal from
+  // the registers and the columns before the first and after the last line plainly
+  // (CodeGen::compute_rows). The rows' pitch is no multiple of 32 B, so they begin anywhere in a
+  // line; three column tiles of TC columns start 32 B into each row, each stores TC - 3 of them,
+  // and the columns between and around are never written.
+  constexpr int64_t unit = 32 / static_cast<int64_t>(sizeof(T)), TR = 4, TC = 12 * unit, cols = unit + 3 * TC + 5;
+  const int64_t rows = pto::kStreamingStoreBytes / (cols * static_cast<int64_t>(sizeof(T))) + 7;
+  const auto k = pl::jit({.name = "fwd_stream_" + type_name<T>()}, [rows](pl::Tensor<T> x, pl::Tensor<T> z) {
+    auto t = pl::make_tile<T>(pl::Vec, {TR, TC});
+    auto out = pl::make_tile_group<T>(pl::Vec, {TR, TC}, {0, 1});
+    const int64_t row_tiles = (rows + TR - 1) / TR;
+    for (auto i : pl::range(pl::get_block_idx(), row_tiles * 3, pl::get_block_num())) {
+      auto r0 = i / 3 * TR, c0 = unit + i % 3 * TC;
+      auto nr = pl::min(TR, rows - r0);
+      pl::load(t, x.slice(r0, nr, c0, TC - 3));
+      out.current() = t * 2 + 1;
+      pl::store(z.slice(r0, nr, c0, TC - 3), out.current());
+      out.next();
+    }
+  });
+  auto x = pto::Tensor<T>::random({rows, cols}, 31, -50, 50);
+  auto z = pto::Tensor<T>::full({rows, cols}, T(7));
+  REQUIRE(static_cast<int64_t>(z.bytes()) >= pto::kStreamingStoreBytes);
+  CHECK(forwarding_of(k, 3, x, z).stores.size() == 1);
+  k[{.block_dim = 3}](x, z);
+  pto::synchronize();
+  check_all(z, [&](int64_t f) {
+    const int64_t c = f % cols - unit;
+    if (c < 0 || c >= 3 * TC || c % TC >= TC - 3) return T(7);
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<uint8_t>(static_cast<int32_t>(x[f]) * 2 + 1));  // wraps
+    } else {
+      return narrow<T>(widen(x[f]) * 2 + 1);
+    }
+  });
 }
 
 TEST_CASE("a store is not forwarded when its tile is read again, when it applies relu, or when the kernel has a debugging aid") {

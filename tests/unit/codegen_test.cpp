@@ -1,5 +1,6 @@
-// Code generation: the optimised LLVM IR of vector_add is vectorised at -O2 and not at -O0; the
-// shared object binds its C library calls to versioned glibc symbols.
+// Code generation: the optimised LLVM IR of vector_add is vectorised at -O2 and not at -O0; a store
+// that streams writes non-temporal lines; the shared object binds its C library calls to versioned
+// glibc symbols.
 #include <doctest/doctest.h>
 
 #include <pto/pto.hpp>
@@ -76,6 +77,24 @@ TEST_CASE("the optimised LLVM IR of vector_add<float> at O2 has a vectorised loo
   CHECK(code.llvm_ir.find("fadd <") != std::string::npos);
   CHECK(static_cast<bool>(code.fn));
   CHECK(code.object_bytes > 0);
+}
+
+TEST_CASE("a store that streams past the host's caches writes whole lines with non-temporal vector stores, at O2 and O0") {
+  // CodeGen::compute_rows: the sum goes straight from the registers into GM (no line buffer left
+  // at O2); a tensor under kStreamingStoreBytes gets no such store.
+  const auto k = pto::unit_test::make_vector_add<float>("vadd_stream");
+  auto big = pto::Tensor<float>::zeros({pto::kStreamingStoreBytes / 4});
+  auto small = pto::Tensor<float>::zeros({4096});
+  const auto ck = k[{.block_dim = 1}].compile(big, big, big);
+  for (const int level : {2, 0}) {
+    CAPTURE(level);
+    const auto code = pto::backend::compile_kernel(ck->ir, *ck->chip, {.opt_level = level, .keep_llvm_ir = true});
+    CHECK(code.llvm_ir.find("!nontemporal") != std::string::npos);
+    CHECK((code.llvm_ir.find("alloca <16 x float>") == std::string::npos) == (level == 2));
+  }
+  const auto cs = k[{.block_dim = 1}].compile(small, small, small);
+  const auto plain = pto::backend::compile_kernel(cs->ir, *cs->chip, {.opt_level = 2, .keep_llvm_ir = true});
+  CHECK(plain.llvm_ir.find("!nontemporal") == std::string::npos);
 }
 
 TEST_CASE("a kernel's C library calls carry glibc's symbol versions (the copy glibc picks for this CPU)") {

@@ -137,6 +137,16 @@ void CodeGen::set_interleave(llvm::BranchInst* latch, int count) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
+void CodeGen::set_vectorize_width(llvm::BranchInst* latch, int width) {
+  llvm::Metadata* enable[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"), llvm::ConstantAsMetadata::get(b_.getTrue())};
+  llvm::Metadata* lanes[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.width"),
+                             llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(width)))};
+  llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(c_, enable), llvm::MDNode::get(c_, lanes)};
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, self);
+  loop->replaceOperandWith(0, loop);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
+
 Value* CodeGen::tile_base_in(Value* arena, const ir::TileRef& t) {
   const auto& g = group(t);
   Value* off = b_.CreateAdd(b_.getInt64(g.offset), b_.CreateMul(scalar(t.slot), b_.getInt64(g.slot_bytes)));

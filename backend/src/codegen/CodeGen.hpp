@@ -86,6 +86,8 @@ class CodeGen : private ir::Visitor {
   llvm::BranchInst* counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name);
   /// Asks the loop vectoriser to run `count` vector iterations of the loop side by side.
   void set_interleave(llvm::BranchInst* latch, int count);
+  /// Asks the loop vectoriser to widen the loop to `width` lanes.
+  void set_vectorize_width(llvm::BranchInst* latch, int width);
   /// The interleave count for an element loop with a transcendental function over rows of `cols`.
   static int math_interleave(int64_t cols);
 
@@ -157,9 +159,11 @@ class CodeGen : private ir::Visitor {
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
   /// Rows [first, first + count) of a VecCompute's expression into `dst`, `pitch` elements from
-  /// row to row; `after_row(r)` (if given) is emitted after each row r.
+  /// row to row. With `streamed` (an i1, true at run time), each row's whole 64-byte lines are
+  /// written with non-temporal stores straight from the registers (a store into GM that streams
+  /// past the host's caches; the core fences when it returns).
   void compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch, Value* first, Value* count,
-                    const std::function<void(Value*)>& after_row = {});
+                    Value* streamed = nullptr);
   /// Rows [first, first + count) of a fused instruction (RowFusion.hpp: a VecCompute into its
   /// tile, or a RowReduce along rows) computed into its destination.
   void expr_rows(const ir::StmtNode* s, const TileExprLoop& loop, Value* first, Value* count);
@@ -231,8 +235,8 @@ class CodeGen : private ir::Visitor {
   };
   /// A forwarded store (StoreForwarding.hpp): `v`'s expression into GM region `reg` when the
   /// region is its extent and lies apart from every GM region the expression (and `other_reads`,
-  /// a row fusion run's) reads: straight into GM, or a row at a time through the tile for a
-  /// streaming store; else into the tile and then copied. Begin (the decision), the rows
+  /// a row fusion run's) reads: straight into GM (a streaming store's whole lines non-temporal);
+  /// else into the tile and then copied. Begin (the decision), the rows
   /// [first, first + count), then end (the copy, if any).
   struct ForwardedStore {
     const ir::Store* op;
@@ -240,7 +244,7 @@ class CodeGen : private ir::Visitor {
     Region reg;
     int64_t es;
     TileExprLoop loop;
-    Value *gm = nullptr, *direct = nullptr, *streaming = nullptr, *into_gm = nullptr, *by_rows = nullptr;
+    Value *gm = nullptr, *direct = nullptr, *streaming = nullptr;
   };
   ForwardedStore forwarded_store_begin(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es,
                                        std::span<const GMRead> other_reads);

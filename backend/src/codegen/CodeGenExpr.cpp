@@ -334,19 +334,54 @@ void CodeGen::vec_compute(const ir::VecCompute* op) {
 }
 
 void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, Value* dst, Value* pitch, Value* first, Value* count,
-                           const std::function<void(Value*)>& after_row) {
+                           Value* streamed) {
   const auto& dg = group(op->dst);
+  const int64_t es = static_cast<int64_t>(dtype_size(dg.dtype));
+  if (64 % es != 0 || static_cast<int64_t>(loop.dst_type->getPrimitiveSizeInBits()) != 8 * es) streamed = nullptr;  // no whole lines
   counted_loop(count, [&](Value* i) {
     Value* r = b_.CreateAdd(first, i);
     auto rows = leaf_rows(loop.bases, r);
     Value* drow = b_.CreateInBoundsGEP(loop.dst_type, dst, b_.CreateMul(r, pitch));
-    math_emitted_ = false;
-    llvm::BranchInst* latch = counted_loop(loop.ext.cols, [&](Value* col) {
-      Value* v = element(op->value, col, rows, loop.compute);
-      b_.CreateStore(narrow(v, dg.dtype), b_.CreateInBoundsGEP(loop.dst_type, drow, col));
-    }, "c");
-    if (math_emitted_) set_interleave(latch, math_interleave(dg.cols));
-    if (after_row) after_row(r);
+    auto element_at = [&](Value* col) { return narrow(element(op->value, col, rows, loop.compute), dg.dtype); };
+    // Columns [from, from + n) stored one element at a time (the loop vectoriser widens them).
+    auto plain_columns = [&](Value* from, Value* n) {
+      math_emitted_ = false;
+      llvm::BranchInst* latch = counted_loop(n, [&](Value* j) {
+        Value* col = b_.CreateAdd(from, j);
+        b_.CreateStore(element_at(col), b_.CreateInBoundsGEP(loop.dst_type, drow, col));
+      }, "c");
+      if (math_emitted_) set_interleave(latch, math_interleave(dg.cols));
+    };
+    if (!streamed) return plain_columns(b_.getInt64(0), loop.ext.cols);
+    // A streamed row: the columns up to its first 64-byte boundary, whole lines of kLine elements
+    // each computed into a line buffer and stored from the registers with one non-temporal store
+    // (the buffer is promoted away), then the rest; an unstreamed row is all "head".
+    const int64_t kLine = 64 / es;
+    Value* addr = b_.CreatePtrToInt(drow, b_.getInt64Ty());
+    Value* on = b_.CreateAnd(streamed, b_.CreateICmpEQ(b_.CreateURem(addr, b_.getInt64(es)), b_.getInt64(0)));
+    Value* to_line = b_.CreateUDiv(b_.CreateAnd(b_.CreateSub(b_.getInt64(64), b_.CreateAnd(addr, b_.getInt64(63))), b_.getInt64(63)),
+                                   b_.getInt64(es));
+    Value* head = b_.CreateSelect(on, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, to_line, loop.ext.cols), loop.ext.cols);
+    Value* lines = b_.CreateSDiv(b_.CreateSub(loop.ext.cols, head), b_.getInt64(kLine));
+    Value* tail = b_.CreateAdd(head, b_.CreateMul(lines, b_.getInt64(kLine)));
+    // The head and the tail: one plain loop over two pieces (the expression is emitted once for both).
+    counted_loop(b_.CreateSelect(on, b_.getInt64(2), b_.getInt64(1)), [&](Value* piece) {
+      Value* second = b_.CreateICmpEQ(piece, b_.getInt64(1));
+      plain_columns(b_.CreateSelect(second, tail, b_.getInt64(0)), b_.CreateSelect(second, b_.CreateSub(loop.ext.cols, tail), head));
+    }, "piece");
+    auto* line_type = llvm::FixedVectorType::get(loop.dst_type, static_cast<unsigned>(kLine));
+    llvm::AllocaInst* line = entry_alloca(line_type, "line");
+    line->setAlignment(llvm::Align(64));
+    counted_loop(lines, [&](Value* k) {
+      Value* from = b_.CreateAdd(head, b_.CreateMul(k, b_.getInt64(kLine)));
+      llvm::BranchInst* latch = counted_loop(b_.getInt64(kLine), [&](Value* j) {
+        b_.CreateStore(element_at(b_.CreateAdd(from, j)), b_.CreateInBoundsGEP(loop.dst_type, line, j));
+      }, "lc");
+      set_vectorize_width(latch, static_cast<int>(kLine));
+      auto* nt = b_.CreateAlignedStore(b_.CreateAlignedLoad(line_type, line, llvm::Align(64)),
+                                       b_.CreateInBoundsGEP(loop.dst_type, drow, from), llvm::Align(64));
+      nt->setMetadata(llvm::LLVMContext::MD_nontemporal, llvm::MDNode::get(c_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+    }, "line");
   }, "r");
 }
 

@@ -172,30 +172,19 @@ CodeGen::ForwardedStore CodeGen::forwarded_store_begin(const ir::Store* op, cons
     f.direct = b_.CreateAnd(f.direct, apart_from({base, read->pitch, loop.ext.rows, loop.ext.cols, es}));
   }
   for (const GMRead& read : other_reads) f.direct = b_.CreateAnd(f.direct, apart_from(read));
-  // Into GM; or, when the store streams past the host's caches, each row into the tile and then
-  // streamed out while it is in L1 (plain stores into GM would read every line first).
+  // Into GM: when the store streams past the host's caches, its rows' whole lines with
+  // non-temporal stores (plain stores into GM would read every line first).
   f.streaming = streams(op->dst.tensor, es);
-  f.into_gm = b_.CreateAnd(f.direct, b_.CreateNot(f.streaming));
-  f.by_rows = b_.CreateAnd(f.direct, f.streaming);
   return f;
 }
 
 void CodeGen::forwarded_store_rows(const ForwardedStore& f, Value* first, Value* count) {
   const auto& g = group(f.op->src);
-  const int64_t es = f.es;
   expr_stmt_ = f.v;  // its elided reads (elided_read)
-  compute_rows(f.v, f.loop, b_.CreateSelect(f.into_gm, f.gm, f.loop.dst), b_.CreateSelect(f.into_gm, f.reg.stride[0], b_.getInt64(g.cols)),
-               first, count, [&](Value* r) {
-                 auto* row = BasicBlock::Create(c_, "fwd.row", fn_);
-                 auto* next = BasicBlock::Create(c_, "fwd.next", fn_);
-                 b_.CreateCondBr(f.by_rows, row, next);
-                 b_.SetInsertPoint(row);
-                 copy_rows(b_.CreateInBoundsGEP(b_.getInt8Ty(), f.gm, b_.CreateMul(r, b_.CreateMul(f.reg.stride[0], b_.getInt64(es)))),
-                           f.reg.stride[0], b_.CreateInBoundsGEP(b_.getInt8Ty(), f.loop.dst, b_.CreateMul(r, b_.getInt64(g.cols * es))), g.cols,
-                           b_.getInt64(1), f.reg.ext[1], es, false, b_.getTrue());
-                 b_.CreateBr(next);
-                 b_.SetInsertPoint(next);
-               });
+  auto* fixed = llvm::dyn_cast<llvm::ConstantInt>(f.streaming);
+  Value* streamed = fixed && fixed->isZero() ? nullptr : b_.CreateAnd(f.direct, f.streaming);  // no line stores in a kernel that never streams
+  compute_rows(f.v, f.loop, b_.CreateSelect(f.direct, f.gm, f.loop.dst), b_.CreateSelect(f.direct, f.reg.stride[0], b_.getInt64(g.cols)),
+               first, count, streamed);
 }
 
 void CodeGen::forwarded_store_end(const ForwardedStore& f) {
