@@ -212,6 +212,13 @@ void option_paired_layernorm(benchmark::State& state, bool pto::JitOptions::*opt
 }
 void BM_ElisionPairedSoftmax(benchmark::State& state) { option_paired_softmax(state, &pto::JitOptions::elide_copies); }
 void BM_ElisionPairedLayernorm(benchmark::State& state) { option_paired_layernorm(state, &pto::JitOptions::elide_copies); }
+// vector_add 16M: off, x and y copied into the UB, the sum written there and streamed out of it;
+// on, the add reads GM and stores z's whole lines non-temporal from the registers.
+void BM_ElisionPairedVectorAdd(benchmark::State& state) {
+  const auto k = without_and_with(va::make_kernel<float>({}), &pto::JitOptions::elide_copies);
+  auto& in = inputs();
+  report_pairs(state, alternating_pairs(state, [&](bool on) { k[on ? 1 : 0][{.block_dim = 8}](in.x, in.y, in.z); }), /*speedup=*/true);
+}
 void BM_FusionPairedSoftmax(benchmark::State& state) { option_paired_softmax(state, &pto::JitOptions::fuse_rows); }
 void BM_FusionPairedLayernorm(benchmark::State& state) { option_paired_layernorm(state, &pto::JitOptions::fuse_rows); }
 // Replay folding on and off (pto::set_replay_folding), in pairs as above: vector_add 16M on 8
@@ -299,6 +306,7 @@ BENCHMARK(BM_PlayFoldingPairedFlashAttention)->Unit(benchmark::kMillisecond)->Us
 BENCHMARK(BM_HookLogPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_ElisionPairedVectorAdd)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FusionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
@@ -522,6 +530,8 @@ int main(int argc, char** argv) {
                                                           "BM_ElisionPairedSoftmax/min_time:3.000/real_time", ""},
                                                          {"copy elision off / on, paired, layernorm 4096x1024 f32 timing off",
                                                           "BM_ElisionPairedLayernorm/min_time:3.000/real_time", ""},
+                                                         {"copy elision off / on, paired, vector_add 16M timing off",
+                                                          "BM_ElisionPairedVectorAdd/min_time:3.000/real_time", ""},
                                                          {"row fusion off / on, paired, softmax 4096x1024 f32 timing off (> 1: faster on)",
                                                           "BM_FusionPairedSoftmax/min_time:3.000/real_time", ""},
                                                          {"row fusion off / on, paired, layernorm 4096x1024 f32 timing off",
