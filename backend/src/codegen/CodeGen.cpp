@@ -128,23 +128,24 @@ llvm::BranchInst* CodeGen::counted_loop(Value* count, const std::function<void(V
   return latch;
 }
 
-void CodeGen::set_interleave(llvm::BranchInst* latch, int count) {
-  llvm::Metadata* count_md[] = {llvm::MDString::get(c_, "llvm.loop.interleave.count"),
-                                llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(count)))};
-  llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(c_, count_md)};
+void CodeGen::set_loop_hints(llvm::BranchInst* latch, std::initializer_list<std::pair<const char*, llvm::Constant*>> hints) {
+  std::vector<llvm::Metadata*> self{nullptr};  // a loop's ID is a distinct node naming itself first
+  for (const auto& [name, value] : hints) {
+    llvm::Metadata* hint[] = {llvm::MDString::get(c_, name), llvm::ConstantAsMetadata::get(value)};
+    self.push_back(llvm::MDNode::get(c_, hint));
+  }
   llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, self);
   loop->replaceOperandWith(0, loop);
   latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
+void CodeGen::set_interleave(llvm::BranchInst* latch, int count) {
+  set_loop_hints(latch, {{"llvm.loop.interleave.count", b_.getInt32(static_cast<uint32_t>(count))}});
+}
+
 void CodeGen::set_vectorize_width(llvm::BranchInst* latch, int width) {
-  llvm::Metadata* enable[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"), llvm::ConstantAsMetadata::get(b_.getTrue())};
-  llvm::Metadata* lanes[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.width"),
-                             llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(width)))};
-  llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(c_, enable), llvm::MDNode::get(c_, lanes)};
-  llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, self);
-  loop->replaceOperandWith(0, loop);
-  latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  set_loop_hints(latch, {{"llvm.loop.vectorize.enable", b_.getTrue()},
+                         {"llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(width))}});
 }
 
 Value* CodeGen::tile_base_in(Value* arena, const ir::TileRef& t) {

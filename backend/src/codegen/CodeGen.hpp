@@ -15,10 +15,12 @@
 // fused vector instruction SIMD code. Private to the backend: LLVM headers stay in backend/src.
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../LLVMHeaders.hpp"
@@ -84,6 +86,8 @@ class CodeGen : private ir::Visitor {
   llvm::AllocaInst* loop_slot(const ir::Var* var);
   /// for (i = 0; i < count; ++i) body(i), count >= 0 at run time.
   llvm::BranchInst* counted_loop(Value* count, const std::function<void(Value*)>& body, const char* name);
+  /// Sets the loop of `latch`'s metadata: these llvm.loop.* hints, replacing any it had.
+  void set_loop_hints(llvm::BranchInst* latch, std::initializer_list<std::pair<const char*, llvm::Constant*>> hints);
   /// Asks the loop vectoriser to run `count` vector iterations of the loop side by side.
   void set_interleave(llvm::BranchInst* latch, int count);
   /// Asks the loop vectoriser to widen the loop to `width` lanes.
