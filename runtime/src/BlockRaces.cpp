@@ -41,15 +41,15 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
   std::vector<bool> written(k.ir.tensors.size(), false);
   for (const CoreModel* m : cores) {
     if (!m) continue;
-    for (const GmSpan& s : m->gm_spans()) written[s.tensor] = written[s.tensor] || s.write;
+    m->for_each_gm_span([&](const GmSpan& s) { written[s.tensor] = written[s.tensor] || s.write; });
   }
   thread_local std::vector<Entry> all;
   all.clear();
   for (size_t c = 0; c < cores.size(); ++c) {
     if (!cores[c]) continue;
-    for (const GmSpan& s : cores[c]->gm_spans()) {
+    cores[c]->for_each_gm_span([&](const GmSpan& s) {
       if (written[s.tensor]) all.push_back({s.touch, s.write, s.pipe, static_cast<int>(c), s.tensor, s.epoch});
-    }
+    });
   }
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); });
   const size_t blocks = cores.size() / static_cast<size_t>(std::max(1, per_block)) + 1;

@@ -168,7 +168,10 @@ void CoreModel::reuse(CoreRecording&& storage) {
   storage.trace.regions.clear();
   storage.trace.kind = trace_.kind;
   storage.trace.slot = trace_.slot;
+  storage.trace.copy_of = -1;
+  storage.trace.shift.clear();
   trace_ = std::move(storage.trace);
+  original_ = nullptr;
   storage.gm_spans.clear();
   gm_spans_ = std::move(storage.gm_spans);
   // Tile slots' race state: each slot's histories are emptied when its clock index is first used
@@ -630,9 +633,10 @@ int64_t gm_region_width(const ir::InstrInfo& info, std::span<const int64_t> tens
 }
 
 bool CoreModel::copyable_from(const CoreModel& twin, int block_cores) const {
-  if (!twin.races_.empty() || twin.failure_ || !twin.audit_.empty()) return false;
-  const int first = twin.trace_core_ - twin.slot_;  // twin's block's first core
-  for (const timing::OpRef& d : twin.trace_.deps) {
+  if (!twin.races_.empty() || twin.failure_ || !twin.audit_.empty() || twin.slot_ != slot_ || twin.kind_ != kind_) return false;
+  const CoreModel& original = twin.original_ ? *twin.original_ : twin;  // a copy's deps are its original's, moved
+  const int first = original.trace_core_ - original.slot_;  // the original's block's first core
+  for (const timing::OpRef& d : original.trace_.deps) {
     if (d.core < first || d.core >= first + block_cores) return false;
   }
   return true;
@@ -640,23 +644,19 @@ bool CoreModel::copyable_from(const CoreModel& twin, int block_cores) const {
 
 bool CoreModel::record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift, int block_cores) {
   if (!copyable_from(twin, block_cores)) return false;
-  trace_.ops.assign(twin.trace_.ops.begin(), twin.trace_.ops.end());
-  trace_.deps.resize(twin.trace_.deps.size());
-  const int32_t to_block = (trace_core_ - slot_) - (twin.trace_core_ - twin.slot_);  // from twin's block's cores to this one's
-  for (size_t i = 0; i < trace_.deps.size(); ++i) trace_.deps[i] = {twin.trace_.deps[i].core + to_block, twin.trace_.deps[i].op};
-  trace_.regions.assign(twin.trace_.regions.begin(), twin.trace_.regions.end());
-  auto shift_of = [&](int tensor) {  // a region of no tensor of the launch (hand-built models) stays
-    return tensor >= 0 && static_cast<size_t>(tensor) < tensor_shift.size() ? tensor_shift[static_cast<size_t>(tensor)] : 0;
-  };
-  for (timing::GmRegion& r : trace_.regions) {
-    const int64_t d = shift_of(r.tensor);
-    r.lo += d, r.hi += d;
+  const CoreModel& original = twin.original_ ? *twin.original_ : twin;
+  trace_.ops.clear();
+  trace_.deps.clear();
+  trace_.regions.clear();
+  trace_.copy_of = original.trace_core_;
+  trace_.shift.assign(tensor_shift.begin(), tensor_shift.end());
+  if (twin.original_) {  // twin is itself a copy: the two moves add up
+    const std::vector<int64_t>& more = twin.trace_.shift;
+    if (trace_.shift.size() < more.size()) trace_.shift.resize(more.size(), 0);
+    for (size_t t = 0; t < more.size(); ++t) trace_.shift[t] += more[t];
   }
-  gm_spans_.assign(twin.gm_spans_.begin(), twin.gm_spans_.end());
-  for (GmSpan& g : gm_spans_) {  // g.tensor is its memory: the tensor itself, on a buffer of its own
-    const int64_t d = shift_of(g.tensor);
-    g.touch.lo += d, g.touch.hi += d;
-  }
+  gm_spans_.clear();
+  original_ = &original;
   gm_read_ = twin.gm_read_, gm_write_ = twin.gm_write_, flops_ = twin.flops_, macs_ = twin.macs_, barriers_ = twin.barriers_;
   return true;
 }

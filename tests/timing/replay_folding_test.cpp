@@ -4,6 +4,7 @@
 // replayed core by core.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <functional>
 
 #include <pto/pto.hpp>
@@ -218,6 +219,53 @@ TEST_CASE("replay_folding: cores that start apart or whose traces differ fold in
       }
     }
     CHECK_FALSE(folds_to_the_same(launch.all(), a2, footprint));
+  }
+}
+
+TEST_CASE("replay_folding: cores recorded as copies (record_shifted) replay as the same cores recorded in full") {
+  const pto::ChipProfile& a2 = pto::ChipProfile::get("a2");
+  const pto::ChipProfile small = small_l2();
+  const int n = 8, tiles = 9;
+  for (int64_t tile : {int64_t{1000}, int64_t{8192}}) {  // 1000: neighbouring cores share an edge line
+    CAPTURE(tile);
+    auto own_rows = [&](int c) { return [=](int i) { return (int64_t{c} * tiles + i) * tile; }; };
+    Launch played(n), copied(n);
+    for (int c = 0; c < n; ++c) stream(played.add(), tiles, tile, own_rows(c));
+    // Cores 0 and 4 recorded; 1-3 copies of 0, 5 of 4, 6 of 5 (a copy of a copy: the shifts add
+    // up), 7 of 0. Each copy's regions lie (c - twin) * tiles * tile elements further on in x, y, z.
+    const std::array<int, n> twin{-1, 0, 0, 0, -1, 4, 5, 0};
+    for (int c = 0; c < n; ++c) copied.add();
+    for (int c = 0; c < n; ++c) {
+      CoreModel& m = copied.cores[static_cast<size_t>(c)];
+      if (twin[static_cast<size_t>(c)] < 0) {
+        stream(m, tiles, tile, own_rows(c));
+        continue;
+      }
+      const int64_t d = int64_t{c - twin[static_cast<size_t>(c)]} * tiles * tile;
+      const std::array<int64_t, 3> shift{d, d, d};
+      REQUIRE(m.record_shifted(copied.cores[static_cast<size_t>(twin[static_cast<size_t>(c)])], shift));
+      CHECK(m.trace().ops.empty());
+      CHECK(m.trace().copy_of == (c < 4 || c == 7 ? 0 : 4));
+    }
+    const uint64_t footprint = static_cast<uint64_t>(n) * tiles * static_cast<uint64_t>(tile) * 4 + (1 << 20);
+    auto check_replays_alike = [&](const pto::ChipProfile& chip, uint64_t fp, std::span<const double> start, bool fold) {
+      tm::ReplayInput in{.chip = &chip, .cores = copied.all(), .core_start = start, .gm_footprint = fp, .record_spans = true,
+                         .fold_identical_cores = fold};
+      const tm::ReplayResult from_copies = tm::replay(in);
+      in.cores = played.all();
+      in.fold_identical_cores = false;
+      check_same(from_copies, tm::replay(in));
+      return from_copies.folded;
+    };
+    std::vector<double> start(n, 0);
+    // Folded (whole lines: the L2 answers every copy alike) or, when the L2 sets the copies
+    // apart, folding is off, or a copy starts apart from its original, core by core from the
+    // copies made whole.
+    CHECK(check_replays_alike(a2, footprint, start, true) == (tile == 8192));
+    CHECK(check_replays_alike(small, 0, start, true) == (tile == 8192));
+    CHECK_FALSE(check_replays_alike(a2, footprint, start, false));
+    start[5] = 16;
+    CHECK_FALSE(check_replays_alike(a2, footprint, start, true));
   }
 }
 

@@ -40,8 +40,12 @@ ReplayKey fingerprint(const timing::ReplayInput& in) {
   const uint64_t cores = in.cores.size();
   XXH3_128bits_update(s, &cores, sizeof cores);
   for (const timing::CoreTrace* t : in.cores) {
-    const int64_t where[2] = {t->kind, t->slot};
+    const int64_t where[3] = {t->kind, t->slot, t->copy_of};
     XXH3_128bits_update(s, where, sizeof where);
+    if (t->copy_of >= 0) {  // its original (hashed as itself) moved: the same copy, the same trace
+      add(s, t->shift);
+      continue;
+    }
     add(s, t->ops);
     add(s, t->deps);
     add(s, t->regions);

@@ -6,8 +6,9 @@
 // virtual GM bases, the chip profile and whether spans are kept. A repeated launch (the warm-up,
 // the repeats of a steady-state baseline, the steps of a profile) records the same traces, so
 // its replay is looked up instead of run again: the same cycles, a fingerprint's cost. The
-// fingerprint is XXH3-128 over the traces' bytes (their records have no padding, TimedOp.hpp);
-// the cache holds the most recently used results up to a byte budget.
+// fingerprint is XXH3-128 over the traces' bytes (their records have no padding, TimedOp.hpp), a
+// recorded copy's over its original and shifts (a launch whose host threads folded other blocks
+// then has another key: a replay more, the same result); the cache holds the most recently used results up to a byte budget.
 #include <cstdint>
 #include <memory>
 #include <mutex>

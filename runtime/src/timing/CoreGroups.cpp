@@ -48,6 +48,16 @@ CoreGroups group_copies(const ReplayInput& in) {
   g.group.resize(n);
   size_t wasted = 0;  // whole traces compared in vain: past one a core, grouping costs more than it saves
   for (size_t c = 0; c < n; ++c) {
+    if (const int32_t original = in.cores[c]->copy_of; original >= 0) {
+      // A recorded copy: its ops are its original's, no compare needed. It joins its original's
+      // group (which starts when the original does), or nothing folds: every group's first core,
+      // the one replayed, holds its own ops.
+      const auto o = static_cast<size_t>(original);
+      if (o >= c || in.cores[o]->copy_of >= 0 || start_of(in, o) != start_of(in, c)) return CoreGroups::each_alone(n);
+      g.group[c] = g.group[o];
+      g.size[g.group[o]] += 1;
+      continue;
+    }
     size_t k = 0;
     while (k < g.first.size() && !is_copy(in, g.first[k], c, wasted)) ++k;
     if (wasted > n) return CoreGroups::each_alone(n);

@@ -12,6 +12,7 @@
 #include "CoreGroups.hpp"
 #include "FlowSet.hpp"
 #include "SharedL2.hpp"
+#include "pto/runtime/timing/TraceCopies.hpp"
 #include "pto/support/Error.hpp"
 
 namespace pto::timing {
@@ -279,9 +280,8 @@ class Replayer {
 
   /// The bytes of a transfer of core `core` that go to HBM: read misses in L2, or all of a write.
   double hbm_bytes(const OpState& o, size_t core) {
-    const CoreTrace& t = *in_.cores[core];
     if (o.region < 0) return o.amount;
-    const GmRegion& r = t.regions[static_cast<size_t>(o.region)];
+    const GmRegion r = region_of(in_.cores, core, static_cast<size_t>(o.region));
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
     const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
     const int64_t w = r.width, c0 = w > 0 ? r.lo % w : 0, r1 = w > 0 ? (r.hi - c0 - 1) / w : 0, c1 = r.hi - r1 * w;
@@ -502,7 +502,13 @@ ReplayResult replay(const ReplayInput& in) {
   if (CoreGroups groups = group_copies(in); groups.folds()) {
     if (std::optional<ReplayResult> folded = Replayer(in, kept, std::move(groups)).run()) return std::move(*folded);
   }
-  return *Replayer(in, kept, CoreGroups::each_alone(in.cores.size())).run();
+  if (!has_copies(in.cores)) return *Replayer(in, kept, CoreGroups::each_alone(in.cores.size())).run();
+  // Core by core, each core's own trace: the copies made whole.
+  std::vector<CoreTrace> whole;
+  std::vector<const CoreTrace*> made;
+  ReplayInput each = in;
+  each.cores = whole_traces(in.cores, whole, made);
+  return *Replayer(each, kept, CoreGroups::each_alone(in.cores.size())).run();
 }
 
 }  // namespace pto::timing

@@ -282,13 +282,15 @@ class CoreModel {
   /// elements further on (one shift for every region of a tensor, and no two tensors on one
   /// buffer: the race checks' answers, which compare regions of one memory of one core, are then
   /// twin's), and, in a block of `block_cores` cores (1, or 3 for a mix block), so was each other
-  /// core of twin's block against the same core of this one's: the ops and counters are twin's,
-  /// the GM regions and spans shifted, a dep on a core of twin's block one on the same core of
-  /// this block. Call instead of the calls, on a model that has recorded nothing. False, with
-  /// nothing recorded, unless copyable_from(twin, block_cores): then give this model its calls.
+  /// core of twin's block against the same core of this one's. Nothing is copied: the trace
+  /// becomes a copy of twin's (CoreTrace::copy_of; of twin's original when twin is a copy), its GM
+  /// spans twin's moved (for_each_gm_span), its counters twin's. `twin` must outlive this model's
+  /// use. Call instead of the calls, on a model that has recorded nothing. False, with nothing
+  /// recorded, unless copyable_from(twin, block_cores): then give this model its calls.
   bool record_shifted(const CoreModel& twin, std::span<const int64_t> tensor_shift, int block_cores = 1);
-  /// Whether record_shifted can copy `twin`: it reported no race, did not fail, kept no accesses
-  /// for the race audit, and its deps name cores of its own block only.
+  /// Whether record_shifted can copy `twin`: a core of the same kind and slot that reported no
+  /// race, did not fail, kept no accesses for the race audit, and whose deps name cores of its
+  /// own block only.
   bool copyable_from(const CoreModel& twin, int block_cores = 1) const;
   /// The core's counters (bytes, FLOPs, MACs, barriers); the replay adds the times.
   CoreTiming counters() const;
@@ -307,8 +309,21 @@ class CoreModel {
   void set_tensor_offsets(std::span<const int64_t> offsets) { tensor_offsets_ = offsets; }
   /// Keeps every GM access of a race-checked core (for the check between blocks); off by default.
   void keep_gm_spans(bool on) { keep_gm_spans_ = on; }
-  /// Every GM access of the core, in program order (with keep_gm_spans).
-  const std::vector<GmSpan>& gm_spans() const { return gm_spans_; }
+  /// Calls f(const GmSpan&) for every GM access of the core, in program order (with
+  /// keep_gm_spans): a copy's (record_shifted) are its original's, moved.
+  template <class F>
+  void for_each_gm_span(F&& f) const {
+    if (!original_) {
+      for (const GmSpan& s : gm_spans_) f(s);
+      return;
+    }
+    const std::vector<int64_t>& shift = trace_.shift;
+    for (GmSpan s : original_->gm_spans_) {  // s.tensor is its memory: the tensor itself, on a buffer of its own
+      const int64_t d = s.tensor >= 0 && static_cast<size_t>(s.tensor) < shift.size() ? shift[static_cast<size_t>(s.tensor)] : 0;
+      s.touch.lo += d, s.touch.hi += d;
+      f(s);
+    }
+  }
   /// Keeps every tile and GM access of a race-checked core with the op that made it, for the
   /// exhaustive race audit (pto::set_race_audit); off by default.
   void keep_accesses(bool on) { keep_accesses_ = on; }
@@ -410,6 +425,7 @@ class CoreModel {
   std::vector<RaceReport> races_;
   std::vector<GmSpan> gm_spans_;
   bool keep_gm_spans_ = false;
+  const CoreModel* original_ = nullptr;  // record_shifted: the model whose trace and spans this one's are, moved
   std::vector<AuditAccess> audit_;
   bool keep_accesses_ = false;
   std::span<const int> memory_of_;  // check_gm_by_memory

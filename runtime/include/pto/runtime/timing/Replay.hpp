@@ -21,7 +21,7 @@ namespace pto::timing {
 
 struct ReplayInput {
   const ChipProfile* chip = nullptr;
-  std::span<const CoreTrace* const> cores;
+  std::span<const CoreTrace* const> cores;  // core c's trace, cores[c]; a copy names its original here (TraceCopies.hpp)
   std::span<const double> core_start;       // per core, cycles (empty: all 0)
   std::span<const uint64_t> tensor_base;    // per tensor: its virtual GM byte address (for the L2)
   uint64_t gm_footprint = 0;                // virtual GM addresses in use are below this (0: unknown)

@@ -62,6 +62,12 @@ struct CoreTrace {
   std::vector<TimedOp> ops;
   std::vector<OpRef> deps;  // the ops' deps, each op's in one run, in op order (every entry belongs to one op)
   std::vector<GmRegion> regions;
+  // A copy (CoreModel::record_shifted; TraceCopies.hpp): the trace of core `copy_of` of the launch
+  // (itself no copy, of the same kind and slot) with each region of tensor t `shift[t]` elements
+  // further on (0 past the end) and each dep on core d one on core d + (this core - copy_of). A
+  // copy holds no ops, deps or regions of its own. -1: not a copy.
+  int32_t copy_of = -1;
+  std::vector<int64_t> shift;
 };
 
 }  // namespace pto::timing
