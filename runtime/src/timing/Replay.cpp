@@ -281,21 +281,23 @@ class Replayer {
   /// The bytes of a transfer of core `core` that go to HBM: read misses in L2, or all of a write.
   double hbm_bytes(const OpState& o, size_t core) {
     if (o.region < 0) return o.amount;
-    const GmRegion r = region_of(in_.cores, core, static_cast<size_t>(o.region));
+    const RegionAt at = region_of(in_.cores, core, static_cast<size_t>(o.region));
+    const GmRegion& r = at.region;
+    const int64_t lo = r.lo + at.shift, hi = r.hi + at.shift;
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
     const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
-    const int64_t w = r.width, c0 = w > 0 ? r.lo % w : 0, r1 = w > 0 ? (r.hi - c0 - 1) / w : 0, c1 = r.hi - r1 * w;
+    const int64_t w = r.width, c0 = w > 0 ? lo % w : 0, r1 = w > 0 ? (hi - c0 - 1) / w : 0, c1 = hi - r1 * w;
     const uint64_t line = static_cast<uint64_t>(chip_.l2_line_bytes);
-    const uint64_t first = base + static_cast<uint64_t>(r.lo) * es;
+    const uint64_t first = base + static_cast<uint64_t>(lo) * es;
     // Whole rows that start on line boundaries are one contiguous range, and touching it at once
     // gives what touching it row by row does (no line is shared by two rows): one call, not one a
     // row (a 128-row tile of flash attention's K or V).
     const bool whole_lines = c0 == 0 && c1 == w && first % line == 0 && (static_cast<uint64_t>(w) * es) % line == 0;
     // Else rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
-    const int64_t r0 = w > 0 ? r.lo / w : 0;
+    const int64_t r0 = w > 0 ? lo / w : 0;
     const SharedL2::Outcome seen =
-        w <= 0 || r.hi - r.lo <= w || whole_lines
-            ? l2_.access(first, static_cast<uint64_t>(r.hi - r.lo) * es)
+        w <= 0 || hi - lo <= w || whole_lines
+            ? l2_.access(first, static_cast<uint64_t>(hi - lo) * es)
             : l2_.access_rows(base + static_cast<uint64_t>(r0 * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es,
                               static_cast<uint64_t>(w) * es, static_cast<uint64_t>(r1 - r0 + 1));
     if (r.write) {

@@ -31,7 +31,11 @@ std::span<const CoreTrace* const> whole_traces(std::span<const CoreTrace* const>
     w.deps.reserve(original.deps.size());
     for (const OpRef& d : original.deps) w.deps.push_back({d.core + delta, d.op});
     w.regions.reserve(original.regions.size());
-    for (const GmRegion& r : original.regions) w.regions.push_back(moved(r, t.shift));
+    for (const GmRegion& r : original.regions) {
+      const int64_t d = shift_of(t.shift, r.tensor);
+      GmRegion& m = w.regions.emplace_back(r);
+      m.lo += d, m.hi += d;
+    }
     made[c] = &w;
   }
   return made;

@@ -24,7 +24,7 @@
 
 #include "pto/backend/ChipProfile.hpp"
 #include "pto/runtime/DenseMap.hpp"
-#include "pto/runtime/timing/TimedOp.hpp"
+#include "pto/runtime/timing/TraceCopies.hpp"
 
 namespace pto {
 namespace ir {
@@ -317,9 +317,8 @@ class CoreModel {
       for (const GmSpan& s : gm_spans_) f(s);
       return;
     }
-    const std::vector<int64_t>& shift = trace_.shift;
     for (GmSpan s : original_->gm_spans_) {  // s.tensor is its memory: the tensor itself, on a buffer of its own
-      const int64_t d = s.tensor >= 0 && static_cast<size_t>(s.tensor) < shift.size() ? shift[static_cast<size_t>(s.tensor)] : 0;
+      const int64_t d = timing::shift_of(trace_.shift, s.tensor);
       s.touch.lo += d, s.touch.hi += d;
       f(s);
     }

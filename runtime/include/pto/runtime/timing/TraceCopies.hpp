@@ -14,20 +14,25 @@
 
 namespace pto::timing {
 
-/// `r` moved `shift[r.tensor]` elements further on (0 for a tensor past the end or none).
-inline GmRegion moved(GmRegion r, std::span<const int64_t> shift) {
-  if (r.tensor >= 0 && static_cast<size_t>(r.tensor) < shift.size()) {
-    const int64_t d = shift[static_cast<size_t>(r.tensor)];
-    r.lo += d, r.hi += d;
-  }
-  return r;
+/// The elements a region of `tensor` lies further on in a copy moved by `shift` (0 for a tensor
+/// past its end, or none).
+inline int64_t shift_of(std::span<const int64_t> shift, int32_t tensor) {
+  return tensor >= 0 && static_cast<size_t>(tensor) < shift.size() ? shift[static_cast<size_t>(tensor)] : 0;
 }
 
-/// Region `i` of core `c` of `cores` (a launch's traces): a copy's is its original's, moved.
-inline GmRegion region_of(std::span<const CoreTrace* const> cores, size_t c, size_t i) {
+/// Region `i` of core `c` of `cores` (a launch's traces): `region`, `shift` elements further on
+/// (a copy's is its original's, moved; a core's own, 0). Two values, not a GmRegion moved and
+/// returned: the replay reads it once a transfer of every core, and a region copied through the
+/// stack in parts is read back before the parts can be forwarded.
+struct RegionAt {
+  const GmRegion& region;
+  int64_t shift;
+};
+inline RegionAt region_of(std::span<const CoreTrace* const> cores, size_t c, size_t i) {
   const CoreTrace& t = *cores[c];
-  if (t.copy_of < 0) return t.regions[i];
-  return moved(cores[static_cast<size_t>(t.copy_of)]->regions[i], t.shift);
+  if (t.copy_of < 0) return {t.regions[i], 0};
+  const GmRegion& r = cores[static_cast<size_t>(t.copy_of)]->regions[i];
+  return {r, shift_of(t.shift, r.tensor)};
 }
 
 /// Whether some core of `cores` is a copy.
