@@ -10,6 +10,7 @@
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
 #include "04_matmul_bias_relu/matmul_bias_relu.hpp"
+#include "pto/runtime/Emulator.hpp"
 
 namespace {
 
@@ -111,6 +112,32 @@ TEST_CASE("four_threads_adding_atomically_into_one_tensor_lose_no_add") {
     wrong += out[i] != per_launch * kThreads * kLaunches;
   }
   CHECK(wrong == 0);
+}
+
+TEST_CASE("timed_launches_modelled_every_time_on_two_host_threads_give_one_profile") {
+  // Every launch's hooks written down and played, its blocks copying blocks that either host
+  // thread played before (play folding's twins are the launch's), and replayed: the simulated
+  // time, counters and races never depend on which thread played what.
+  static const auto add = va::make_kernel<float>({.tile = 512});
+  pto::set_replay_cache(false);
+  pto::set_host_threads(2);
+  const int kLaunches = std::getenv("PTO_STRESS_LAUNCHES") ? std::max(1, std::atoi(std::getenv("PTO_STRESS_LAUNCHES")) / 10) : 100;
+  const int64_t n = 8 * 6 * 512;
+  auto x = pto::Tensor<float>::random({n}, 1), y = pto::Tensor<float>::random({n}, 2), z = pto::Tensor<float>::zeros({n});
+  auto want = pto::Tensor<float>::zeros({n});
+  va::reference(x, y, want);
+  const pto::LaunchProfile first = add[{.block_dim = 8}].run_sync(x, y, z);
+  REQUIRE(pto::samples::max_abs_diff(z, want) == 0);
+  int differ = 0;
+  for (int i = 1; i < kLaunches; ++i) {
+    const pto::LaunchProfile p = add[{.block_dim = 8}].run_sync(x, y, z);
+    differ += p.device_us != first.device_us || p.core_us != first.core_us || p.hbm_bytes != first.hbm_bytes ||
+              p.instructions != first.instructions || !p.races.empty();
+  }
+  pto::set_host_threads(0);
+  pto::set_replay_cache(true);
+  CHECK(differ == 0);
+  CHECK(pto::samples::max_abs_diff(z, want) == 0);
 }
 
 TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {
