@@ -8,7 +8,8 @@
 // its replay is looked up instead of run again: the same cycles, a fingerprint's cost. The
 // fingerprint is XXH3-128 over the traces' bytes (their records have no padding, TimedOp.hpp), a
 // recorded copy's over its original and shifts (a launch whose host threads folded other blocks
-// then has another key: a replay more, the same result); the cache holds the most recently used results up to a byte budget.
+// then has another key: a replay more, the same result); the cache holds the most recently used
+// results up to a byte budget.
 #include <cstdint>
 #include <memory>
 #include <mutex>
