@@ -1,9 +1,12 @@
 #include "ReplayCache.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include <xxhash.h>
+
+#include "pto/runtime/timing/TraceCopies.hpp"
 
 namespace pto::emulator {
 namespace {
@@ -14,6 +17,48 @@ void add(XXH3_state_t* s, const Range& v) {
   const uint64_t n = std::size(v);
   XXH3_128bits_update(s, &n, sizeof n);
   if (n > 0) XXH3_128bits_update(s, std::data(v), n * sizeof(*std::data(v)));
+}
+
+/// Adds `n` records of type T, record i being `made(i)`, as add() adds a range of them (XXH3's
+/// digest does not depend on how its input is split into updates).
+template <class T, class Made>
+void add_made(XXH3_state_t* s, size_t n, const Made& made) {
+  const uint64_t count = n;
+  XXH3_128bits_update(s, &count, sizeof count);
+  std::array<T, 64> chunk;
+  for (size_t i = 0; i < n;) {
+    const size_t k = std::min(chunk.size(), n - i);
+    for (size_t j = 0; j < k; ++j) chunk[j] = made(i + j);
+    XXH3_128bits_update(s, chunk.data(), k * sizeof(T));
+    i += k;
+  }
+}
+
+/// Adds core `c`'s trace: its ops, deps and regions, a copy's as they would be written out
+/// (timing/TraceCopies.hpp), so that a launch's key does not depend on which blocks its host
+/// threads happened to fold.
+void add_trace(XXH3_state_t* s, std::span<const timing::CoreTrace* const> cores, size_t c) {
+  const timing::CoreTrace& t = *cores[c];
+  if (t.copy_of < 0) {
+    add(s, t.ops);
+    add(s, t.deps);
+    add(s, t.regions);
+    return;
+  }
+  const timing::CoreTrace& original = *cores[static_cast<size_t>(t.copy_of)];
+  const int32_t delta = static_cast<int32_t>(c) - t.copy_of;
+  add(s, original.ops);
+  add_made<timing::OpRef>(s, original.deps.size(), [&](size_t i) {
+    timing::OpRef d = original.deps[i];
+    d.core += delta;
+    return d;
+  });
+  add_made<timing::GmRegion>(s, original.regions.size(), [&](size_t i) {
+    timing::GmRegion r = original.regions[i];
+    const int64_t d = timing::shift_of(t.shift, r.tensor);
+    r.lo += d, r.hi += d;
+    return r;
+  });
 }
 
 /// Roughly the heap bytes a result holds.
@@ -39,16 +84,10 @@ ReplayKey fingerprint(const timing::ReplayInput& in) {
   add(s, in.tensor_base);
   const uint64_t cores = in.cores.size();
   XXH3_128bits_update(s, &cores, sizeof cores);
-  for (const timing::CoreTrace* t : in.cores) {
-    const int64_t where[3] = {t->kind, t->slot, t->copy_of};
+  for (size_t c = 0; c < in.cores.size(); ++c) {
+    const int64_t where[2] = {in.cores[c]->kind, in.cores[c]->slot};
     XXH3_128bits_update(s, where, sizeof where);
-    if (t->copy_of >= 0) {  // its original (hashed as itself) moved: the same copy, the same trace
-      add(s, t->shift);
-      continue;
-    }
-    add(s, t->ops);
-    add(s, t->deps);
-    add(s, t->regions);
+    add_trace(s, in.cores, c);
   }
   const XXH128_hash_t h = XXH3_128bits_digest(s);
   XXH3_freeState(s);

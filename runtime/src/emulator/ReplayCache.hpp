@@ -7,9 +7,8 @@
 // the repeats of a steady-state baseline, the steps of a profile) records the same traces, so
 // its replay is looked up instead of run again: the same cycles, a fingerprint's cost. The
 // fingerprint is XXH3-128 over the traces' bytes (their records have no padding, TimedOp.hpp), a
-// recorded copy's over its original and shifts (a launch whose host threads folded other blocks
-// then has another key: a replay more, the same result); the cache holds the most recently used
-// results up to a byte budget.
+// recorded copy's as it would be written out: one launch, one key, whichever blocks its host
+// threads folded; the cache holds the most recently used results up to a byte budget.
 #include <cstdint>
 #include <memory>
 #include <mutex>
