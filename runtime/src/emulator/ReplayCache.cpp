@@ -6,7 +6,7 @@
 
 #include <xxhash.h>
 
-#include "pto/runtime/timing/TraceCopies.hpp"
+#include "../timing/CopyRecords.hpp"
 
 namespace pto::emulator {
 namespace {
@@ -45,20 +45,10 @@ void add_trace(XXH3_state_t* s, std::span<const timing::CoreTrace* const> cores,
     add(s, t.regions);
     return;
   }
-  const timing::CoreTrace& original = *cores[static_cast<size_t>(t.copy_of)];
-  const int32_t delta = static_cast<int32_t>(c) - t.copy_of;
-  add(s, original.ops);
-  add_made<timing::OpRef>(s, original.deps.size(), [&](size_t i) {
-    timing::OpRef d = original.deps[i];
-    d.core += delta;
-    return d;
-  });
-  add_made<timing::GmRegion>(s, original.regions.size(), [&](size_t i) {
-    timing::GmRegion r = original.regions[i];
-    const int64_t d = timing::shift_of(t.shift, r.tensor);
-    r.lo += d, r.hi += d;
-    return r;
-  });
+  const timing::CopyRecords copy(cores, c);
+  add(s, copy.original().ops);
+  add_made<timing::OpRef>(s, copy.original().deps.size(), [&](size_t i) { return copy.dep(i); });
+  add_made<timing::GmRegion>(s, copy.original().regions.size(), [&](size_t i) { return copy.region(i); });
 }
 
 /// Roughly the heap bytes a result holds.

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pto/support/Error.hpp"
+#include "CopyRecords.hpp"
 
 namespace pto::timing {
 
@@ -18,24 +18,15 @@ std::span<const CoreTrace* const> whole_traces(std::span<const CoreTrace* const>
   for (size_t c = 0; c < cores.size(); ++c) {
     const CoreTrace& t = *cores[c];
     if (t.copy_of < 0) continue;
-    const auto o = static_cast<size_t>(t.copy_of);
-    if (o >= cores.size() || cores[o]->copy_of >= 0) {
-      throw InternalError("replay: a copied core's original is not a recorded core of the launch (CoreTrace::copy_of)");
-    }
-    const CoreTrace& original = *cores[o];
+    const CopyRecords copy(cores, c);
     CoreTrace& w = whole.emplace_back();
     w.kind = t.kind;
     w.slot = t.slot;
-    w.ops = original.ops;
-    const int32_t delta = static_cast<int32_t>(c) - t.copy_of;
-    w.deps.reserve(original.deps.size());
-    for (const OpRef& d : original.deps) w.deps.push_back({d.core + delta, d.op});
-    w.regions.reserve(original.regions.size());
-    for (const GmRegion& r : original.regions) {
-      const int64_t d = shift_of(t.shift, r.tensor);
-      GmRegion& m = w.regions.emplace_back(r);
-      m.lo += d, m.hi += d;
-    }
+    w.ops = copy.original().ops;
+    w.deps.resize(copy.original().deps.size());
+    for (size_t i = 0; i < w.deps.size(); ++i) w.deps[i] = copy.dep(i);
+    w.regions.resize(copy.original().regions.size());
+    for (size_t i = 0; i < w.regions.size(); ++i) w.regions[i] = copy.region(i);
     made[c] = &w;
   }
   return made;
