@@ -286,20 +286,10 @@ class Replayer {
     const int64_t lo = r.lo + at.shift, hi = r.hi + at.shift;
     const uint64_t base = r.tensor >= 0 && static_cast<size_t>(r.tensor) < in_.tensor_base.size() ? in_.tensor_base[r.tensor] : 0;
     const uint64_t es = static_cast<uint64_t>(r.elem_bytes);
-    const int64_t w = r.width, c0 = w > 0 ? lo % w : 0, r1 = w > 0 ? (hi - c0 - 1) / w : 0, c1 = hi - r1 * w;
-    const uint64_t line = static_cast<uint64_t>(chip_.l2_line_bytes);
+    const int64_t w = r.width;
     const uint64_t first = base + static_cast<uint64_t>(lo) * es;
-    // Whole rows that start on line boundaries are one contiguous range, and touching it at once
-    // gives what touching it row by row does (no line is shared by two rows): one call, not one a
-    // row (a 128-row tile of flash attention's K or V).
-    const bool whole_lines = c0 == 0 && c1 == w && first % line == 0 && (static_cast<uint64_t>(w) * es) % line == 0;
-    // Else rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
-    const int64_t r0 = w > 0 ? lo / w : 0;
-    const SharedL2::Outcome seen =
-        w <= 0 || hi - lo <= w || whole_lines
-            ? l2_.access(first, static_cast<uint64_t>(hi - lo) * es)
-            : l2_.access_rows(base + static_cast<uint64_t>(r0 * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es,
-                              static_cast<uint64_t>(w) * es, static_cast<uint64_t>(r1 - r0 + 1));
+    // Most transfers lie within one row (a vector add's tiles): they cost no division.
+    const SharedL2::Outcome seen = w <= 0 || hi - lo <= w ? l2_.access(first, static_cast<uint64_t>(hi - lo) * es) : touch_rows(first, base, lo, hi, w, es);
     if (r.write) {
       result_.gm_write_bytes += o.amount;
       return o.amount;
@@ -307,6 +297,22 @@ class Replayer {
     result_.l2_read_miss_bytes += o.amount - seen.hit_bytes;
     result_.l2_read_hit_bytes += seen.hit_bytes;
     return seen.fetched_bytes;
+  }
+
+  /// The L2 touch of a transfer over more than one row of a view `w` elements wide: [lo, hi)
+  /// flattened, `first` the address of lo, `base` the tensor's.
+  SharedL2::Outcome touch_rows(uint64_t first, uint64_t base, int64_t lo, int64_t hi, int64_t w, uint64_t es) {
+    const int64_t c0 = lo % w, r0 = lo / w, r1 = (hi - c0 - 1) / w, c1 = hi - r1 * w;
+    const uint64_t line = static_cast<uint64_t>(chip_.l2_line_bytes);
+    // Whole rows that start on line boundaries are one contiguous range, and touching it at once
+    // gives what touching it row by row does (no line is shared by two rows): one call, not one a
+    // row (a 128-row tile of flash attention's K or V).
+    if (c0 == 0 && c1 == w && first % line == 0 && (static_cast<uint64_t>(w) * es) % line == 0) {
+      return l2_.access(first, static_cast<uint64_t>(hi - lo) * es);
+    }
+    // Else rows r0..r1 of columns [c0, c1) of the view (the rectangle whose flattened span is [lo, hi)).
+    return l2_.access_rows(base + static_cast<uint64_t>(r0 * w + c0) * es, static_cast<uint64_t>(c1 - c0) * es, static_cast<uint64_t>(w) * es,
+                           static_cast<uint64_t>(r1 - r0 + 1));
   }
 
   void join(uint32_t g) {
