@@ -27,6 +27,7 @@
 #include "emulator/HookLog.hpp"
 #include "emulator/LaunchErrors.hpp"
 #include "emulator/LaunchReplay.hpp"
+#include "emulator/ReplayAhead.hpp"
 #include "emulator/RaceAudit.hpp"
 #include "emulator/RacePolicy.hpp"
 #include "emulator/ReplayCache.hpp"
@@ -145,6 +146,7 @@ class Launch {
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
       Twins twins;
+      std::vector<int> mine;  // the blocks this thread ran (for the replay ahead)
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
         const int count = std::min(turn, block_dim_ - b);
         if (turn == 1) {
@@ -153,11 +155,42 @@ class Launch {
           run_interleaved(b, count);
         }
         play_hooks(b, count, twins);
+        if (ahead_wanted_) {
+          for (int i = 0; i < count; ++i) mine.push_back(b + i);
+        }
       }
       release_twins(twins);
+      if (ahead_wanted_) out_of_blocks(mine);
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
+  }
+
+  /// A host thread that has run the blocks `mine` (in order) and found no more. The last to finish
+  /// settles the replay ahead (ReplayAhead.hpp); one that ran the launch's first block while
+  /// others still run theirs replays the launch ahead, their traces predicted from its own.
+  void out_of_blocks(std::span<const int> mine) {
+    if (mine.empty()) return;
+    const int ran = static_cast<int>(mine.size());
+    if (played_.fetch_add(ran, std::memory_order_acq_rel) + ran == block_dim_) return settle_ahead();
+    if (mine[0] != 0) return;
+    std::vector<const timing::CoreTrace*> known(static_cast<size_t>(cores_), nullptr);
+    for (int b : mine) known[static_cast<size_t>(b)] = &models_[static_cast<size_t>(b)]->trace();
+    if (!ahead_.predict(k_, args_, known, record_)) return;
+    int idle = kAheadIdle;
+    if (!ahead_state_.compare_exchange_strong(idle, kAheadRunning, std::memory_order_acq_rel)) return;  // the last blocks are done
+    ahead_.replay(ahead_stop_);
+  }
+  /// The last host thread out of blocks, every block played: nothing ahead, or the launch's traces
+  /// compared with the prediction. The same, the check between blocks runs here while the replay
+  /// ahead ends on its thread; else the replay ahead is called off.
+  void settle_ahead() {
+    int state = kAheadIdle;
+    if (ahead_state_.compare_exchange_strong(state, kAheadClosed, std::memory_order_acq_rel)) return;
+    const LaunchInput actual(k_, args_, all_traces(), layout_.per_block, record_);
+    ahead_matched_ = ahead_.matches(actual);
+    if (!ahead_matched_) return ahead_stop_.store(true, std::memory_order_relaxed);
+    if (checks_between_blocks()) between_ = races_between_blocks(), between_checked_ = true;
   }
 
   /// Step 2: the lowest failing core's failure (a runtime check, a deadlock, then what the
@@ -303,15 +336,17 @@ class Launch {
       return prof;
     }
     // The replay and the check between blocks read what the cores recorded and nothing else:
-    // they run side by side.
+    // they run side by side (unless both are done: a replay ahead that matched).
+    const LaunchInput launch(k_, args_, all_traces(), layout_.per_block, record_);
+    const std::shared_ptr<const timing::ReplayResult> ahead = ahead_matched_ ? ahead_.result() : nullptr;
     std::shared_ptr<const timing::ReplayResult> replay_result;
-    std::vector<RaceReport> between;
-    if (k_.race_check && block_dim_ > 1) {
+    std::vector<RaceReport> between = std::move(between_);
+    if (checks_between_blocks() && !between_checked_) {
       PTO_TSAN_RELEASE(&between);
       tbb::parallel_for(0, 2, [&](int part) {
         PTO_TSAN_ACQUIRE(&between);
         if (part == 0) {
-          replay_result = replay_launch(k_, args_, models_, layout_.per_block, record_);
+          replay_result = replay_launch(launch, ahead);
         } else {
           between = races_between_blocks();
         }
@@ -319,7 +354,7 @@ class Launch {
       });
       PTO_TSAN_ACQUIRE(&between);
     } else {  // one part: no tasks to hand out (waking TBB's workers costs a small launch more than the replay)
-      replay_result = replay_launch(k_, args_, models_, layout_.per_block, record_);
+      replay_result = replay_launch(launch, ahead);
     }
     const timing::ReplayResult& replayed = *replay_result;
     debug_log_.timed([&](size_t c) -> const std::vector<double>& { return replayed.cores[c].op_start; });
@@ -494,6 +529,15 @@ class Launch {
     prof.device_us = prof.launch_overhead_us + slowest;
   }
 
+  bool checks_between_blocks() const { return k_.race_check && block_dim_ > 1; }
+
+  /// Every core's trace, in core order.
+  std::vector<const timing::CoreTrace*> all_traces() const {
+    std::vector<const timing::CoreTrace*> traces(models_.size());
+    for (size_t c = 0; c < models_.size(); ++c) traces[c] = &models_[c]->trace();
+    return traces;
+  }
+
   std::vector<RaceReport> races_between_blocks() const {
     std::vector<const CoreModel*> all(static_cast<size_t>(cores_));
     for (int c = 0; c < cores_; ++c) all[c] = &*models_[c];
@@ -543,6 +587,18 @@ class Launch {
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
+  // The replay ahead (ReplayAhead.hpp): for a timed kernel of single-core blocks whose copies play
+  // folding records, modelled afresh.
+  const bool ahead_wanted_ = k_.instrumented && !known_ && layout_.per_block == 1 && !gm_shape_.empty() && block_dim_ > 2 &&
+                             play_folding.load(std::memory_order_relaxed) && replay_ahead_enabled();
+  static constexpr int kAheadIdle = 0, kAheadRunning = 1, kAheadClosed = 2;
+  std::atomic<int> played_{0};                // blocks played, as host threads run out of blocks
+  std::atomic<int> ahead_state_{kAheadIdle};  // idle, then running (a thread replays ahead) or closed (every block played first)
+  std::atomic<bool> ahead_stop_{false};       // the prediction was wrong: the replay ahead stops
+  ReplayAhead ahead_;
+  bool ahead_matched_ = false;                // set by the last thread out of blocks
+  bool between_checked_ = false;              // between_ holds the check between blocks (done by that thread)
+  std::vector<RaceReport> between_;
 };
 
 }  // namespace
@@ -578,13 +634,14 @@ void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_or
 void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
 
 void set_replay_folding(bool on) { emulator::set_replay_folding(on); }
+void set_replay_ahead(bool on) { emulator::set_replay_ahead(on); }
 
 void set_play_folding(bool on) { play_folding.store(on, std::memory_order_relaxed); }
 
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
           tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays(),
-          copied_cores.load()};
+          copied_cores.load(), emulator::replays_ahead_used()};
 }
 
 namespace detail {

@@ -342,6 +342,35 @@ void BM_ModelCostPerInstruction(benchmark::State& state) {
 BENCHMARK(BM_ModelCostPerInstruction)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_TimingCostPaired)->ArgName("replay_cache")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
+// Replaying ahead (pto::set_replay_ahead) off versus on, with every launch replayed: vector_add 16M
+// timed and race checked (8 blocks), rotated with the untimed launch. ratio: median of off / on
+// (> 1: faster on); off_cost and on_cost: the timed launch over the untimed one of its iteration;
+// used: the share of launches with it on whose replay ahead was used.
+void BM_ReplayAheadPaired(benchmark::State& state) {
+  pto::set_replay_cache(false);
+  const auto off = va::make_kernel<float>({.timing = false});
+  const auto checked = va::make_kernel<float>({.timing = true});
+  auto& in = inputs();
+  const uint64_t used_before = pto::runtime_stats().replays_ahead;
+  const auto times = rotating_triples(state, [&](int which) {
+    pto::set_replay_ahead(which == 2);
+    (which == 0 ? off : checked)[{.block_dim = 8}](in.x, in.y, in.z);
+  });
+  pto::set_replay_ahead(true);
+  pto::set_replay_cache(true);
+  std::vector<double> gain, off_cost, on_cost;
+  for (const auto& t : times) {
+    gain.push_back(t[1] / t[2]);
+    off_cost.push_back(t[1] / t[0]);
+    on_cost.push_back(t[2] / t[0]);
+  }
+  state.counters["ratio"] = median(gain);
+  state.counters["off_cost"] = median(off_cost);
+  state.counters["on_cost"] = median(on_cost);
+  state.counters["used"] = static_cast<double>(pto::runtime_stats().replays_ahead - used_before) / static_cast<double>(times.size() + 1);
+}
+BENCHMARK(BM_ReplayAheadPaired)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
 // The same cost for a mix kernel and a cube kernel, timing + race checking on versus off in
 // alternating pairs: flash attention 2048x128 f16 (cube and vector cores through cross-core flags,
 // 8 blocks: tens of thousands of ops to replay) and matmul f16 1024^3 (24 blocks). Argument as
@@ -498,6 +527,8 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPairedMatmul/replay_cache:1/min_time:3.000/real_time", ""},
                                                          {"timing+races on / off, paired, matmul f16 1024^3, every launch replayed",
                                                           "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
+                                                         {"replay ahead off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
+                                                          "BM_ReplayAheadPaired/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
                                                           "BM_FoldingPaired/play:0/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, softmax 4096x1024 f32 every launch replayed (in groups)",

@@ -9,16 +9,15 @@
 #include <pto/pto.hpp>
 #include <pto/runtime/timing/Replay.hpp>
 
+#include "common/A2Cost.hpp"
+
 namespace {
 
 using pto::CoreModel;
 using pto::CostModel;
 using pto::ir::Pipe;
 
-const CostModel& a2_cost() {
-  static const CostModel cost(pto::ChipProfile::get("a2"));
-  return cost;
-}
+using pto::test::a2_cost;
 
 /// Replays hand-built cores together on `chip`; `footprint` > 0 tells the L2 that every address is below it.
 pto::timing::ReplayResult replay(std::vector<const CoreModel*> cores, const pto::ChipProfile& chip = pto::ChipProfile::get("a2"),

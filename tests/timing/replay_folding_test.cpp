@@ -10,6 +10,7 @@
 #include <pto/pto.hpp>
 #include <pto/runtime/timing/Replay.hpp>
 
+#include "common/A2Cost.hpp"
 #include "common/SampleProfiles.hpp"
 #include "pto/runtime/Emulator.hpp"
 
@@ -19,10 +20,7 @@ using pto::CoreModel;
 using pto::ir::Pipe;
 namespace tm = pto::timing;
 
-const pto::CostModel& a2_cost() {
-  static const pto::CostModel cost(pto::ChipProfile::get("a2"));
-  return cost;
-}
+using pto::test::a2_cost;
 
 /// A double-buffered stream on one core: per tile, loads of x and y (tensors 0 and 1, elements
 /// [lo, lo + tile) f32), an add on the vector pipe, a store to z (tensor 2), with the flags that

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "ReplayAhead.hpp"
 #include "ReplayCache.hpp"
 
 namespace pto::emulator {
@@ -42,16 +43,11 @@ std::vector<int> gm_memory_of(const CompiledKernel& k, const detail::LaunchArgs&
   return memory_of;
 }
 
-std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& k, const detail::LaunchArgs& args,
-                                   const std::vector<std::optional<CoreModel>>& models, int per_block, bool record) {
+LaunchInput::LaunchInput(const CompiledKernel& k, const detail::LaunchArgs& args, std::vector<const timing::CoreTrace*> cores, int per_block,
+                         bool record)
+    : traces(std::move(cores)), start(traces.size()), base(k.ir.tensors.size(), 0) {
   const ChipProfile& chip = *k.chip;
-  std::vector<const timing::CoreTrace*> traces(models.size());
-  std::vector<double> start(models.size());
-  for (size_t c = 0; c < models.size(); ++c) {
-    traces[c] = &models[c]->trace();
-    start[c] = static_cast<double>(c / static_cast<size_t>(per_block)) * chip.block_dispatch_cycles;
-  }
-  std::vector<uint64_t> base(k.ir.tensors.size(), 0);
+  for (size_t c = 0; c < traces.size(); ++c) start[c] = static_cast<double>(c / static_cast<size_t>(per_block)) * chip.block_dispatch_cycles;
   uint64_t next = 0;
   constexpr uint64_t kAlign = uint64_t{2} << 20;
   const std::vector<int> memory_of = gm_memory_of(k, args);
@@ -69,18 +65,25 @@ std::shared_ptr<const timing::ReplayResult> replay_launch(const CompiledKernel& 
   }
   // Op times only for the debug log (its messages' times): a launch's worth of small vectors
   // allocated and freed per launch cost 0.09-0.24 ms of a 0.6 ms replay (vector_add 16M, 8 blocks).
-  const timing::ReplayInput in{.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next,
-                               .record_spans = record, .op_times = k.has_debug,
-                               .fold_identical_cores = folding.load(std::memory_order_relaxed)};
+  in = {.chip = &chip, .cores = traces, .core_start = start, .tensor_base = base, .gm_footprint = next, .record_spans = record,
+        .op_times = k.has_debug, .fold_identical_cores = folding.load(std::memory_order_relaxed)};
+}
+
+std::shared_ptr<const timing::ReplayResult> replay_launch(const LaunchInput& launch, std::shared_ptr<const timing::ReplayResult> ahead) {
+  auto replayed = [&] {
+    if (!ahead) return std::make_shared<const timing::ReplayResult>(replay_counted(launch.in));
+    if (ahead->folded) folded.fetch_add(1, std::memory_order_relaxed);
+    count_replay_ahead_used();
+    return ahead;
+  };
   ReplayCache& cache = replay_cache();
-  if (!cache.enabled()) return std::make_shared<const timing::ReplayResult>(replay_counted(in));
-  const ReplayKey key = fingerprint(in);
+  if (!cache.enabled()) return replayed();
+  const ReplayKey key = fingerprint(launch.in);
   if (auto seen = cache.find(key)) return seen;
-  auto result = std::make_shared<const timing::ReplayResult>(replay_counted(in));
+  auto result = replayed();
   cache.put(key, result);
   return result;
 }
-
 
 double mac_utilization(const CompiledKernel& k, const LaunchProfile& p, int block_dim) {
   if (p.macs <= 0 || k.ir.mode == ir::KernelMode::Vector) return 0;

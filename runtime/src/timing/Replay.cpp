@@ -11,6 +11,7 @@
 #include "../TbbTsan.hpp"
 #include "CoreGroups.hpp"
 #include "FlowSet.hpp"
+#include "pto/runtime/timing/ReplayUnless.hpp"
 #include "SharedL2.hpp"
 #include "pto/runtime/timing/TraceCopies.hpp"
 #include "pto/support/Error.hpp"
@@ -85,8 +86,8 @@ class Replayer {
   /// touches the L2 once a core, at that core's addresses, in the order the cores' own ops would
   /// (run() gives nothing if the L2 answers two cores of a group differently: they would leave
   /// phase). With every core alone, the plain core-by-core replay.
-  Replayer(const ReplayInput& in, Buffers& kept, CoreGroups groups)
-      : in_(in), chip_(*in.chip), groups_(std::move(groups)), folds_(groups_.folds()),
+  Replayer(const ReplayInput& in, Buffers& kept, CoreGroups groups, const std::atomic<bool>* stop)
+      : in_(in), stop_(stop), chip_(*in.chip), groups_(std::move(groups)), folds_(groups_.folds()),
         l2_(chip_.l2_bytes, chip_.l2_line_bytes, chip_.l2_ways, in.gm_footprint, kept.l2),
         flows_(chip_.hbm_gbps / chip_.clock_ghz, chip_.l2_gbps / chip_.clock_ghz), kept_(kept) {
     for (uint32_t c : groups_.first) {
@@ -100,7 +101,8 @@ class Replayer {
   Replayer(const Replayer&) = delete;
   Replayer& operator=(const Replayer&) = delete;
 
-  /// The replay's result; nothing if the cores were copies and the L2 set them apart.
+  /// The replay's result; nothing if the cores were copies and the L2 set them apart, or if it
+  /// was stopped (stopped()).
   std::optional<ReplayResult> run() {
     build();
     for (const auto& ready : b_.ready) {
@@ -111,6 +113,8 @@ class Replayer {
     r.folded = folds_;
     return r;
   }
+  /// Whether the stop flag ended the replay.
+  bool stopped() const { return stopped_; }
 
  private:
   /// The TimedOp behind global op g.
@@ -370,10 +374,15 @@ class Replayer {
     now_ = t;
   }
 
-  /// False if the cores were copies and the L2 set them apart (join_copies).
+  /// False if the cores were copies and the L2 set them apart (join_copies), or the stop flag was
+  /// set (looked at every kStopEvery events: an atomic load a few hundred ops).
   bool loop() {
     double transfer_end = kNever;
-    while (true) {
+    for (uint32_t events = 1;; ++events) {
+      if (stop_ != nullptr && events % kStopEvery == 0 && stop_->load(std::memory_order_relaxed)) {
+        stopped_ = true;
+        return false;
+      }
       settle_due_now();
       if (flows_.changed()) transfer_end = now_ + flows_.until_next_end();
       const double t_start = starts_.empty() ? kNever : starts_.top().time;
@@ -484,7 +493,11 @@ class Replayer {
     return std::move(result_);
   }
 
+  static constexpr uint32_t kStopEvery = 256;
+
   const ReplayInput& in_;
+  const std::atomic<bool>* stop_;  // null: runs to its end
+  bool stopped_ = false;
   const ChipProfile& chip_;
   const CoreGroups groups_;                // the cores as copies of one another (each alone: none folded)
   const bool folds_;                       // some group has more than one core
@@ -505,18 +518,29 @@ class Replayer {
 
 }  // namespace
 
-ReplayResult replay(const ReplayInput& in) {
+namespace {
+
+/// replay(in), or nothing if `stop` (may be null) was set before it ended.
+std::optional<ReplayResult> replay_with(const ReplayInput& in, const std::atomic<bool>* stop) {
   thread_local Buffers kept;
   if (CoreGroups groups = group_copies(in); groups.folds()) {
-    if (std::optional<ReplayResult> folded = Replayer(in, kept, std::move(groups)).run()) return std::move(*folded);
+    Replayer folded(in, kept, std::move(groups), stop);
+    if (std::optional<ReplayResult> r = folded.run()) return r;
+    if (folded.stopped()) return std::nullopt;
   }
-  if (!has_copies(in.cores)) return *Replayer(in, kept, CoreGroups::each_alone(in.cores.size())).run();
+  if (!has_copies(in.cores)) return Replayer(in, kept, CoreGroups::each_alone(in.cores.size()), stop).run();
   // Core by core, each core's own trace: the copies made whole.
   std::vector<CoreTrace> whole;
   std::vector<const CoreTrace*> made;
   ReplayInput each = in;
   each.cores = whole_traces(in.cores, whole, made);
-  return *Replayer(each, kept, CoreGroups::each_alone(in.cores.size())).run();
+  return Replayer(each, kept, CoreGroups::each_alone(in.cores.size()), stop).run();
 }
+
+}  // namespace
+
+ReplayResult replay(const ReplayInput& in) { return *replay_with(in, nullptr); }
+
+std::optional<ReplayResult> replay_unless(const ReplayInput& in, const std::atomic<bool>& stop) { return replay_with(in, &stop); }
 
 }  // namespace pto::timing

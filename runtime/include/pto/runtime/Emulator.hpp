@@ -53,6 +53,15 @@ void set_replay_folding(bool on);
 /// failure is played. Off: every block's calls are played.
 void set_play_folding(bool on);
 
+/// Lets a timed launch replay ahead (on by default): when the host thread that ran the launch's
+/// first blocks runs out of blocks while other threads still run theirs, and its blocks were
+/// recorded as copies of the first moved one shift further per block (set_play_folding), it
+/// replays the launch with the other blocks predicted to continue that row, while they run. The
+/// prediction is then checked against the blocks' traces: the same, that replay is the launch's
+/// (its input is the same, so is its result, to the bit); else it is dropped and the launch
+/// replayed as usual. Off: the replay waits for the launch's last block.
+void set_replay_ahead(bool on);
+
 /// Audits every timed, race-checked launch with a second, exhaustive race checker
 /// (LaunchProfile::audit_races): every pair of accesses checked by reachability over the launch's
 /// recorded orderings. Quadratic in the launch's size, for small launches (past its limits a
@@ -73,6 +82,7 @@ struct RuntimeStats {
   uint64_t hook_logged = 0;     // timed launches whose cores' model calls were written down and played after (set_hook_log)
   uint64_t folded_replays = 0;  // replays that took the launch's cores as copies of one (set_replay_folding)
   uint64_t copied_cores = 0;    // timed cores whose model recorded a copy of another core's (set_play_folding)
+  uint64_t replays_ahead = 0;   // launches whose replay was made ahead of their last blocks and used (set_replay_ahead)
 };
 RuntimeStats runtime_stats();
 

@@ -1,0 +1,77 @@
+#include "ReplayAhead.hpp"
+
+#include "pto/runtime/timing/ReplayUnless.hpp"
+
+namespace pto::emulator {
+namespace {
+
+std::atomic<bool> ahead_on{true};
+std::atomic<uint64_t> ahead_used{0};
+
+/// Core `c`'s shift (per tensor) as `times` (>= 1) steps of one: the step, or nothing.
+std::optional<std::vector<int64_t>> step_of(std::span<const int64_t> shift, int64_t times) {
+  std::vector<int64_t> step(shift.size());
+  for (size_t t = 0; t < shift.size(); ++t) {
+    if (shift[t] % times != 0) return std::nullopt;
+    step[t] = shift[t] / times;
+  }
+  return step;
+}
+
+}  // namespace
+
+bool ReplayAhead::predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, bool record) {
+  if (known.empty() || known[0] == nullptr || known[0]->copy_of >= 0) return false;
+  const timing::CoreTrace& first = *known[0];
+  std::optional<std::vector<int64_t>> step;
+  size_t unknown = 0;
+  for (size_t c = 1; c < known.size(); ++c) {
+    const timing::CoreTrace* t = known[c];
+    if (t == nullptr) {
+      unknown += 1;
+      continue;
+    }
+    if (t->copy_of != 0 || t->kind != first.kind || t->slot != first.slot) return false;
+    if (!step && !(step = step_of(t->shift, static_cast<int64_t>(c)))) return false;
+    if (t->shift.size() != step->size()) return false;
+    for (size_t i = 0; i < step->size(); ++i) {
+      if (t->shift[i] != (*step)[i] * static_cast<int64_t>(c)) return false;
+    }
+  }
+  if (!step || unknown == 0) return false;
+  predicted_.clear();
+  predicted_.reserve(unknown);  // no reallocation: `traces` points into it
+  std::vector<const timing::CoreTrace*> traces(known.begin(), known.end());
+  for (size_t c = 1; c < known.size(); ++c) {
+    if (known[c] != nullptr) continue;
+    timing::CoreTrace& p = predicted_.emplace_back();
+    p.kind = first.kind;
+    p.slot = first.slot;
+    p.copy_of = 0;
+    p.shift.resize(step->size());
+    for (size_t i = 0; i < step->size(); ++i) p.shift[i] = (*step)[i] * static_cast<int64_t>(c);
+    traces[c] = &p;
+  }
+  input_.emplace(k, args, std::move(traces), 1, record);
+  return true;
+}
+
+void ReplayAhead::replay(const std::atomic<bool>& stop) {
+  if (!input_) return;
+  try {
+    if (std::optional<timing::ReplayResult> r = timing::replay_unless(input_->in, stop)) {
+      result_ = std::make_shared<const timing::ReplayResult>(std::move(*r));
+    }
+  } catch (...) {  // left for the replay proper: result_ stays null
+  }
+}
+
+// The actual launch first: its copies of a core are then settled by their shifts (same_input).
+bool ReplayAhead::matches(const LaunchInput& actual) const { return input_ && timing::same_input(actual.in, input_->in); }
+
+void set_replay_ahead(bool on) { ahead_on.store(on, std::memory_order_relaxed); }
+bool replay_ahead_enabled() { return ahead_on.load(std::memory_order_relaxed); }
+uint64_t replays_ahead_used() { return ahead_used.load(std::memory_order_relaxed); }
+void count_replay_ahead_used() { ahead_used.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace pto::emulator

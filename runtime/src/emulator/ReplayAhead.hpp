@@ -1,0 +1,55 @@
+#pragma once
+// A launch's replay begun while its last blocks still run (private to the emulator).
+//
+// The blocks a host thread runs are often copies of the first of them: a vector kernel with
+// strided tiles gives every block the same ops, each tensor's GM regions one shift further on per
+// block (play folding records them as copies, CoreTrace::copy_of). When the blocks of the launch's
+// first run are such a chain, the blocks still running on other threads are predicted to continue
+// it, and the thread that has run out of blocks replays the launch so predicted, while they run.
+// Once every block has run, the launch's traces are compared with the prediction, written out
+// (timing::same_input): the same, the replay made ahead is the launch's, to the bit (a replay is a
+// function of its input); else the replay ahead is called off and the launch replayed as usual.
+//
+// On vector_add 16M (8 blocks, 2 host threads) the second thread starts its blocks 0.2-0.6 ms
+// after the first (TBB wakes a sleeping worker in about 0.2 ms on this VM) and the first waits
+// that long at the end: the replay, 0.2-0.3 ms, fits there instead of after the last block.
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "LaunchReplay.hpp"
+
+namespace pto::emulator {
+
+class ReplayAhead {
+ public:
+  /// Predicts the launch's traces from the `known` ones (core c's, or null: not known yet) of a
+  /// kernel of single-core blocks: core 0's known and recorded in full, every other known core a
+  /// copy of it moved by its index times one shift a tensor (CoreTrace::copy_of, shift). Each
+  /// core not known is predicted as such a copy. False (nothing kept) if the known cores are not
+  /// such copies, or every core or no other core is known.
+  bool predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, bool record);
+  /// Replays the predicted launch on this thread, unless `stop` is set first (then result() stays
+  /// null). An error in the replay is left for the replay proper to report.
+  void replay(const std::atomic<bool>& stop);
+  /// Whether `actual` is the predicted launch (timing::same_input).
+  bool matches(const LaunchInput& actual) const;
+  /// The replay of the predicted launch; null unless replay() ran to its end.
+  const std::shared_ptr<const timing::ReplayResult>& result() const { return result_; }
+
+ private:
+  std::vector<timing::CoreTrace> predicted_;  // the cores after the known ones
+  std::optional<LaunchInput> input_;
+  std::shared_ptr<const timing::ReplayResult> result_;
+};
+
+/// Whether launches replay ahead when they can (on by default; off, every replay waits for the
+/// launch's last block: for tests and paired benchmarks), and how many replays ahead were used.
+void set_replay_ahead(bool on);
+bool replay_ahead_enabled();
+uint64_t replays_ahead_used();
+void count_replay_ahead_used();
+
+}  // namespace pto::emulator

@@ -1,0 +1,175 @@
+// Replaying ahead (pto::set_replay_ahead): a launch's replay begun from predicted traces while its
+// last blocks run is used only when the traces come out as predicted (timing::same_input), and is
+// then the replay of the launch to the bit; a replay can be called off (timing::replay_unless).
+#include <doctest/doctest.h>
+
+#include <array>
+#include <atomic>
+
+#include <pto/pto.hpp>
+#include <pto/runtime/timing/Replay.hpp>
+#include <pto/runtime/timing/ReplayUnless.hpp>
+#include <tbb/task_arena.h>
+
+#include "common/A2Cost.hpp"
+#include "common/SampleProfiles.hpp"
+
+namespace {
+
+using pto::CoreModel;
+using pto::ir::Pipe;
+namespace tm = pto::timing;
+
+using pto::test::a2_cost;
+
+/// One core's stream of `tiles` tiles: loads of x and y (tensors 0, 1), an add, a store to z
+/// (tensor 2), single-buffered, tile i at elements [first + i * tile, + tile).
+void stream(CoreModel& m, int tiles, int64_t tile, int64_t first) {
+  const double bytes = static_cast<double>(tile) * 4;
+  for (int i = 0; i < tiles; ++i) {
+    const int64_t lo = first + i * tile;
+    if (i > 0) m.wait_flag(Pipe::MTE3, Pipe::MTE2, 0, 6);
+    m.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, {0, 4, lo, lo + tile, 0, false}, 0);
+    m.transfer(Pipe::MTE2, pto::PathId::GmToVec, bytes, {1, 4, lo, lo + tile, 0, false}, 1);
+    m.set_flag(Pipe::MTE2, Pipe::V, 0, 2);
+    m.wait_flag(Pipe::MTE2, Pipe::V, 0, 2);
+    m.run(Pipe::V, 40 + static_cast<double>(tile) / 64, 3, {}, 20);
+    m.set_flag(Pipe::V, Pipe::MTE3, 0, 4);
+    m.wait_flag(Pipe::V, Pipe::MTE3, 0, 4);
+    m.transfer(Pipe::MTE3, pto::PathId::VecToGm, bytes, {2, 4, lo, lo + tile, 0, true}, 5);
+    m.set_flag(Pipe::MTE3, Pipe::MTE2, 0, 6);
+  }
+}
+
+constexpr int kCores = 6, kTiles = 64;
+constexpr int64_t kTile = 4096, kPerCore = kTiles * kTile;
+
+/// Cores 0..5, core c's tiles from c * kPerCore on: recorded in full, or (copies) core 0 in full
+/// and the rest as copies (CoreModel::record_shifted) of it or, from `second` on, of core `second`
+/// recorded in full (as a second host thread records its blocks). `last_tiles`: core 5's tile
+/// count when recorded in full.
+struct Cores {
+  std::vector<CoreModel> models;
+  std::vector<const tm::CoreTrace*> traces;
+  explicit Cores(bool copies, int last_tiles = kTiles, int second = kCores) {
+    models.reserve(kCores);
+    for (int c = 0; c < kCores; ++c) {
+      CoreModel& m = models.emplace_back(nullptr, a2_cost(), c, false, 0, nullptr, 1, c);
+      if (copies && c > 0 && c != second) {
+        const int original = c > second ? second : 0;
+        const int64_t d = (c - original) * kPerCore;
+        const std::array<int64_t, 3> shift{d, d, d};
+        REQUIRE(m.record_shifted(models[static_cast<size_t>(original)], shift));
+      } else {
+        stream(m, c == kCores - 1 ? last_tiles : kTiles, kTile, c * kPerCore);
+      }
+      traces.push_back(&m.trace());
+    }
+  }
+  tm::ReplayInput input() const {
+    return {.chip = &pto::ChipProfile::get("a2"), .cores = traces, .gm_footprint = 3 * kCores * kPerCore * 4, .record_spans = true};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("replay_ahead: cores recorded as copies are the same input as the cores recorded in full, and only then") {
+  const Cores full(false), copies(true), shorter(false, kTiles - 1);
+  CHECK(tm::same_input(copies.input(), full.input()));
+  CHECK(tm::same_input(full.input(), copies.input()));
+  CHECK(tm::same_input(copies.input(), copies.input()));
+  CHECK_FALSE(tm::same_input(full.input(), shorter.input()));   // the last core a tile short
+  CHECK_FALSE(tm::same_input(copies.input(), shorter.input()));
+
+  // Two recorded cores with their copies, against one: the second's copies are settled by their
+  // shifts (core 3 is core 0's copy moved 3 cores, so core 4, core 3 moved 1, is core 0 moved 4).
+  Cores two(true, kTiles, 3);
+  REQUIRE(two.traces[3]->copy_of < 0);
+  REQUIRE(two.traces[5]->copy_of == 3);
+  CHECK(tm::same_input(two.input(), copies.input()));
+  CHECK(tm::same_input(copies.input(), two.input()));
+  CHECK(tm::same_input(two.input(), full.input()));
+  for (int off : {4, 5}) {  // a copy of the second moved one element too far in z
+    CAPTURE(off);
+    std::vector<tm::CoreTrace> edited(two.traces.size());
+    std::vector<const tm::CoreTrace*> traces = two.traces;
+    edited[static_cast<size_t>(off)] = *two.traces[static_cast<size_t>(off)];
+    edited[static_cast<size_t>(off)].shift[2] += 1;
+    traces[static_cast<size_t>(off)] = &edited[static_cast<size_t>(off)];
+    tm::ReplayInput wrong = two.input();
+    wrong.cores = traces;
+    CHECK_FALSE(tm::same_input(wrong, copies.input()));
+    CHECK_FALSE(tm::same_input(copies.input(), wrong));
+  }
+
+  // A copy moved one element too far, in one tensor.
+  Cores moved(true);
+  std::vector<tm::CoreTrace> edited(moved.traces.size());
+  std::vector<const tm::CoreTrace*> traces = moved.traces;
+  edited[3] = *moved.traces[3];
+  edited[3].shift[2] += 1;
+  traces[3] = &edited[3];
+  tm::ReplayInput off_by_one = moved.input();
+  off_by_one.cores = traces;
+  CHECK_FALSE(tm::same_input(off_by_one, full.input()));
+
+  // The same traces under other options, starts or tensor addresses.
+  tm::ReplayInput other = copies.input();
+  other.record_spans = false;
+  CHECK_FALSE(tm::same_input(other, full.input()));
+  other = copies.input();
+  other.fold_identical_cores = false;
+  CHECK_FALSE(tm::same_input(other, full.input()));
+  const std::array<double, kCores> start{0, 0, 0, 0, 0, 4};
+  other = copies.input();
+  other.core_start = start;
+  CHECK_FALSE(tm::same_input(other, full.input()));
+  const std::array<uint64_t, 3> base{0, 1 << 21, 2 << 21};
+  other = copies.input();
+  other.tensor_base = base;
+  CHECK_FALSE(tm::same_input(other, full.input()));
+}
+
+TEST_CASE("replay_ahead: a replay that may be called off gives the replay's result, or nothing once called off") {
+  const Cores copies(true), full(false);
+  const tm::ReplayResult whole = tm::replay(full.input());
+  std::atomic<bool> stop{false};
+  const std::optional<tm::ReplayResult> run = tm::replay_unless(copies.input(), stop);
+  REQUIRE(run.has_value());
+  CHECK(run->folded);
+  CHECK(run->hbm_bytes == whole.hbm_bytes);
+  REQUIRE(run->cores.size() == whole.cores.size());
+  for (size_t c = 0; c < whole.cores.size(); ++c) {
+    CHECK(run->cores[c].end_cycles == whole.cores[c].end_cycles);
+    CHECK(run->cores[c].op_start == whole.cores[c].op_start);
+  }
+  stop = true;  // the event loop looks every few hundred events: 64 tiles are well past that
+  CHECK_FALSE(tm::replay_unless(copies.input(), stop).has_value());
+  CHECK_FALSE(tm::replay_unless(full.input(), stop).has_value());
+}
+
+TEST_CASE("replay_ahead: launches replayed ahead profile as launches replayed after their last block") {
+  // 8 MiB a tensor: the blocks run interleaved in runs of 4, the first run on the launching
+  // thread, the second on a worker that starts later; 8 blocks of 128 whole tiles are copies of
+  // block 0, so the launching thread replays ahead while the worker runs.
+  constexpr int64_t n = 8 * 128 * 2048;
+  pto::set_replay_cache(false);
+  pto::set_replay_ahead(false);
+  const pto::LaunchProfile after = pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n, 8);
+  const pto::LaunchProfile tail_after = pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n - 1000, 8);
+  const uint64_t used_off = pto::runtime_stats().replays_ahead;
+  pto::set_replay_ahead(true);
+  const uint64_t before = pto::runtime_stats().replays_ahead;
+  CHECK(before == used_off);
+  constexpr int kLaunches = 12;
+  for (int i = 0; i < kLaunches; ++i) {
+    CAPTURE(i);
+    pto::test::check_same_profile(pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n, 8), after);
+    // The last tile short (block 7's): not as predicted, replayed after its last block.
+    pto::test::check_same_profile(pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n - 1000, 8), tail_after);
+  }
+  const uint64_t used = pto::runtime_stats().replays_ahead - before;
+  CHECK(used <= static_cast<uint64_t>(kLaunches));  // never the launches with a short last block
+  MESSAGE("replays ahead used: " << used << " of " << kLaunches << " launches (host threads: " << tbb::this_task_arena::max_concurrency() << ")");
+  pto::set_replay_cache(true);
+}
