@@ -24,6 +24,33 @@ struct Entry {
 /// A sync_all between the two: both cores take part and passed different numbers of them.
 bool apart(const Entry& a, const Entry& b) { return a.epoch >= 0 && b.epoch >= 0 && a.epoch != b.epoch; }
 
+bool sweep_order(const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); }
+
+/// Sorts `all` in sweep order, `runs` the starts of its runs (one a core). A core's accesses
+/// usually come in order (a stream's tiles): the runs are then merged in pairs, linear per round,
+/// ties in core order (vector_add 16M, 8 cores' 2048 stores: std::sort was 0.24% of the timed
+/// benchmark's samples beside 0.33% for the rest of the check; merged, the whole check is 0.39%).
+void sort_runs(std::vector<Entry>& all, std::vector<size_t>& runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto from = all.begin() + static_cast<std::ptrdiff_t>(runs[i]);
+    const auto to = i + 1 < runs.size() ? all.begin() + static_cast<std::ptrdiff_t>(runs[i + 1]) : all.end();
+    if (!std::is_sorted(from, to, sweep_order)) return std::sort(all.begin(), all.end(), sweep_order);
+  }
+  thread_local std::vector<Entry> merged;
+  while (runs.size() > 1) {
+    merged.resize(all.size());
+    size_t kept = 0;
+    for (size_t i = 0; i < runs.size(); i += 2) {
+      const size_t lo = runs[i], mid = i + 1 < runs.size() ? runs[i + 1] : all.size(), hi = i + 2 < runs.size() ? runs[i + 2] : all.size();
+      auto at = [&](size_t j) { return all.begin() + static_cast<std::ptrdiff_t>(j); };
+      std::merge(at(lo), at(mid), at(mid), at(hi), merged.begin() + static_cast<std::ptrdiff_t>(lo), sweep_order);
+      runs[kept++] = lo;
+    }
+    runs.resize(kept);
+    all.swap(merged);
+  }
+}
+
 std::string describe(const CompiledKernel& k, const Entry& e, const std::function<std::string(int)>& core_name) {
   return ir::describe_instr(k.ir, e.touch.instr, fmt::format("{} on {}", ir::pipe_name(static_cast<ir::Pipe>(e.pipe)), core_name(e.core)));
 }
@@ -44,14 +71,17 @@ std::vector<RaceReport> find_block_races(const CompiledKernel& k, std::span<cons
     m->for_each_gm_span([&](const GmSpan& s) { written[s.tensor] = written[s.tensor] || s.write; });
   }
   thread_local std::vector<Entry> all;
+  thread_local std::vector<size_t> runs;  // where each core's entries begin
   all.clear();
+  runs.clear();
   for (size_t c = 0; c < cores.size(); ++c) {
     if (!cores[c]) continue;
+    runs.push_back(all.size());
     cores[c]->for_each_gm_span([&](const GmSpan& s) {
       if (written[s.tensor]) all.push_back({s.touch, s.write, s.pipe, static_cast<int>(c), s.tensor, s.epoch});
     });
   }
-  std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return std::tie(a.tensor, a.touch.lo) < std::tie(b.tensor, b.touch.lo); });
+  sort_runs(all, runs);
   const size_t blocks = cores.size() / static_cast<size_t>(std::max(1, per_block)) + 1;
   for (auto from = all.begin(); from != all.end();) {
     const int t = from->tensor;
