@@ -174,9 +174,12 @@ class Launch {
     const int ran = static_cast<int>(mine.size());
     if (played_.fetch_add(ran, std::memory_order_acq_rel) + ran == block_dim_) return settle_ahead();
     if (mine[0] != 0) return;
+    const int n = layout_.per_block;
     std::vector<const timing::CoreTrace*> known(static_cast<size_t>(cores_), nullptr);
-    for (int b : mine) known[static_cast<size_t>(b)] = &models_[static_cast<size_t>(b)]->trace();
-    if (!ahead_.predict(k_, args_, known, record_)) return;
+    for (int b : mine) {
+      for (int c = b * n; c < (b + 1) * n; ++c) known[static_cast<size_t>(c)] = &models_[static_cast<size_t>(c)]->trace();
+    }
+    if (!ahead_.predict(k_, args_, known, n, record_)) return;
     int idle = kAheadIdle;
     if (!ahead_state_.compare_exchange_strong(idle, kAheadRunning, std::memory_order_acq_rel)) return;  // the last blocks are done
     ahead_.replay(ahead_stop_);
@@ -587,9 +590,9 @@ class Launch {
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
-  // The replay ahead (ReplayAhead.hpp): for a timed kernel of single-core blocks whose copies play
-  // folding records, modelled afresh.
-  const bool ahead_wanted_ = k_.instrumented && !known_ && layout_.per_block == 1 && !gm_shape_.empty() && block_dim_ > 2 &&
+  // The replay ahead (ReplayAhead.hpp): for a timed kernel whose copies play folding records,
+  // modelled afresh.
+  const bool ahead_wanted_ = k_.instrumented && !known_ && !gm_shape_.empty() && block_dim_ > 2 &&
                              play_folding.load(std::memory_order_relaxed) && replay_ahead_enabled();
   static constexpr int kAheadIdle = 0, kAheadRunning = 1, kAheadClosed = 2;
   std::atomic<int> played_{0};                // blocks played, as host threads run out of blocks

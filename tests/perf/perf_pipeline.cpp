@@ -298,12 +298,14 @@ void flash_attention_launches(benchmark::State& state, void (*set)(bool)) {
 }
 void BM_PlayFoldingPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_play_folding); }
 void BM_HookLogPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_hook_log); }
+void BM_ReplayAheadPairedFlashAttention(benchmark::State& state) { flash_attention_launches(state, &pto::set_replay_ahead); }
 BENCHMARK(BM_FoldingPaired)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_FoldingPairedSoftmax)->ArgName("play")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_PlayFoldingPairedLayernorm)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_PlayFoldingPairedMatmul)->ArgName("play")->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_PlayFoldingPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_HookLogPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_ReplayAheadPairedFlashAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_ElisionPairedVectorAdd)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
@@ -529,6 +531,8 @@ int main(int argc, char** argv) {
                                                           "BM_TimingCostPairedMatmul/replay_cache:0/min_time:3.000/real_time", ""},
                                                          {"replay ahead off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
                                                           "BM_ReplayAheadPaired/min_time:3.000/real_time", ""},
+                                                         {"replay ahead off / on, paired, flash_attention 2048x128 f16 8 mix blocks every launch replayed",
+                                                          "BM_ReplayAheadPairedFlashAttention/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, vector_add 16M every launch replayed (> 1: faster on)",
                                                           "BM_FoldingPaired/play:0/min_time:3.000/real_time", ""},
                                                          {"replay folding off / on, paired, softmax 4096x1024 f32 every launch replayed (in groups)",

@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "common/A2Cost.hpp"
+#include "common/FlashAttentionProfile.hpp"
 #include "common/SampleProfiles.hpp"
 
 namespace {
@@ -171,5 +172,17 @@ TEST_CASE("replay_ahead: launches replayed ahead profile as launches replayed af
   const uint64_t used = pto::runtime_stats().replays_ahead - before;
   CHECK(used <= static_cast<uint64_t>(kLaunches));  // never the launches with a short last block
   MESSAGE("replays ahead used: " << used << " of " << kLaunches << " launches (host threads: " << tbb::this_task_arena::max_concurrency() << ")");
+
+  // Mix blocks: each of a block's three cores a copy of block 0's core in its slot, their
+  // cross-core flags moved to their own block.
+  pto::set_replay_ahead(false);
+  const pto::LaunchProfile mix_after = pto::test::flash_attention_profile(4);
+  pto::set_replay_ahead(true);
+  const uint64_t mix_before = pto::runtime_stats().replays_ahead;
+  for (int i = 0; i < kLaunches; ++i) {
+    CAPTURE(i);
+    pto::test::check_same_profile(pto::test::flash_attention_profile(4), mix_after);
+  }
+  MESSAGE("flash attention, replays ahead used: " << pto::runtime_stats().replays_ahead - mix_before << " of " << kLaunches << " launches");
   pto::set_replay_cache(true);
 }

@@ -20,39 +20,46 @@ std::optional<std::vector<int64_t>> step_of(std::span<const int64_t> shift, int6
 
 }  // namespace
 
-bool ReplayAhead::predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, bool record) {
-  if (known.empty() || known[0] == nullptr || known[0]->copy_of >= 0) return false;
-  const timing::CoreTrace& first = *known[0];
+bool ReplayAhead::predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, int per_block,
+                          bool record) {
+  const auto n = static_cast<size_t>(per_block);
+  if (n == 0 || known.size() <= n) return false;
+  for (size_t s = 0; s < n; ++s) {
+    if (known[s] == nullptr || known[s]->copy_of >= 0) return false;
+  }
   std::optional<std::vector<int64_t>> step;
   size_t unknown = 0;
-  for (size_t c = 1; c < known.size(); ++c) {
+  for (size_t c = n; c < known.size(); ++c) {
     const timing::CoreTrace* t = known[c];
     if (t == nullptr) {
       unknown += 1;
       continue;
     }
-    if (t->copy_of != 0 || t->kind != first.kind || t->slot != first.slot) return false;
-    if (!step && !(step = step_of(t->shift, static_cast<int64_t>(c)))) return false;
+    const size_t slot = c % n;
+    const auto block = static_cast<int64_t>(c / n);
+    if (t->copy_of != static_cast<int32_t>(slot) || t->kind != known[slot]->kind || t->slot != known[slot]->slot) return false;
+    if (!step && !(step = step_of(t->shift, block))) return false;
     if (t->shift.size() != step->size()) return false;
     for (size_t i = 0; i < step->size(); ++i) {
-      if (t->shift[i] != (*step)[i] * static_cast<int64_t>(c)) return false;
+      if (t->shift[i] != (*step)[i] * block) return false;
     }
   }
   if (!step || unknown == 0) return false;
   predicted_.clear();
   predicted_.reserve(unknown);  // no reallocation: `traces` points into it
   std::vector<const timing::CoreTrace*> traces(known.begin(), known.end());
-  for (size_t c = 1; c < known.size(); ++c) {
+  for (size_t c = n; c < known.size(); ++c) {
     if (known[c] != nullptr) continue;
+    const size_t slot = c % n;
     timing::CoreTrace& p = predicted_.emplace_back();
-    p.kind = first.kind;
-    p.slot = first.slot;
-    p.copy_of = 0;
+    p.kind = known[slot]->kind;
+    p.slot = known[slot]->slot;
+    p.copy_of = static_cast<int32_t>(slot);
     p.shift.resize(step->size());
-    for (size_t i = 0; i < step->size(); ++i) p.shift[i] = (*step)[i] * static_cast<int64_t>(c);
+    for (size_t i = 0; i < step->size(); ++i) p.shift[i] = (*step)[i] * static_cast<int64_t>(c / n);
     traces[c] = &p;
   }
-  input_.emplace(k, args, std::move(traces), 1, record);
+  input_.emplace(k, args, std::move(traces), per_block, record);
   return true;
 }
 

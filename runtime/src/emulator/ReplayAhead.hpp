@@ -2,8 +2,9 @@
 // A launch's replay begun while its last blocks still run (private to the emulator).
 //
 // The blocks a host thread runs are often copies of the first of them: a vector kernel with
-// strided tiles gives every block the same ops, each tensor's GM regions one shift further on per
-// block (play folding records them as copies, CoreTrace::copy_of). When the blocks of the launch's
+// strided tiles, or flash attention with a block of query rows each, gives every block the same
+// ops, each tensor's GM regions one shift further on per block (play folding records them as
+// copies, CoreTrace::copy_of; a mix block's three cores each a copy of the same core of the other). When the blocks of the launch's
 // first run are such a chain, the blocks still running on other threads are predicted to continue
 // it, and the thread that has run out of blocks replays the launch so predicted, while they run.
 // Once every block has run, the launch's traces are compared with the prediction, written out
@@ -25,12 +26,13 @@ namespace pto::emulator {
 
 class ReplayAhead {
  public:
-  /// Predicts the launch's traces from the `known` ones (core c's, or null: not known yet) of a
-  /// kernel of single-core blocks: core 0's known and recorded in full, every other known core a
-  /// copy of it moved by its index times one shift a tensor (CoreTrace::copy_of, shift). Each
-  /// core not known is predicted as such a copy. False (nothing kept) if the known cores are not
-  /// such copies, or every core or no other core is known.
-  bool predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, bool record);
+  /// Predicts the launch's traces from the `known` ones (core c's, or null: not known yet), in
+  /// blocks of `per_block` cores: block 0's known and recorded in full, every core of another known
+  /// block b a copy of block 0's core in its slot moved by b times one shift a tensor
+  /// (CoreTrace::copy_of, shift). Each core not known is predicted as such a copy. False (nothing
+  /// kept) if the known cores are not such copies, or every core or no other block is known.
+  bool predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, int per_block,
+               bool record);
   /// Replays the predicted launch on this thread, unless `stop` is set first (then result() stays
   /// null). An error in the replay is left for the replay proper to report.
   void replay(const std::atomic<bool>& stop);
@@ -40,7 +42,7 @@ class ReplayAhead {
   const std::shared_ptr<const timing::ReplayResult>& result() const { return result_; }
 
  private:
-  std::vector<timing::CoreTrace> predicted_;  // the cores after the known ones
+  std::vector<timing::CoreTrace> predicted_;  // the cores not known, in core order
   std::optional<LaunchInput> input_;
   std::shared_ptr<const timing::ReplayResult> result_;
 };

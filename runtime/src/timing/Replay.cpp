@@ -11,8 +11,8 @@
 #include "../TbbTsan.hpp"
 #include "CoreGroups.hpp"
 #include "FlowSet.hpp"
-#include "pto/runtime/timing/ReplayUnless.hpp"
 #include "SharedL2.hpp"
+#include "pto/runtime/timing/ReplayUnless.hpp"
 #include "pto/runtime/timing/TraceCopies.hpp"
 #include "pto/support/Error.hpp"
 
