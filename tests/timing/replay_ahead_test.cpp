@@ -158,6 +158,9 @@ TEST_CASE("replay_ahead: launches replayed ahead profile as launches replayed af
   pto::set_replay_ahead(false);
   const pto::LaunchProfile after = pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n, 8);
   const pto::LaunchProfile tail_after = pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n - 1000, 8);
+  // 1024 tiles on 48 blocks: blocks 0-15 have 22, the rest 21. Predicted from the first thread's
+  // blocks of 22, the last blocks would run past the tensors' ends: not predicted.
+  const pto::LaunchProfile uneven_after = pto::test::vector_add_profile({.buffers = 2, .tile = 4096}, 1 << 22, 48);
   const uint64_t used_off = pto::runtime_stats().replays_ahead;
   pto::set_replay_ahead(true);
   const uint64_t before = pto::runtime_stats().replays_ahead;
@@ -168,9 +171,10 @@ TEST_CASE("replay_ahead: launches replayed ahead profile as launches replayed af
     pto::test::check_same_profile(pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n, 8), after);
     // The last tile short (block 7's): not as predicted, replayed after its last block.
     pto::test::check_same_profile(pto::test::vector_add_profile({.buffers = 2, .tile = 2048}, n - 1000, 8), tail_after);
+    pto::test::check_same_profile(pto::test::vector_add_profile({.buffers = 2, .tile = 4096}, 1 << 22, 48), uneven_after);
   }
   const uint64_t used = pto::runtime_stats().replays_ahead - before;
-  CHECK(used <= static_cast<uint64_t>(kLaunches));  // never the launches with a short last block
+  CHECK(used <= static_cast<uint64_t>(kLaunches));  // never the launches with a short last tile or uneven blocks
   MESSAGE("replays ahead used: " << used << " of " << kLaunches << " launches (host threads: " << tbb::this_task_arena::max_concurrency() << ")");
 
   // Mix blocks: each of a block's three cores a copy of block 0's core in its slot, their

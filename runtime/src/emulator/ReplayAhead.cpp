@@ -1,5 +1,7 @@
 #include "ReplayAhead.hpp"
 
+#include <algorithm>
+
 #include "pto/runtime/timing/ReplayUnless.hpp"
 
 namespace pto::emulator {
@@ -16,6 +18,24 @@ std::optional<std::vector<int64_t>> step_of(std::span<const int64_t> shift, int6
     step[t] = shift[t] / times;
   }
   return step;
+}
+
+/// Whether every block up to `blocks`, block 0's cores `first` moved by its index times `step`,
+/// keeps its GM regions within their tensors: a prediction past a tensor's end (a launch whose
+/// last blocks have a tile less) would replay addresses outside the launch's footprint.
+bool within_tensors(std::span<const timing::CoreTrace* const> first, std::span<const int64_t> step, size_t blocks,
+                    const detail::LaunchArgs& args) {
+  for (const timing::CoreTrace* t : first) {
+    for (const timing::GmRegion& r : t->regions) {
+      if (r.tensor < 0) continue;
+      const auto tensor = static_cast<size_t>(r.tensor);
+      if (tensor >= args.tensors.size()) return false;
+      const int64_t d = tensor < step.size() ? step[tensor] : 0, last = d * static_cast<int64_t>(blocks - 1);
+      const int64_t lo = r.lo + std::min<int64_t>(0, last), hi = r.hi + std::max<int64_t>(0, last);
+      if (lo < 0 || hi > args.tensors[tensor].numel()) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -44,7 +64,7 @@ bool ReplayAhead::predict(const CompiledKernel& k, const detail::LaunchArgs& arg
       if (t->shift[i] != (*step)[i] * block) return false;
     }
   }
-  if (!step || unknown == 0) return false;
+  if (!step || unknown == 0 || !within_tensors(known.first(n), *step, known.size() / n, args)) return false;
   predicted_.clear();
   predicted_.reserve(unknown);  // no reallocation: `traces` points into it
   std::vector<const timing::CoreTrace*> traces(known.begin(), known.end());

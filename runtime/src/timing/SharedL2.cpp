@@ -78,6 +78,9 @@ SharedL2::Outcome SharedL2::access_rows(uint64_t addr, uint64_t len, uint64_t st
   uint64_t hit = 0, fetched = 0;
   if (len > 0) {
     if (fits_) {
+      if (rows > 0 && ((addr + (rows - 1) * stride + len - 1) >> line_shift_) >= present_.size() * 64) {
+        throw InternalError("replay: a GM access past the launch's footprint (the L2 model's bitmap)");
+      }
       if (rows > 1 && seen_before(addr, len, stride, rows)) return {static_cast<double>(rows * len), 0};
       for (uint64_t r = 0; r < rows; ++r, addr += stride) touch_bitmap(addr, len, hit, fetched);
     } else {
