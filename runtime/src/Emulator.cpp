@@ -130,9 +130,9 @@ class Launch {
     if (!logs_.empty()) hook_logged_launches.fetch_add(1, std::memory_order_relaxed);
     if (block_dim_ == 1) {
       run_block(0);
-      Twins twins;
-      play_hooks(0, 1, twins);
-      return release_twins(twins);
+      std::vector<int64_t> shifts;
+      play_hooks(0, 1, shifts);
+      return release_twins();
     }
     const int threads = tbb::this_task_arena::max_concurrency();
     const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
@@ -145,7 +145,7 @@ class Launch {
     PTO_TSAN_RELEASE(&next);
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
-      Twins twins;
+      std::vector<int64_t> shifts;  // play_hooks' scratch, reused from block to block
       std::vector<int> mine;  // the blocks this thread ran (for the replay ahead)
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
         const int count = std::min(turn, block_dim_ - b);
@@ -154,28 +154,33 @@ class Launch {
         } else {
           run_interleaved(b, count);
         }
-        play_hooks(b, count, twins);
+        play_hooks(b, count, shifts);
         if (ahead_wanted_) {
           for (int i = 0; i < count; ++i) mine.push_back(b + i);
         }
       }
-      release_twins(twins);
       if (ahead_wanted_) out_of_blocks(mine);
       PTO_TSAN_RELEASE(&next);
     });
     PTO_TSAN_ACQUIRE(&next);
+    release_twins();
   }
 
   /// A host thread that has run the blocks `mine` (in order) and found no more. The last to finish
-  /// settles the replay ahead (ReplayAhead.hpp); one that ran the launch's first block while
-  /// others still run theirs replays the launch ahead, their traces predicted from its own.
+  /// settles the replay ahead (ReplayAhead.hpp); the first, while others still run their blocks,
+  /// replays the launch ahead, their traces predicted from its own (and block 0's, when its blocks
+  /// are copies of it).
   void out_of_blocks(std::span<const int> mine) {
     if (mine.empty()) return;
     const int ran = static_cast<int>(mine.size());
     if (played_.fetch_add(ran, std::memory_order_acq_rel) + ran == block_dim_) return settle_ahead();
-    if (mine[0] != 0) return;
+    if (predicting_.exchange(true, std::memory_order_relaxed)) return;  // another thread predicts (more than two host threads)
+    // Block 0 is known too when this thread's blocks are copies of it (read after it was played).
     const int n = layout_.per_block;
     std::vector<const timing::CoreTrace*> known(static_cast<size_t>(cores_), nullptr);
+    if (models_[static_cast<size_t>(mine[0] * n)]->trace().copy_of == 0) {
+      for (int c = 0; c < n; ++c) known[static_cast<size_t>(c)] = &models_[static_cast<size_t>(c)]->trace();
+    }
     for (int b : mine) {
       for (int c = b * n; c < (b + 1) * n; ++c) known[static_cast<size_t>(c)] = &models_[static_cast<size_t>(c)]->trace();
     }
@@ -190,7 +195,7 @@ class Launch {
   void settle_ahead() {
     int state = kAheadIdle;
     if (ahead_state_.compare_exchange_strong(state, kAheadClosed, std::memory_order_acq_rel)) return;
-    const LaunchInput actual(k_, args_, all_traces(), layout_.per_block, record_);
+    const LaunchInput& actual = launch_input_.emplace(k_, args_, all_traces(), layout_.per_block, record_);
     ahead_matched_ = ahead_.matches(actual);
     if (!ahead_matched_) return ahead_stop_.store(true, std::memory_order_relaxed);
     if (checks_between_blocks()) between_ = races_between_blocks(), between_checked_ = true;
@@ -255,31 +260,22 @@ class Launch {
     return recording() && !meets_across_blocks() && !k_.has_debug && hook_log.load(std::memory_order_relaxed);
   }
 
-  /// The blocks a host thread played in full in this launch and keeps the logs of (the first of
-  /// each kind of block it met: a matmul's blocks with three C tiles and those with two), for
-  /// play_hooks to compare the next blocks with.
-  struct Twins {
-    static constexpr int kMost = 4;
-    std::array<int, kMost> block{};
-    int count = 0;
-    std::vector<int64_t> shifts;  // HookLog::gm_shifts_from's answer, reused from block to block
-  };
-
   /// The hooks that blocks [first, first + count) wrote down, into their cores' models. A block
-  /// whose calls were those of one of this host thread's `twins` with each tensor's GM regions one
-  /// shift apart records copies of that twin's models instead (set_play_folding); a block played
-  /// in full becomes a twin while there is room, its log kept until release_twins.
-  void play_hooks(int first, int count, Twins& twins) {
+  /// whose calls were those of a twin (a block played in full, by any host thread) with each
+  /// tensor's GM regions one shift apart records copies of the twin's models instead
+  /// (set_play_folding); a block played in full becomes a twin while there is room, its log kept
+  /// until release_twins. `shifts` is the caller's scratch (HookLog::gm_shifts_from's answer).
+  void play_hooks(int first, int count, std::vector<int64_t>& shifts) {
     if (logs_.empty()) return;
     const bool fold = play_folding.load(std::memory_order_relaxed) && !gm_shape_.empty();
-    std::vector<int64_t>& shifts = twins.shifts;
     shifts.resize(fold ? k_.ir.tensors.size() : 0);
     for (int b = first; b < first + count; ++b) {
       HookLog& log = *logs_[static_cast<size_t>(b)];
       bool copied = false;
-      for (int i = 0; fold && i < twins.count && !copied; ++i) {
-        const int twin = twins.block[static_cast<size_t>(i)];
-        copied = log.gm_shifts_from(*logs_[static_cast<size_t>(twin)], gm_shape_, shifts) && copy_block(twin, b, shifts);
+      // Only an earlier block's: the replay folds a copy into its original's group only then (CoreGroups).
+      for (size_t i = 0; fold && i < twins_.size() && !copied; ++i) {
+        const int twin = twins_[i].load(std::memory_order_acquire);  // its models played, its log whole
+        copied = twin >= 0 && twin < b && log.gm_shifts_from(*logs_[static_cast<size_t>(twin)], gm_shape_, shifts) && copy_block(twin, b, shifts);
       }
       if (copied) {
         copied_cores.fetch_add(static_cast<uint64_t>(layout_.per_block), std::memory_order_relaxed);
@@ -287,9 +283,12 @@ class Launch {
         std::array<CoreModel*, kCoresPerBlock> models{};
         for (int s = 0; s < layout_.per_block; ++s) models[static_cast<size_t>(s)] = &*models_[static_cast<size_t>(b * layout_.per_block + s)];
         log.play(std::span(models.data(), static_cast<size_t>(layout_.per_block)));
-        if (fold && twins.count < Twins::kMost) {
-          twins.block[static_cast<size_t>(twins.count++)] = b;
-          continue;  // its log is kept
+        if (fold && twins_claimed_.load(std::memory_order_relaxed) < static_cast<int>(twins_.size())) {
+          const auto place = static_cast<size_t>(twins_claimed_.fetch_add(1, std::memory_order_relaxed));
+          if (place < twins_.size()) {
+            twins_[place].store(b, std::memory_order_release);
+            continue;  // its log is kept
+          }
         }
       }
       hook_storage_pool().give(log.release());
@@ -306,9 +305,12 @@ class Launch {
     for (int s = 0; s < n; ++s) model(b, s).record_shifted(model(twin, s), shifts, n);
     return true;
   }
-  /// The logs play_hooks kept, back to the pool.
-  void release_twins(const Twins& twins) {
-    for (int i = 0; i < twins.count; ++i) hook_storage_pool().give(logs_[static_cast<size_t>(twins.block[static_cast<size_t>(i)])]->release());
+  /// The logs play_hooks kept, back to the pool (every block played).
+  void release_twins() {
+    for (const auto& twin : twins_) {
+      const int b = twin.load(std::memory_order_relaxed);
+      if (b >= 0) hook_storage_pool().give(logs_[static_cast<size_t>(b)]->release());
+    }
   }
 
   /// Per instruction, what its exec hook's gm_lo and gm_hi are (HookLog::gm_shifts_from). Empty
@@ -340,7 +342,7 @@ class Launch {
     }
     // The replay and the check between blocks read what the cores recorded and nothing else:
     // they run side by side (unless both are done: a replay ahead that matched).
-    const LaunchInput launch(k_, args_, all_traces(), layout_.per_block, record_);
+    const LaunchInput& launch = launch_input_ ? *launch_input_ : launch_input_.emplace(k_, args_, all_traces(), layout_.per_block, record_);
     const std::shared_ptr<const timing::ReplayResult> ahead = ahead_matched_ ? ahead_.result() : nullptr;
     std::shared_ptr<const timing::ReplayResult> replay_result;
     std::vector<RaceReport> between = std::move(between_);
@@ -590,6 +592,11 @@ class Launch {
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
+  // play_hooks' twins: the blocks played in full that later blocks' models may be copies of (the
+  // first of each kind of block: a matmul's blocks with three C tiles and those with two), shared
+  // by the host threads. A place is claimed once its block is played and holds -1 until then.
+  std::array<std::atomic<int>, 4> twins_{-1, -1, -1, -1};
+  std::atomic<int> twins_claimed_{0};
   // The replay ahead (ReplayAhead.hpp): for a timed kernel whose copies play folding records,
   // modelled afresh.
   const bool ahead_wanted_ = k_.instrumented && !known_ && !gm_shape_.empty() && block_dim_ > 2 &&
@@ -598,9 +605,11 @@ class Launch {
   std::atomic<int> played_{0};                // blocks played, as host threads run out of blocks
   std::atomic<int> ahead_state_{kAheadIdle};  // idle, then running (a thread replays ahead) or closed (every block played first)
   std::atomic<bool> ahead_stop_{false};       // the prediction was wrong: the replay ahead stops
+  std::atomic<bool> predicting_{false};       // a thread has taken the prediction
   ReplayAhead ahead_;
   bool ahead_matched_ = false;                // set by the last thread out of blocks
   bool between_checked_ = false;              // between_ holds the check between blocks (done by that thread)
+  std::optional<LaunchInput> launch_input_;   // the launch's replay input, once built (by that thread, or measured_profile)
   std::vector<RaceReport> between_;
 };
 

@@ -131,6 +131,63 @@ TEST_CASE("replay_ahead: cores recorded as copies are the same input as the core
   CHECK_FALSE(tm::same_input(other, full.input()));
 }
 
+TEST_CASE("replay_ahead: a launch's traces predicted from the blocks one host thread ran, with or without block 0") {
+  const Cores full(false), copies(true);
+  const std::array<int64_t, 3> elems{kCores * kPerCore, kCores * kPerCore, kCores * kPerCore};
+  auto known_of = [](const Cores& cores, int first, int last) {
+    std::vector<const tm::CoreTrace*> known(kCores, nullptr);
+    for (int c = first; c <= last; ++c) known[static_cast<size_t>(c)] = cores.traces[static_cast<size_t>(c)];
+    return known;
+  };
+  auto input_of = [&](const tm::PredictedTraces& p) {
+    tm::ReplayInput in = full.input();
+    in.cores = p.traces;
+    return in;
+  };
+  const tm::ReplayResult whole = tm::replay(full.input());
+
+  // The thread that ran block 0: cores 0-2 (1 and 2 copies of 0) predict 3-5 as copies of 0.
+  tm::PredictedTraces first;
+  REQUIRE(tm::predict_copies(known_of(copies, 0, 2), 1, elems, first));
+  CHECK(first.traces[5]->copy_of == 0);
+  CHECK(first.traces[5]->shift == std::vector<int64_t>{5 * kPerCore, 5 * kPerCore, 5 * kPerCore});
+  CHECK(tm::same_input(full.input(), input_of(first)));
+
+  // The other thread: cores 3-5 (3 recorded in full, 4 and 5 copies of it). Core 0 is core 3
+  // written out, moved back; 1 and 2 copies of it. The actual launch (two originals, 0 and 3) is
+  // the same input, and the prediction replays as the launch does.
+  const Cores two(true, kTiles, 3);
+  tm::PredictedTraces second;
+  REQUIRE(tm::predict_copies(known_of(two, 3, 5), 1, elems, second));
+  REQUIRE(second.traces[0]->copy_of < 0);
+  CHECK(second.traces[0]->ops.size() == full.traces[0]->ops.size());
+  CHECK(second.traces[2]->copy_of == 0);
+  CHECK(tm::same_input(two.input(), input_of(second)));
+  CHECK(tm::same_input(full.input(), input_of(second)));
+  const tm::ReplayResult predicted = tm::replay(input_of(second));
+  CHECK(predicted.hbm_bytes == whole.hbm_bytes);
+  for (size_t c = 0; c < whole.cores.size(); ++c) CHECK(predicted.cores[c].end_cycles == whole.cores[c].end_cycles);
+
+  // Not predicted: tensors a tile too short for the last block, block 0 moved back past a
+  // tensor's start, a copy not one step on per block, no block but the first known, all known.
+  tm::PredictedTraces none;
+  const std::array<int64_t, 3> short_z{kCores * kPerCore, kCores * kPerCore, kCores * kPerCore - kTile};
+  CHECK_FALSE(tm::predict_copies(known_of(copies, 0, 2), 1, short_z, none));
+  CHECK_FALSE(tm::predict_copies(known_of(two, 3, 5), 1, short_z, none));
+  tm::CoreTrace later = *two.traces[4];
+  later.shift[1] += 1;
+  std::vector<const tm::CoreTrace*> uneven = known_of(two, 3, 5);
+  uneven[4] = &later;
+  CHECK_FALSE(tm::predict_copies(uneven, 1, elems, none));
+  tm::CoreTrace ahead_of_start = *two.traces[4];
+  for (int64_t& d : ahead_of_start.shift) d = 2 * kPerCore;  // two blocks a step: block 0 would start before 0
+  uneven[4] = &ahead_of_start;
+  uneven[5] = nullptr;
+  CHECK_FALSE(tm::predict_copies(uneven, 1, elems, none));
+  CHECK_FALSE(tm::predict_copies(known_of(two, 3, 3), 1, elems, none));
+  CHECK_FALSE(tm::predict_copies(known_of(copies, 0, kCores - 1), 1, elems, none));
+}
+
 TEST_CASE("replay_ahead: a replay that may be called off gives the replay's result, or nothing once called off") {
   const Cores copies(true), full(false);
   const tm::ReplayResult whole = tm::replay(full.input());

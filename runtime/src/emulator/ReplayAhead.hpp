@@ -10,6 +10,9 @@
 // Once every block has run, the launch's traces are compared with the prediction, written out
 // (timing::same_input): the same, the replay made ahead is the launch's, to the bit (a replay is a
 // function of its input); else the replay ahead is called off and the launch replayed as usual.
+// Whichever thread runs out of blocks first replays ahead: one that did not run block 0 predicts
+// it from its own first block (its blocks copies of that one) or knows it (its blocks copies of
+// block 0, which play folding's twins share between the threads).
 //
 // On vector_add 16M (8 blocks, 2 host threads) the second thread starts its blocks 0.2-0.6 ms
 // after the first (TBB wakes a sleeping worker in about 0.2 ms on this VM) and the first waits
@@ -21,16 +24,15 @@
 #include <vector>
 
 #include "LaunchReplay.hpp"
+#include "pto/runtime/timing/ReplayUnless.hpp"
 
 namespace pto::emulator {
 
 class ReplayAhead {
  public:
   /// Predicts the launch's traces from the `known` ones (core c's, or null: not known yet), in
-  /// blocks of `per_block` cores: block 0's known and recorded in full, every core of another known
-  /// block b a copy of block 0's core in its slot moved by b times one shift a tensor
-  /// (CoreTrace::copy_of, shift). Each core not known is predicted as such a copy. False (nothing
-  /// kept) if the known cores are not such copies, or every core or no other block is known.
+  /// blocks of `per_block` cores (timing::predict_copies). False (nothing kept) if they do not
+  /// predict the others.
   bool predict(const CompiledKernel& k, const detail::LaunchArgs& args, std::span<const timing::CoreTrace* const> known, int per_block,
                bool record);
   /// Replays the predicted launch on this thread, unless `stop` is set first (then result() stays
@@ -42,7 +44,7 @@ class ReplayAhead {
   const std::shared_ptr<const timing::ReplayResult>& result() const { return result_; }
 
  private:
-  std::vector<timing::CoreTrace> predicted_;  // the cores not known, in core order
+  timing::PredictedTraces predicted_;
   std::optional<LaunchInput> input_;
   std::shared_ptr<const timing::ReplayResult> result_;
 };
