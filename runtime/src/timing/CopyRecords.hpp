@@ -1,8 +1,8 @@
 #pragma once
 // A recorded copy (CoreTrace::copy_of, TraceCopies.hpp) written out record by record: the one
-// place its deps and regions are moved, for the replay core by core (whole_traces) and the
-// replay cache's fingerprint, which hashes a copy as written out without writing it (private to
-// the runtime).
+// place its deps and regions are moved, for the replay core by core (whole_traces), the replay
+// cache's fingerprint, which hashes a copy as written out without writing it, same_input, and
+// predict_copies (private to the runtime).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -31,6 +31,18 @@ class CopyRecords {
     const int64_t d = shift_of(copy_.shift, r.tensor);
     r.lo += d, r.hi += d;
     return r;
+  }
+  /// The copy written out: its kind and slot, the original's ops, deps and regions moved.
+  CoreTrace written_out() const {
+    CoreTrace w;
+    w.kind = copy_.kind;
+    w.slot = copy_.slot;
+    w.ops = original_.ops;
+    w.deps.resize(original_.deps.size());
+    for (size_t i = 0; i < w.deps.size(); ++i) w.deps[i] = dep(i);
+    w.regions.resize(original_.regions.size());
+    for (size_t i = 0; i < w.regions.size(); ++i) w.regions[i] = region(i);
+    return w;
   }
 
  private:

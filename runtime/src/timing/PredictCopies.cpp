@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "CopyRecords.hpp"
 #include "pto/runtime/timing/ReplayUnless.hpp"
-#include "pto/runtime/timing/TraceCopies.hpp"
 
 namespace pto::timing {
 namespace {
@@ -31,27 +31,6 @@ bool within_tensors(std::span<const CoreTrace* const> first, size_t o, std::span
       const int64_t lo = r.lo + std::min(d * back, d * on), hi = r.hi + std::max(d * back, d * on);
       if (lo < 0 || hi > tensor_elems[tensor]) return false;
     }
-  }
-  return true;
-}
-
-/// Core `c` (recorded, its deps on its own block's cores, `per_block` a block) written out as core
-/// `to` of the launch, each region of tensor t `shift[t]` elements further on; false if a dep
-/// leaves its block.
-bool moved_whole(const CoreTrace& t, size_t c, size_t to, size_t per_block, std::span<const int64_t> shift, CoreTrace& out) {
-  const auto first = static_cast<int32_t>(c - c % per_block), delta = static_cast<int32_t>(to) - static_cast<int32_t>(c);
-  out.kind = t.kind;
-  out.slot = t.slot;
-  out.ops = t.ops;
-  out.deps = t.deps;
-  for (OpRef& d : out.deps) {
-    if (d.core < first || d.core >= first + static_cast<int32_t>(per_block)) return false;
-    d.core += delta;
-  }
-  out.regions = t.regions;
-  for (GmRegion& r : out.regions) {
-    const int64_t d = shift_of(shift, r.tensor);
-    r.lo += d, r.hi += d;
   }
   return true;
 }
@@ -85,6 +64,11 @@ bool predict_copies(std::span<const CoreTrace* const> known, int per_block, std:
     }
   }
   if (!step || unknown == 0 || !within_tensors(known.subspan(o * n, n), o, *step, known.size() / n, tensor_elems)) return false;
+  for (size_t c = o * n; c < (o + 1) * n; ++c) {  // as CoreModel::copyable_from: deps on block o's cores only
+    for (const OpRef& d : known[c]->deps) {
+      if (d.core < static_cast<int32_t>(o * n) || d.core >= static_cast<int32_t>((o + 1) * n)) return false;
+    }
+  }
   out.made.clear();
   out.made.reserve(unknown);  // no reallocation: `traces` points into it
   out.traces.assign(known.begin(), known.end());
@@ -95,8 +79,15 @@ bool predict_copies(std::span<const CoreTrace* const> known, int per_block, std:
     CoreTrace& p = out.made.emplace_back();
     out.traces[c] = &p;
     const size_t slot = c % n;
-    if (c < n) {  // block 0 not known: block o's, written out and moved back
-      if (!moved_whole(*known[o * n + slot], o * n + slot, c, n, back, p)) return false;
+    if (c < n) {  // block 0 not known: block o's core in its slot as a copy moved o steps back, written out
+      CoreTrace moved_back;
+      moved_back.kind = known[o * n + slot]->kind;
+      moved_back.slot = known[o * n + slot]->slot;
+      moved_back.copy_of = static_cast<int32_t>(o * n + slot);
+      moved_back.shift = back;
+      out.traces[c] = &moved_back;
+      p = CopyRecords(out.traces, c).written_out();
+      out.traces[c] = &p;
       continue;
     }
     p.kind = out.traces[slot]->kind;

@@ -18,16 +18,7 @@ std::span<const CoreTrace* const> whole_traces(std::span<const CoreTrace* const>
   for (size_t c = 0; c < cores.size(); ++c) {
     const CoreTrace& t = *cores[c];
     if (t.copy_of < 0) continue;
-    const CopyRecords copy(cores, c);
-    CoreTrace& w = whole.emplace_back();
-    w.kind = t.kind;
-    w.slot = t.slot;
-    w.ops = copy.original().ops;
-    w.deps.resize(copy.original().deps.size());
-    for (size_t i = 0; i < w.deps.size(); ++i) w.deps[i] = copy.dep(i);
-    w.regions.resize(copy.original().regions.size());
-    for (size_t i = 0; i < w.regions.size(); ++i) w.regions[i] = copy.region(i);
-    made[c] = &w;
+    made[c] = &whole.emplace_back(CopyRecords(cores, c).written_out());
   }
   return made;
 }
