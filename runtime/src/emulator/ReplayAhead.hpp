@@ -4,19 +4,18 @@
 // The blocks a host thread runs are often copies of the first of them: a vector kernel with
 // strided tiles, or flash attention with a block of query rows each, gives every block the same
 // ops, each tensor's GM regions one shift further on per block (play folding records them as
-// copies, CoreTrace::copy_of; a mix block's three cores each a copy of the same core of the other). When the blocks of the launch's
-// first run are such a chain, the blocks still running on other threads are predicted to continue
-// it, and the thread that has run out of blocks replays the launch so predicted, while they run.
-// Once every block has run, the launch's traces are compared with the prediction, written out
-// (timing::same_input): the same, the replay made ahead is the launch's, to the bit (a replay is a
-// function of its input); else the replay ahead is called off and the launch replayed as usual.
-// Whichever thread runs out of blocks first replays ahead: one that did not run block 0 predicts
-// it from its own first block (its blocks copies of that one) or knows it (its blocks copies of
-// block 0, which play folding's twins share between the threads).
+// copies, CoreTrace::copy_of; each core of a mix block a copy of the same core of the other).
+// The first host thread out of blocks predicts the blocks still running on other threads to
+// continue that chain (timing::predict_copies; block 0, if another thread ran it, is its own
+// first block written out and moved back, or known when its blocks are copies of block 0) and
+// replays the launch so predicted while they run. Once every block has run, the launch's traces
+// are compared with the prediction, written out (timing::same_input): the same, the replay made
+// ahead is the launch's, to the bit (a replay is a function of its input); else the replay ahead
+// is called off and the launch replayed as usual.
 //
-// On vector_add 16M (8 blocks, 2 host threads) the second thread starts its blocks 0.2-0.6 ms
-// after the first (TBB wakes a sleeping worker in about 0.2 ms on this VM) and the first waits
-// that long at the end: the replay, 0.2-0.3 ms, fits there instead of after the last block.
+// On vector_add 16M (8 blocks, 2 host threads, this VM) a launch's two threads end 0.1-0.7 ms
+// apart (the second starts late: TBB wakes a sleeping worker in up to 0.2 ms; and the two vCPUs
+// run at different speeds), so the replay, 0.2-0.3 ms, fits there instead of after the last block.
 #include <atomic>
 #include <memory>
 #include <optional>
