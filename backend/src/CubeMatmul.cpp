@@ -1,5 +1,5 @@
 // The cube's multiply for the emulator (pto_rt_matmul, KernelABI.hpp): register-blocked float
-// micro-kernels chosen at run time: AVX-512 (8 rows x 2 panels of 16 columns in zmm, float B read
+// micro-kernels chosen at run time: AVX-512 (6 rows x 4 panels of 16 columns in zmm, float B read
 // in place, or packed by the first block of rows when its rows lie a wide pitch apart), AVX2/FMA
 // (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every element is one chain
 // of fused multiply-adds in k order (docs/semantics.md), so all three give bit-identical results
@@ -28,8 +28,15 @@ namespace {
 
 constexpr int kMR = 6;   // rows of C per AVX2 micro-kernel call
 constexpr int kNR = 16;  // columns of a packed panel: one AVX2 call (two ymm), one zmm
-constexpr int kMR512 = 8;     // rows of C per AVX-512 micro-kernel call
-constexpr int kPanels512 = 2;  // panels per AVX-512 call: 8 x 32 of C in 16 zmm accumulators
+// The AVX-512 register block: 6 x 64 of C in 24 zmm accumulators, 4 B rows and 1 broadcast (29 of
+// the 32 zmm). Measured against 8 x 32 (16 accumulators), 8 x 48, 12 x 32, 4 x 64, 5 x 64 and
+// 7 x 64 on the float matmul sample's calls (m 128, n 128, k 64, A and B in GM 2048 apart), one
+// host thread, 6 alternating rounds on a Zen 5 VM: 6 x 64 190-203 GFLOP/s, 4 x 64 181-201, 8 x 48
+// 186-199, 8 x 32 164-188 (that core's FMA peak: 220); two host threads, 6 x 64 330-348 against
+// 282-329 (f16, bf16 and int8 within noise). Fewer rows read fewer A streams (rows a GM pitch
+// apart, one L1 set) and broadcast less per FMA; 12 x 32 (12 A pointers) was slowest.
+constexpr int kMR512 = 6;      // rows of C per AVX-512 micro-kernel call
+constexpr int kPanels512 = 4;  // panels of 16 columns per AVX-512 call
 
 std::atomic<MatmulIsa> forced_isa{MatmulIsa::best};
 
@@ -163,27 +170,27 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
   Vec acc[MR][PANELS];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int q = 0; q < PANELS; ++q) acc[r][q] = Ops::zero();
   }
   for (int64_t p = 0; p < k; ++p) {
     Vec bv[PANELS];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int q = 0; q < PANELS; ++q) bv[q] = Ops::load_b(b + p * row_stride + q * panel_stride, mask(q));
     if constexpr (COPY) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(copy + p * copy_stride + q * kNR, bv[q]);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int q = 0; q < PANELS; ++q) _mm_prefetch(reinterpret_cast<const char*>(b + p * row_stride + (PANELS + q) * panel_stride), _MM_HINT_T0);
     }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const Vec av = Ops::broadcast(a[r * lda + p]);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int q = 0; q < PANELS; ++q) acc[r][q] = Ops::madd(acc[r][q], av, bv[q]);
     }
   }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int q = 0; q < PANELS; ++q) {
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
@@ -230,10 +237,12 @@ struct Pick512 {
 };
 /// micro512_table<Ops>[panels - 1][rows - 1].
 template <class Ops>
-constexpr std::array micro512_table = {kByRows<Pick512<Ops, 1>::template Rows, kMR512>, kByRows<Pick512<Ops, 2>::template Rows, kMR512>};
+constexpr std::array micro512_table = {kByRows<Pick512<Ops, 1>::template Rows, kMR512>, kByRows<Pick512<Ops, 2>::template Rows, kMR512>,
+                                       kByRows<Pick512<Ops, 3>::template Rows, kMR512>, kByRows<Pick512<Ops, 4>::template Rows, kMR512>};
 /// The packing micro-kernels for a whole block of float rows: micro512_packing[panels - 1].
-constexpr std::array<Micro512<FloatZmm>, 2> micro512_packing = {&micro_avx512<FloatZmm, kMR512, 1, true>,
-                                                                &micro_avx512<FloatZmm, kMR512, 2, true>};
+constexpr std::array<Micro512<FloatZmm>, kPanels512> micro512_packing = {
+    &micro_avx512<FloatZmm, kMR512, 1, true>, &micro_avx512<FloatZmm, kMR512, 2, true>, &micro_avx512<FloatZmm, kMR512, 3, true>,
+    &micro_avx512<FloatZmm, kMR512, 4, true>};
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen_row_avx2).
 bool has_f16c() {

@@ -25,8 +25,9 @@ namespace {
 struct Shape {
   int64_t m, n, k;
 };
-// Row tails of 6 and 8, one and two panels, partial last panels, odd k (int8 pairs).
-constexpr Shape kShapes[] = {{1, 1, 1}, {7, 5, 3}, {13, 33, 17}, {16, 48, 64}, {37, 71, 29}, {128, 96, 40}, {9, 16, 1}};
+// Row tails of 1 to 5 rows (both SIMD kernels take 6 a call), one to four panels a call (AVX-512),
+// partial last panels, odd k (int8 pairs).
+constexpr Shape kShapes[] = {{1, 1, 1}, {7, 5, 3}, {13, 33, 17}, {16, 48, 64}, {37, 71, 29}, {128, 96, 40}, {9, 16, 1}, {23, 130, 24}};
 
 template <class T>
 std::vector<T> random_values(size_t count, std::mt19937& rng) {
