@@ -431,6 +431,9 @@ class Launch {
           ctx.exec = &HookLog::slot_exec_hook;
           ctx.sync = &HookLog::slot_sync_hook;
         }
+        // The generated code writes most records itself, at the log's cursor, tagged with the core's slot.
+        ctx.hook_cursor = log->cursor();
+        ctx.hook_tag = HookLog::slot_tag(slot);
       }
     }
     return recording() && logs_.empty() ? &*models_[c] : nullptr;

@@ -1,6 +1,7 @@
 #include "CodeGen.hpp"
 
 #include "../CodeGenLLVM.hpp"
+#include "pto/backend/HookRecord.hpp"
 
 namespace pto::backend::codegen {
 
@@ -77,6 +78,8 @@ void CodeGen::setup() {
     model_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kModel), "model");
     exec_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kExec), "exec_hook");
     sync_hook_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kSync), "sync_hook");
+    hook_cursor_ = b_.CreateLoad(b_.getPtrTy(), ctx_field(abi::kHookCursor), "hook_cursor");
+    hook_tag_ = b_.CreateLoad(b_.getInt64Ty(), ctx_field(abi::kHookTag), "hook_tag");
     size_t most = 1;
     for (const auto& info : k_.instrs) most = std::max(most, info.tiles.size());
     slots_ = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt64(static_cast<int64_t>(most)), "slots");
@@ -94,12 +97,52 @@ llvm::CallInst* CodeGen::rt_call(size_t field, llvm::Type* result, llvm::ArrayRe
 void CodeGen::report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo, Value* gm_hi) {
   if (!instrument_) return;
   const auto accesses = ir::tile_accesses(s);
-  for (size_t i = 0; i < accesses.size(); ++i) {
-    b_.CreateStore(scalar(accesses[i].tile.slot), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), slots_, i));
-  }
-  auto* ty = llvm::FunctionType::get(b_.getVoidTy(),
-      {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
-  b_.CreateCall(ty, exec_hook_, {model_, b_.getInt32(instr), amount, slots_, gm_lo ? gm_lo : b_.getInt64(0), gm_hi ? gm_hi : b_.getInt64(0)});
+  std::vector<Value*> slots;
+  for (const auto& access : accesses) slots.push_back(scalar(access.tile.slot));
+  gm_lo = gm_lo ? gm_lo : b_.getInt64(0);
+  gm_hi = gm_hi ? gm_hi : b_.getInt64(0);
+  auto* i64 = b_.getInt64Ty();
+  hook_record(
+      nullptr, hook_record::kExecWords + slots.size(),
+      [&](Value* at, Value* tag) {
+        Value* const words[] = {b_.CreateOr(tag, b_.getInt64(static_cast<uint32_t>(instr))), amount, gm_lo, gm_hi};  // kind exec: 0
+        for (size_t i = 0; i < hook_record::kExecWords; ++i) b_.CreateStore(words[i], b_.CreateConstInBoundsGEP1_64(i64, at, i));
+        for (size_t i = 0; i < slots.size(); ++i) b_.CreateStore(slots[i], b_.CreateConstInBoundsGEP1_64(i64, at, hook_record::kExecWords + i));
+      },
+      [&] {
+        for (size_t i = 0; i < slots.size(); ++i) b_.CreateStore(slots[i], b_.CreateConstInBoundsGEP1_64(i64, slots_, i));
+        auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), i64, b_.getPtrTy(), i64, i64}, false);
+        b_.CreateCall(ty, exec_hook_, {model_, b_.getInt32(instr), amount, slots_, gm_lo, gm_hi});
+      });
+}
+
+void CodeGen::hook_record(Value* packs, size_t words, const std::function<void(Value* at, Value* tag)>& write,
+                          const std::function<void()>& call) {
+  auto* i64 = b_.getInt64Ty();
+  auto* ptr = b_.getPtrTy();
+  BasicBlock* room = BasicBlock::Create(c_, "hook.room", fn_);
+  BasicBlock* fast = BasicBlock::Create(c_, "hook.write", fn_);
+  BasicBlock* slow = BasicBlock::Create(c_, "hook.call", fn_);
+  BasicBlock* done = BasicBlock::Create(c_, "hook.done", fn_);
+  auto* likely = llvm::MDBuilder(c_).createBranchWeights(1 << 20, 1);
+  b_.CreateCondBr(b_.CreateIsNotNull(hook_cursor_), room, slow, likely);
+  b_.SetInsertPoint(room);
+  Value* at_field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), hook_cursor_, abi::kCursorAt);
+  Value* at = b_.CreateLoad(ptr, at_field, "hook.at");
+  Value* limit = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), hook_cursor_, abi::kCursorLimit), "hook.limit");
+  Value* fits = b_.CreateICmpULE(b_.CreatePtrToInt(at, i64), b_.CreatePtrToInt(limit, i64));
+  b_.CreateCondBr(packs ? b_.CreateAnd(fits, packs) : fits, fast, slow, likely);
+  b_.SetInsertPoint(fast);
+  write(at, hook_tag_);
+  // The log's next lines asked for now, for writing (as HookLog::reserve does).
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr},
+                     {b_.CreateConstInBoundsGEP1_64(i64, at, hook_record::kAhead), b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
+  b_.CreateStore(b_.CreateConstInBoundsGEP1_64(i64, at, words), at_field);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(slow);
+  call();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 llvm::AllocaInst* CodeGen::entry_alloca(llvm::Type* t, const std::string& name) {

@@ -81,6 +81,10 @@ class CodeGen : private ir::Visitor {
   void setup();
   /// Reports an executed instruction to the pipeline model (see KernelABI.hpp).
   void report(const ir::StmtNode* s, int instr, Value* amount, Value* gm_lo = nullptr, Value* gm_hi = nullptr);
+  /// A hook's record (HookRecord.hpp): with a hook cursor in the context, room for the record at
+  /// it and `packs` (if given) true, writes `words` words there (`write(at)`, with the core's
+  /// hook tag to OR into the first) and moves the cursor on; else `call()` calls the hook.
+  void hook_record(Value* packs, size_t words, const std::function<void(Value* at, Value* tag)>& write, const std::function<void()>& call);
   /// Allocas live in the entry block, where mem2reg promotes them to registers.
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name = "");
   llvm::AllocaInst* loop_slot(const ir::Var* var);
@@ -352,6 +356,8 @@ class CodeGen : private ir::Visitor {
   Value* exec_hook_ = nullptr;
   Value* sync_hook_ = nullptr;
   Value* slots_ = nullptr;
+  Value* hook_cursor_ = nullptr;  // CoreContext::hook_cursor (instrumented kernels)
+  Value* hook_tag_ = nullptr;     // CoreContext::hook_tag
 };
 
 }  // namespace pto::backend::codegen

@@ -1,15 +1,31 @@
 #include "CodeGen.hpp"
 
 #include "../StmtScan.hpp"
+#include "pto/backend/HookRecord.hpp"
 
 namespace pto::backend::codegen {
 
 void CodeGen::sync(const ir::Sync* op) {
   if (ir::meets_other_cores(op->op)) return cross_core(op);
   if (!instrument_) return;
-  auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  Value* event = scalar(op->event);
   Value* slot = op->tile.group >= 0 ? scalar(op->tile.slot) : b_.getInt64(-1);
-  b_.CreateCall(ty, sync_hook_, {model_, b_.getInt32(op->id), scalar(op->event), slot});
+  // Packed into one word when event + 1 and slot + 1 are both under 2^15 (unsigned: -1 packs as 0).
+  namespace hr = hook_record;
+  Value* e1 = b_.CreateAdd(event, b_.getInt64(1));
+  Value* s1 = b_.CreateAdd(slot, b_.getInt64(1));
+  Value* packs = b_.CreateICmpULT(b_.CreateOr(e1, s1), b_.getInt64(int64_t{1} << hr::kPackedBits));
+  hook_record(
+      packs, 1,
+      [&](Value* at, Value* tag) {
+        Value* top = b_.CreateShl(b_.CreateOr(b_.CreateShl(e1, hr::kPackedBits), s1), hr::kPackedShift);
+        const uint64_t kind_instr = (uint64_t{hr::kSyncPacked} << hr::kKindShift) | static_cast<uint32_t>(op->id);
+        b_.CreateStore(b_.CreateOr(top, b_.CreateOr(tag, b_.getInt64(kind_instr))), at);
+      },
+      [&] {
+        auto* ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+        b_.CreateCall(ty, sync_hook_, {model_, b_.getInt32(op->id), event, slot});
+      });
 }
 
 void CodeGen::cross_core(const ir::Sync* op) {

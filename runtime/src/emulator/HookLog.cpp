@@ -9,19 +9,7 @@
 namespace pto::emulator {
 namespace {
 
-// A record's first word: the instruction in its low 30 bits, the writing core's slot in its block
-// in the next two, the kind in the two after. An exec record goes on with amount, gm_lo, gm_hi and
-// the slots; a sync record with event and slot, or, when both are small (a flag's event id, an
-// automatic mutex's slot, -1 for none: nearly every sync), carries event + 1 and slot + 1 in its
-// first word's top 30 bits, a third of the bytes. A cross-core flag's set or wait is one word: set
-// or wait, the pipe and the event id in the top bits.
-constexpr int kSlotShift = 30, kKindShift = 32, kPackedShift = 34;
-constexpr uint64_t kInstrMask = (uint64_t{1} << kSlotShift) - 1;
-constexpr int64_t kExec = 0, kSync = 1, kSyncPacked = 2, kCross = 3;
-constexpr int kPackedBits = 15;  // each of event and slot + 1, unsigned
-constexpr int kCrossPipeShift = kPackedShift + 1, kCrossEventShift = kCrossPipeShift + 4;
-constexpr size_t kExecWords = 4, kSyncWords = 3;
-constexpr size_t kAhead = 128;  // words asked for ahead of the next record (vector_add: 34 a tile)
+using namespace hook_record;  // the records' words
 
 /// Whether the region [lo, hi) of rows `width` wide, `d` elements further on, is the same
 /// rectangle moved (Touch::overlaps compares two regions of one width as rectangles: rows
@@ -64,13 +52,22 @@ HookLog::HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& stora
       max_record_(kExecWords + (tiles_of.empty() ? 0 : *std::max_element(tiles_of.begin(), tiles_of.end()))),
       words_(std::move(storage)) {
   if (words_.size() < 4096) words_.resize(4096);
+  cursor_.at = words_.data();
+  set_limit();
 }
 
-void HookLog::grow() { words_.resize(words_.size() * 2); }
+void HookLog::set_limit() { cursor_.limit = words_.data() + (words_.size() - max_record_ - kAhead); }
 
-inline int64_t* HookLog::reserve(size_t at) {
-  if (at + max_record_ + kAhead > words_.size()) [[unlikely]] grow();
-  int64_t* w = words_.data() + at;
+void HookLog::grow() {
+  const size_t at = used();
+  words_.resize(words_.size() * 2);
+  cursor_.at = words_.data() + at;
+  set_limit();
+}
+
+inline int64_t* HookLog::reserve() {
+  if (cursor_.at > cursor_.limit) [[unlikely]] grow();
+  int64_t* w = cursor_.at;
   // The log's next lines asked for now: between a core's tiles the host's cache holds the tiles'
   // GM streams, not the log, and a store to a line not there holds up the stores after it.
   prefetch_for_write(w + kAhead);
@@ -78,32 +75,30 @@ inline int64_t* HookLog::reserve(size_t at) {
 }
 
 inline void HookLog::append_exec(uint64_t tag, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
-  const size_t at = used_;  // read once: the stores below may alias it (int64_t and size_t)
-  int64_t* w = reserve(at);
+  int64_t* w = reserve();  // read once: the stores below may alias the cursor
   const size_t tiles = tiles_of_[static_cast<size_t>(instr)];
   w[0] = static_cast<int64_t>(tag | (uint64_t{kExec} << kKindShift) | static_cast<uint32_t>(instr));
   w[1] = amount;
   w[2] = gm_lo;
   w[3] = gm_hi;
   for (size_t i = 0; i < tiles; ++i) w[kExecWords + i] = slots[i];  // one to three: no memcpy call
-  used_ = at + kExecWords + tiles;
+  cursor_.at = w + kExecWords + tiles;
 }
 
 inline void HookLog::append_sync(uint64_t tag, int32_t instr, int64_t event, int64_t slot) {
-  const size_t at = used_;
-  int64_t* w = reserve(at);
+  int64_t* w = reserve();
   constexpr uint64_t kLimit = uint64_t{1} << kPackedBits;
   const uint64_t e = static_cast<uint64_t>(event) + 1, s = static_cast<uint64_t>(slot) + 1;  // -1 (none) packs as 0
   if (e < kLimit && s < kLimit) {
     w[0] = static_cast<int64_t>((((e << kPackedBits) | s) << kPackedShift) | (uint64_t{kSyncPacked} << kKindShift) | tag |
                                 static_cast<uint32_t>(instr));
-    used_ = at + 1;
+    cursor_.at = w + 1;
     return;
   }
   w[0] = static_cast<int64_t>(tag | (uint64_t{kSync} << kKindShift) | static_cast<uint32_t>(instr));
   w[1] = event;
   w[2] = slot;
-  used_ = at + kSyncWords;
+  cursor_.at = w + kSyncWords;
 }
 
 void HookLog::exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
@@ -114,21 +109,20 @@ void HookLog::sync_hook(void* log, int32_t instr, int64_t event, int64_t slot) {
 
 void HookLog::slot_exec_hook(void* writer, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi) {
   const auto& w = *static_cast<const SlotWriter*>(writer);
-  w.log->append_exec(static_cast<uint64_t>(w.slot) << kSlotShift, instr, amount, slots, gm_lo, gm_hi);
+  w.log->append_exec(slot_tag(w.slot), instr, amount, slots, gm_lo, gm_hi);
 }
 
 void HookLog::slot_sync_hook(void* writer, int32_t instr, int64_t event, int64_t slot) {
   const auto& w = *static_cast<const SlotWriter*>(writer);
-  w.log->append_sync(static_cast<uint64_t>(w.slot) << kSlotShift, instr, event, slot);
+  w.log->append_sync(slot_tag(w.slot), instr, event, slot);
 }
 
 void HookLog::cross(int slot, bool set, ir::Pipe pipe, int64_t event, int32_t instr) {
-  const size_t at = used_;
-  int64_t* w = reserve(at);
+  int64_t* w = reserve();
   w[0] = static_cast<int64_t>((static_cast<uint64_t>(event) << kCrossEventShift) | (uint64_t{static_cast<uint8_t>(pipe)} << kCrossPipeShift) |
                               (uint64_t{set} << kPackedShift) | (uint64_t{kCross} << kKindShift) |
                               (static_cast<uint64_t>(slot) << kSlotShift) | static_cast<uint32_t>(instr));
-  used_ = at + 1;
+  cursor_.at = w + 1;
 }
 
 inline size_t HookLog::record_words(uint64_t first) const {
@@ -142,7 +136,7 @@ inline size_t HookLog::record_words(uint64_t first) const {
 
 void HookLog::play(std::span<CoreModel* const> models) const {
   const int64_t* w = words_.data();
-  const int64_t* const end = w + used_;
+  const int64_t* const end = w + used();
   constexpr uint64_t kMask = (uint64_t{1} << kPackedBits) - 1;
   CrossFlags flags;  // a mix block's flags in flight, as CoreGroup held them in the run
   while (w < end) {
@@ -174,11 +168,11 @@ void HookLog::play(std::span<CoreModel* const> models) const {
 
 bool HookLog::gm_shifts_from(const HookLog& twin, std::span<const GmRegionShape> shape, std::vector<int64_t>& shifts) const {
   constexpr int64_t kUnset = INT64_MIN;
-  if (used_ != twin.used_) return false;
+  if (used() != twin.used()) return false;
   std::fill(shifts.begin(), shifts.end(), kUnset);
   const int64_t* w = words_.data();
   const int64_t* t = twin.words_.data();
-  const int64_t* const end = w + used_;
+  const int64_t* const end = w + used();
   while (w < end) {
     if (w[0] != t[0]) return false;
     const auto first = static_cast<uint64_t>(w[0]);

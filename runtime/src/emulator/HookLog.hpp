@@ -11,6 +11,10 @@
 // of its run; written down, the run takes 0.13 ms more than untimed and the play 0.30 ms (played
 // on both threads once every core had run; played by each core's own thread instead, the timed
 // launch costs the same).
+// Since the twenty-sixth stop the generated code writes an exec record and a packed sync record
+// itself, at the log's cursor (CoreContext::hook_cursor), and calls the hooks below only when a
+// record would pass the cursor's limit or a sync does not pack: a call cost the core's code its
+// caller-saved registers around every instruction.
 // The model sees the same calls in the same order, so its trace, counters, race reports and
 // errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for blocks whose
 // models meet nothing outside the block while it runs (Emulator.cpp: no sync_all, no debug output
@@ -24,6 +28,8 @@
 #include <span>
 #include <vector>
 
+#include "pto/backend/HookRecord.hpp"
+#include "pto/backend/KernelABI.hpp"
 #include "pto/ir/Kernel.hpp"
 #include "pto/runtime/PipelineModel.hpp"
 #include "StoragePool.hpp"
@@ -50,6 +56,8 @@ class alignas(64) HookLog {
     int slot = 0;
   };
   static void slot_exec_hook(void* writer, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
+  /// What a record of core `slot` carries in its first word (CoreContext::hook_tag).
+  static uint64_t slot_tag(int slot) { return static_cast<uint64_t>(slot) << hook_record::kSlotShift; }
   static void slot_sync_hook(void* writer, int32_t instr, int64_t event, int64_t slot);
   /// Core `slot` sets (`set`) or has waited for cross-core flag `event` (0..15) on `pipe`, at
   /// `instr`: CoreModel::cross_set or cross_wait, where the live run would call them.
@@ -73,23 +81,31 @@ class alignas(64) HookLog {
   /// in both logs (the race checker compares such regions as rectangles). `shape[instr]`: as above.
   bool gm_shifts_from(const HookLog& twin, std::span<const GmRegionShape> shape, std::vector<int64_t>& shifts) const;
 
+  /// Where generated code writes its records itself (CoreContext::hook_cursor): the log's write
+  /// position, which the hooks above and cross() move on too. The log must not move while a
+  /// core writes through it.
+  HookCursor* cursor() { return &cursor_; }
+
   /// The storage back, for the pool.
   std::vector<int64_t> release() { return std::move(words_); }
 
  private:
   void append_exec(uint64_t tag, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
   void append_sync(uint64_t tag, int32_t instr, int64_t event, int64_t slot);
-  /// Where the next record goes, `at` words in: room for the largest (4 + the most tiles an
-  /// instruction has).
-  int64_t* reserve(size_t at);
+  /// Where the next record goes: room for the largest (4 + the most tiles an instruction has).
+  int64_t* reserve();
   [[gnu::noinline]] void grow();
+  /// The cursor's limit for the storage as it is now.
+  void set_limit();
+  /// Words written.
+  size_t used() const { return static_cast<size_t>(cursor_.at - words_.data()); }
   /// The words of the record whose first word is `first`.
   size_t record_words(uint64_t first) const;
 
   std::span<const uint8_t> tiles_of_;
   size_t max_record_;
-  std::vector<int64_t> words_;  // records: [instr | slot << 30 | kind << 32, then exec: amount, gm_lo, gm_hi, slots; sync: event, slot]
-  size_t used_ = 0;
+  std::vector<int64_t> words_;  // records (pto/backend/HookRecord.hpp)
+  HookCursor cursor_;            // into words_
 };
 
 /// Per instruction of `k`, how many tile slots its exec hook is given; empty (the hooks are then

@@ -45,6 +45,13 @@ using CrossHook = int32_t (*)(CoreContext* ctx, int32_t instr, int32_t op, int64
 /// loads); called only when CoreContext::yield is set.
 using YieldHook = void (*)(CoreContext* ctx);
 
+/// Where generated code writes its hooks' records itself when the emulator writes a core's hooks
+/// down (runtime/src/emulator/HookLog.hpp; the records' words in pto/backend/HookRecord.hpp).
+struct HookCursor {
+  int64_t* at = nullptr;     // where the next record goes
+  int64_t* limit = nullptr;  // any record fits, with hook_record::kAhead words after it, while at <= limit
+};
+
 struct RuntimeFunctions;
 /// The process's runtime functions (KernelABI.cpp), what every CoreContext points to.
 extern const RuntimeFunctions kRuntimeFunctions;
@@ -76,6 +83,12 @@ struct CoreContext {
   /// Set when the emulator interleaves this core with others on one host thread (vector kernels):
   /// generated code calls it before each run of GM loads, and `block` is the interleaving's state.
   YieldHook yield = nullptr;
+  /// Set when the core's hooks are written down: generated code then writes an exec record, and a
+  /// sync record that packs into one word, at the cursor itself (`hook_tag` ORed into its first
+  /// word) and moves the cursor on; it calls `exec` or `sync` (which write the record) only when
+  /// the record would pass `limit` or the sync does not pack. Null: the hooks are called.
+  HookCursor* hook_cursor = nullptr;
+  uint64_t hook_tag = 0;
 };
 
 namespace abi {
@@ -97,6 +110,10 @@ inline constexpr size_t kBudget = offsetof(CoreContext, budget);
 inline constexpr size_t kPeer = offsetof(CoreContext, peer);
 inline constexpr size_t kYield = offsetof(CoreContext, yield);
 inline constexpr size_t kRuntime = offsetof(CoreContext, rt);
+inline constexpr size_t kHookCursor = offsetof(CoreContext, hook_cursor);
+inline constexpr size_t kHookTag = offsetof(CoreContext, hook_tag);
+inline constexpr size_t kCursorAt = offsetof(HookCursor, at);
+inline constexpr size_t kCursorLimit = offsetof(HookCursor, limit);
 }  // namespace abi
 
 using KernelFn = void (*)(CoreContext*);
