@@ -97,6 +97,15 @@ TEST_CASE("hook_log: vector kernels, synced and racing, profile the same with th
   });
 }
 
+// The generated code writes the records at the log's cursor until the next would pass its limit,
+// then calls the hook, which grows the log and moves the cursor; 8000 tiles on one core write about
+// 270K words, past any log an earlier case left in the storage pool, so the log grows several times.
+TEST_CASE("hook_log: a core whose log grows many times while its generated code writes it profiles the same") {
+  auto [a, b] = both_ways<pto::LaunchProfile>([&] { return vector_add_profile({.buffers = 2, .tile = 64}, 64 * 8000, 1); });
+  check_same(a, b);
+  CHECK(a.races.empty());
+}
+
 TEST_CASE("hook_log: a cube kernel and an audited launch profile the same with their hooks written down") {
   const auto kernel = mm::make_kernel<float>({.tm = 64, .tn = 64, .tk = 64});
   auto a = pto::Tensor<float>::random({128, 192}, 1), b = pto::Tensor<float>::random({192, 128}, 2);

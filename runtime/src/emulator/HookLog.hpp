@@ -44,6 +44,12 @@ class alignas(64) HookLog {
   /// `tiles_of[instr]`: how many tile slots the exec hook of `instr` is given (ir::tile_accesses);
   /// it must outlive the log. `storage`: words to write over (hook_storage_pool()).
   HookLog(std::span<const uint8_t> tiles_of, std::vector<int64_t>&& storage);
+  // Not copied: a copy's cursor would point into the other log's words. A move keeps the words
+  // where they are, and so the cursor right.
+  HookLog(const HookLog&) = delete;
+  HookLog& operator=(const HookLog&) = delete;
+  HookLog(HookLog&&) = default;
+  HookLog& operator=(HookLog&&) = default;
 
   /// The CoreContext hooks (KernelABI.hpp) with a HookLog as their model: a block of one core.
   static void exec_hook(void* log, int32_t instr, int64_t amount, const int64_t* slots, int64_t gm_lo, int64_t gm_hi);
