@@ -11,10 +11,11 @@
 // of its run; written down, the run takes 0.13 ms more than untimed and the play 0.30 ms (played
 // on both threads once every core had run; played by each core's own thread instead, the timed
 // launch costs the same).
-// Since the twenty-sixth stop the generated code writes an exec record and a packed sync record
-// itself, at the log's cursor (CoreContext::hook_cursor), and calls the hooks below only when a
-// record would pass the cursor's limit or a sync does not pack: a call cost the core's code its
-// caller-saved registers around every instruction.
+// The generated code writes an exec record and a packed sync record itself, at the log's cursor
+// (CoreContext::hook_cursor), and calls the hooks below only when a record would pass the
+// cursor's limit or a sync does not pack: against a hook called for every record, vector_add's
+// timed launch ran 1.012-1.039x faster (six runs paired in one process), flash attention's
+// 1.008-1.013x.
 // The model sees the same calls in the same order, so its trace, counters, race reports and
 // errors are the ones calling it live gives (tests/timing/hook_log_test.cpp). Only for blocks whose
 // models meet nothing outside the block while it runs (Emulator.cpp: no sync_all, no debug output
