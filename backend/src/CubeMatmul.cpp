@@ -235,14 +235,20 @@ struct Pick512 {
     static constexpr Micro512<Ops> fn = &micro_avx512<Ops, MR, PANELS>;
   };
 };
+/// The AVX-512 kernels by their panel count, 1..kPanels512 (as kByRows by rows).
+template <class Ops, std::size_t... Panels>
+constexpr auto table_by_panels(std::index_sequence<Panels...>) {  // [panels - 1][rows - 1]
+  return std::array{kByRows<Pick512<Ops, static_cast<int>(Panels) + 1>::template Rows, kMR512>...};
+}
+template <std::size_t... Panels>
+constexpr auto packing_by_panels(std::index_sequence<Panels...>) {  // a whole block of float rows
+  return std::array<Micro512<FloatZmm>, sizeof...(Panels)>{&micro_avx512<FloatZmm, kMR512, static_cast<int>(Panels) + 1, true>...};
+}
 /// micro512_table<Ops>[panels - 1][rows - 1].
 template <class Ops>
-constexpr std::array micro512_table = {kByRows<Pick512<Ops, 1>::template Rows, kMR512>, kByRows<Pick512<Ops, 2>::template Rows, kMR512>,
-                                       kByRows<Pick512<Ops, 3>::template Rows, kMR512>, kByRows<Pick512<Ops, 4>::template Rows, kMR512>};
+constexpr auto micro512_table = table_by_panels<Ops>(std::make_index_sequence<kPanels512>{});
 /// The packing micro-kernels for a whole block of float rows: micro512_packing[panels - 1].
-constexpr std::array<Micro512<FloatZmm>, kPanels512> micro512_packing = {
-    &micro_avx512<FloatZmm, kMR512, 1, true>, &micro_avx512<FloatZmm, kMR512, 2, true>, &micro_avx512<FloatZmm, kMR512, 3, true>,
-    &micro_avx512<FloatZmm, kMR512, 4, true>};
+constexpr auto micro512_packing = packing_by_panels(std::make_index_sequence<kPanels512>{});
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen_row_avx2).
 bool has_f16c() {
