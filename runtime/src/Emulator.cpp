@@ -122,8 +122,8 @@ class Launch {
   /// Step 1: every block runs to its end (and the hooks it wrote down are played into its
   /// models on the same thread, where the log is still in cache). Blocks are handed out in order
   /// from a shared counter: the host threads run neighbouring blocks at the same time, and with
-  /// strided tile assignment their tiles are GM neighbours. A vector kernel with more blocks than
-  /// host threads hands out runs of neighbouring blocks, each run interleaved on its thread
+  /// strided tile assignment their tiles are GM neighbours. A vector or cube kernel with more blocks
+  /// than host threads hands out runs of neighbouring blocks, each run interleaved on its thread
   /// (emulator/Interleave.hpp).
   void run_blocks() {
     if (meets_across_blocks()) return run_together();
@@ -135,7 +135,8 @@ class Launch {
       return release_twins();
     }
     const int threads = tbb::this_task_arena::max_concurrency();
-    const bool interleave = k_.ir.mode == ir::KernelMode::Vector && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
+    const bool single_core_blocks = k_.ir.mode == ir::KernelMode::Vector || k_.ir.mode == ir::KernelMode::Cube;
+    const bool interleave = single_core_blocks && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
     const int turn = interleave && block_dim_ > threads
                          ? std::min(Interleave::kCoresPerThread, (block_dim_ + threads - 1) / threads)
                          : 1;
@@ -486,7 +487,7 @@ class Launch {
     });
   }
 
-  /// Runs the single-core blocks [first, first + count) of a vector kernel interleaved on this thread.
+  /// Runs the single-core blocks [first, first + count) of a vector or cube kernel interleaved on this thread.
   void run_interleaved(int first, int count) {
     thread_local std::array<CoreMemory, Interleave::kCoresPerThread> memory;
     std::array<CoreContext, Interleave::kCoresPerThread> ctx;

@@ -384,6 +384,42 @@ TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1
   check_product(one.ws, reference(a, b, false), K);
 }
 
+TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for bit, and the same cycles") {
+  // A (2048 x 1024 f32) is 8 MiB, past the host's cache: 24 blocks run in turns of 4 neighbouring
+  // cores a host thread (set_core_interleaving), which walk neighbouring C tiles. Only the host's
+  // order of work may change.
+  const int64_t M = 2048, N = 48, K = 1024;
+  auto a = mm_input<float>({M, K}, 70), b = mm_input<float>({K, N}, 71);
+  const auto k = make_matmul<float, float>({.tm = 128, .tn = 16, .tk = 64});
+  struct Restore {
+    ~Restore() {
+      pto::set_host_threads(0);
+      pto::set_core_interleaving(true);
+    }
+  } restore;
+  auto run = [&](bool interleave, int threads) {
+    pto::set_core_interleaving(interleave);
+    pto::set_host_threads(threads);
+    auto c = pto::Tensor<float>::full({M, N}, 777.0f);
+    const auto before = pto::runtime_stats().interleaved;
+    const pto::LaunchProfile p = k[{.block_dim = 24}].run_sync(a, b, c);
+    return std::make_tuple(c, p, pto::runtime_stats().interleaved - before);
+  };
+  const auto ref = reference(a, b, false);
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    auto [c_on, p_on, n_on] = run(true, threads);
+    auto [c_off, p_off, n_off] = run(false, threads);
+    CHECK(n_on == 1);
+    CHECK(n_off == 0);
+    check_product(c_on, ref, K);
+    CHECK(bitwise_equal(c_on, c_off));
+    CHECK(p_on.device_us == p_off.device_us);
+    CHECK(p_on.core_us == p_off.core_us);
+    CHECK(p_on.races.empty());
+  }
+}
+
 // ----------------------------------------------------------------------- {1, cols} broadcasting
 
 TEST_CASE("a {1, cols} tile broadcasts down the columns of a {rows, cols} expression, beside a {rows, 1} row_max") {

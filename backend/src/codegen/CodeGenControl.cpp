@@ -81,9 +81,11 @@ void CodeGen::visit_node(const ir::Seq* op) {
       i += run->second.length;
       continue;
     }
-    // A vector core gives way before each run of GM loads (a tile's inputs), so the emulator can
-    // run the cores of one host thread tile by tile (see CoreContext::yield).
-    if (k_.mode == ir::KernelMode::Vector && body[i].as<ir::Load>() && (i == 0 || !body[i - 1].as<ir::Load>())) yield_point();
+    // A core of a vector or cube kernel gives way before each run of GM loads (a tile's inputs, a
+    // K step's panels), so the emulator can run the cores of one host thread tile by tile (see
+    // CoreContext::yield). A mix block's cores are fibers of their own already.
+    const bool single_core_blocks = k_.mode == ir::KernelMode::Vector || k_.mode == ir::KernelMode::Cube;
+    if (single_core_blocks && body[i].as<ir::Load>() && (i == 0 || !body[i - 1].as<ir::Load>())) yield_point();
     // Back-to-back loads: prefetch the next one's region so both GM streams are in flight at
     // once, as two MTE2 transfers would be (the copies themselves stay in program order).
     if (i + 1 < body.size() && body[i].as<ir::Load>()) {

@@ -80,7 +80,7 @@ struct CoreContext {
   /// The runtime functions generated code calls: through this table, so that a kernel's machine
   /// code names no symbol of the process and links anywhere (a shared object, the JIT) as it is.
   const RuntimeFunctions* rt = &kRuntimeFunctions;
-  /// Set when the emulator interleaves this core with others on one host thread (vector kernels):
+  /// Set when the emulator interleaves this core with others on one host thread (vector and cube kernels):
   /// generated code calls it before each run of GM loads, and `block` is the interleaving's state.
   YieldHook yield = nullptr;
   /// Set when the core's hooks are written down: generated code then writes an exec record, and a
