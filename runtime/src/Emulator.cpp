@@ -135,8 +135,7 @@ class Launch {
       return release_twins();
     }
     const int threads = tbb::this_task_arena::max_concurrency();
-    const bool single_core_blocks = k_.ir.mode == ir::KernelMode::Vector || k_.ir.mode == ir::KernelMode::Cube;
-    const bool interleave = single_core_blocks && streams_gm() && core_interleaving.load(std::memory_order_relaxed);
+    const bool interleave = Interleave::worth_it(k_.ir.mode, args_) && core_interleaving.load(std::memory_order_relaxed);
     const int turn = interleave && block_dim_ > threads
                          ? std::min(Interleave::kCoresPerThread, (block_dim_ + threads - 1) / threads)
                          : 1;
@@ -476,17 +475,6 @@ class Launch {
     pto_rt_fence();
   }
 
-  /// Whether some tensor of the launch is too large to stay in the host's cache (the size from
-  /// which stores stream past it, kStreamingStoreBytes). Interleaving is for such launches: its
-  /// gain is the order of DRAM reads (vector_add 16M: 1.2x, `BM_InterleavePaired`); with
-  /// cache-resident tensors there is no such gain and the interleaved cores' UB working sets
-  /// would compete for the host's cache (an assumption, not measured).
-  bool streams_gm() const {
-    return std::any_of(args_.tensors.begin(), args_.tensors.end(), [](const detail::TensorArg& t) {
-      return t.numel() * static_cast<int64_t>(dtype_size(t.dtype)) >= kStreamingStoreBytes;
-    });
-  }
-
   /// Runs the single-core blocks [first, first + count) of a vector or cube kernel interleaved on this thread.
   void run_interleaved(int first, int count) {
     thread_local std::array<CoreMemory, Interleave::kCoresPerThread> memory;
@@ -646,6 +634,7 @@ void set_race_audit(bool on) { race_audit.store(on, std::memory_order_relaxed); 
 void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
+int64_t host_cache_bytes() { return emulator::Interleave::host_cache_bytes(); }
 
 void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
 

@@ -385,10 +385,12 @@ TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1
 }
 
 TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for bit, and the same cycles") {
-  // A (2048 x 1024 f32) is 8 MiB, past the host's cache: 24 blocks run in turns of 4 neighbouring
-  // cores a host thread (set_core_interleaving), which walk neighbouring C tiles. Only the host's
-  // order of work may change.
-  const int64_t M = 2048, N = 48, K = 1024;
+  // A, B and C together past the host's last-level cache (A of K = 512 columns, a tile of rows
+  // more than the cache holds): 24 blocks run in turns of 4 neighbouring cores a host thread
+  // (set_core_interleaving), which walk neighbouring C tiles. Only the host's order of work may
+  // change.
+  const int64_t K = 512, N = 16;
+  const int64_t M = pto::host_cache_bytes() / (K * 4) + 128;
   auto a = mm_input<float>({M, K}, 70), b = mm_input<float>({K, N}, 71);
   const auto k = make_matmul<float, float>({.tm = 128, .tn = 16, .tk = 64});
   struct Restore {
@@ -418,6 +420,14 @@ TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for
     CHECK(p_on.core_us == p_off.core_us);
     CHECK(p_on.races.empty());
   }
+  // A cube launch whose data stay in the host's cache runs its cores one after another.
+  auto small_a = mm_input<float>({512, K}, 72);
+  auto small_c = pto::Tensor<float>::zeros({512, N});
+  const auto before = pto::runtime_stats().interleaved;
+  k[{.block_dim = 24}](small_a, b, small_c);
+  pto::synchronize();
+  CHECK(pto::runtime_stats().interleaved == before);
+  check_product(small_c, reference(small_a, b, false), K);
 }
 
 // ----------------------------------------------------------------------- {1, cols} broadcasting

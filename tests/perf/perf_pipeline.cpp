@@ -169,14 +169,15 @@ void BM_InterleavePaired(benchmark::State& state) {
   auto& in = inputs();
   interleave_paired(state, [&] { kernel[{.block_dim = 8}](in.x, in.y, in.z); });
 }
-// A cube kernel: matmul 2048^3 f32 on 24 blocks (the sample's tiles), timing on. Interleaved,
+// A cube kernel: matmul 2048^3 (f32, f16) on 24 blocks (the sample's tiles), timing on. Interleaved,
 // the 4 neighbouring cores of a host thread walk neighbouring C tiles, which read the same A rows.
+template <class T>
 void BM_InterleavePairedMatmul(benchmark::State& state) {
   namespace mm = pto::samples::matmul;
   constexpr int64_t n = 2048;
-  const auto kernel = mm::make_kernel<float>(mm::Params{});
-  auto a = pto::Tensor<float>::random({n, n}, 1), b = pto::Tensor<float>::random({n, n}, 2);
-  auto c = pto::Tensor<float>::zeros({n, n});
+  const auto kernel = mm::make_kernel<T>(mm::Params{});
+  auto a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2);
+  auto c = pto::Tensor<T>::zeros({n, n});
   interleave_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
 }
 void BM_InterleavePairedSoftmax(benchmark::State& state) {
@@ -323,7 +324,8 @@ BENCHMARK(BM_FusionPairedSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime()-
 BENCHMARK(BM_FusionPairedLayernorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
-BENCHMARK(BM_InterleavePairedMatmul)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
+BENCHMARK(BM_InterleavePairedMatmul<float>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
+BENCHMARK(BM_InterleavePairedMatmul<pto::half>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
 
 // The model's cost per instruction, where it shows: vector_add of 256K floats in tiles of 256
 // (data in the host's caches, 4096 instructions and 12,288 auto_mutex hooks a launch), every

@@ -1,8 +1,34 @@
 #include "Interleave.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "FiberStack.hpp"
 
 namespace pto::emulator {
+
+bool Interleave::worth_it(ir::KernelMode mode, const detail::LaunchArgs& args) {
+  auto bytes = [](const detail::TensorArg& t) { return t.numel() * static_cast<int64_t>(dtype_size(t.dtype)); };
+  switch (mode) {
+    case ir::KernelMode::Vector:
+      return std::any_of(args.tensors.begin(), args.tensors.end(), [&](const detail::TensorArg& t) { return bytes(t) >= kStreamingStoreBytes; });
+    case ir::KernelMode::Cube: {
+      int64_t total = 0;
+      for (const auto& t : args.tensors) total += bytes(t);
+      return total > host_cache_bytes();
+    }
+    default: return false;
+  }
+}
+
+int64_t Interleave::host_cache_bytes() {
+  static const int64_t bytes = [] {
+    const long l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? static_cast<int64_t>(l3) : int64_t{32} << 20;
+  }();
+  return bytes;
+}
 
 void Interleave::run(std::span<CoreContext> ctx) {
   cores_.clear();

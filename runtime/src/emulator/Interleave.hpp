@@ -28,6 +28,20 @@ class Interleave {
   /// Runs every core of `ctx` to its end (a failed check ends a core as it does alone).
   void run(std::span<CoreContext> ctx);
 
+  /// Whether a launch of a kernel in `mode` with these arguments gains from interleaving: its gain
+  /// is the order of DRAM reads, so only launches whose data leave the host's cache have it.
+  ///  * Vector: some tensor is at least kStreamingStoreBytes (from which stores stream past the
+  ///    cache; vector_add 16M: 1.2x, `BM_InterleavePaired`).
+  ///  * Cube: the tensors together are larger than the host's last-level cache (host_cache_bytes).
+  ///    Matmul 2048^3 on 24 blocks, paired (`BM_InterleavePairedMatmul`): f32 (48 MiB) 1.03-1.09x
+  ///    faster; f16 (24 MiB, within this VM's 32 MiB L3) 0.87-0.93x, the interleaved cores' A, B
+  ///    and accumulators competing for a cache that held them all.
+  ///  * Mix: never (a mix block's cores are fibers of one block already).
+  static bool worth_it(ir::KernelMode mode, const detail::LaunchArgs& args);
+  /// The host's last-level cache in bytes: glibc's sysconf(_SC_LEVEL3_CACHE_SIZE), else
+  /// (0 or unknown: some VMs) an assumed 32 MiB.
+  static int64_t host_cache_bytes();
+
   /// How many cores one host thread interleaves: enough to read a few neighbouring tiles in a
   /// row, few enough that their UB working sets (a cube core's accumulators) stay in the host's
   /// cache (matmul 2048^3 f32, two runs each: 8 cores 0.71-0.77 of OpenBLAS, 4 cores 0.91-0.92).

@@ -20,11 +20,15 @@ void set_host_threads(int n);
 /// its input). Off: every timed launch is replayed, and the kept replays are dropped.
 void set_replay_cache(bool on);
 
-/// Lets one host thread run neighbouring cores of a vector kernel in turns, tile by tile, when a
-/// launch has more blocks than host threads and a tensor too large for the host's cache (on by
-/// default; results and cycles are the same either way, only the host's memory order changes).
-/// Off: each core runs to its end in turn.
+/// Lets one host thread run neighbouring cores of a vector or cube kernel in turns, tile by tile,
+/// when a launch has more blocks than host threads and its data leave the host's cache: a vector
+/// kernel's tensor of 8 MiB or more, a cube kernel's tensors together larger than
+/// host_cache_bytes() (on by default; results and cycles are the same either way, only the host's
+/// memory order changes). Off: each core runs to its end in turn.
 void set_core_interleaving(bool on);
+/// The host's last-level cache in bytes as the emulator takes it (sysconf; an assumed 32 MiB when
+/// the host does not say).
+int64_t host_cache_bytes();
 
 /// Lets a timed launch's cores write their pipeline-model calls down while they run and play
 /// them into the models after (on by default; profiles, races and errors are the same either way,
