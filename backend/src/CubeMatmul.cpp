@@ -54,7 +54,7 @@ MatmulIsa active_isa() {
 }
 
 struct Scratch {
-  std::vector<float> a, b;  // A widened to float; B packed into panels (or widened whole)
+  std::vector<float> a, b;  // A widened to float; B packed into panels (AVX2 and portable paths)
   std::vector<float> b_rows;  // float B a wide pitch apart, packed by the first block of rows (matmul_float)
 };
 thread_local Scratch scratch;
@@ -154,16 +154,17 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
 /// panel_stride 16). `cols` counts the columns of the last panel; its B loads (float) and C
 /// loads and stores are masked to them.
 ///
-/// COPY (float B only): each B row loaded is also stored at `copy + p * copy_stride + q * kNR`
-/// (whole zmm, zeros past `cols`): the first block of rows packs B a wide pitch apart (in GM, its
-/// move into L0B forwarded) for the later blocks while its FMAs wait on B's lines. It also asks
+/// COPY (float or 16-bit float B): each B row loaded is also stored, as float, at
+/// `copy + p * copy_stride + q * kNR` (whole zmm, zeros past `cols`): the first block of rows packs
+/// B (a wide pitch apart in GM, its move into L0B forwarded; or 16-bit, widened as it is loaded)
+/// for the later blocks while its FMAs wait on B's lines. It also asks
 /// for the same row of the next PANELS panels (the next call's B), which overlaps those misses
 /// with this call's FMAs; past the last panel the hint touches the row's next columns or the next
 /// row (a prefetch never faults).
 template <class Ops, int MR, int PANELS, bool COPY = false>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
-                                                              int64_t cols, bool accumulate, typename Ops::B* copy, int64_t copy_stride) {
+                                                              int64_t cols, bool accumulate, float* copy, int64_t copy_stride) {
   using Vec = typename Ops::Vec;
   const auto last_mask = static_cast<__mmask16>(cols >= kNR ? 0xffff : (1u << cols) - 1);
   const auto mask = [&](int q) { return q + 1 < PANELS ? static_cast<__mmask16>(0xffff) : last_mask; };
@@ -202,7 +203,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
 
 template <class Ops>
 using Micro512 = void (*)(int64_t, const typename Ops::A*, int64_t, const typename Ops::B*, int64_t, int64_t, typename Ops::C*, int64_t,
-                          int64_t, bool, typename Ops::B*, int64_t);
+                          int64_t, bool, float*, int64_t);
 
 template <int MR>
 void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
@@ -240,15 +241,16 @@ template <class Ops, std::size_t... Panels>
 constexpr auto table_by_panels(std::index_sequence<Panels...>) {  // [panels - 1][rows - 1]
   return std::array{kByRows<Pick512<Ops, static_cast<int>(Panels) + 1>::template Rows, kMR512>...};
 }
-template <std::size_t... Panels>
-constexpr auto packing_by_panels(std::index_sequence<Panels...>) {  // a whole block of float rows
-  return std::array<Micro512<FloatZmm>, sizeof...(Panels)>{&micro_avx512<FloatZmm, kMR512, static_cast<int>(Panels) + 1, true>...};
+template <class Ops, std::size_t... Panels>
+constexpr auto packing_by_panels(std::index_sequence<Panels...>) {  // a whole block of rows
+  return std::array<Micro512<Ops>, sizeof...(Panels)>{&micro_avx512<Ops, kMR512, static_cast<int>(Panels) + 1, true>...};
 }
 /// micro512_table<Ops>[panels - 1][rows - 1].
 template <class Ops>
 constexpr auto micro512_table = table_by_panels<Ops>(std::make_index_sequence<kPanels512>{});
-/// The packing micro-kernels for a whole block of float rows: micro512_packing[panels - 1].
-constexpr auto micro512_packing = packing_by_panels(std::make_index_sequence<kPanels512>{});
+/// The packing micro-kernels for a whole block of rows (float or 16-bit B): micro512_packing<Ops>[panels - 1].
+template <class Ops>
+constexpr auto micro512_packing = packing_by_panels<Ops>(std::make_index_sequence<kPanels512>{});
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen_row_avx2).
 bool has_f16c() {
@@ -284,11 +286,15 @@ __attribute__((target("avx2,f16c"))) int64_t widen_row_avx2(const uint16_t* src,
   return j;
 }
 
-/// Widens all `n` 16-bit floats at `src` to float at `dst`, 16 a step, the tail masked; returns n.
+/// Widens all `n` 16-bit floats at `src` to float at `dst`, 16 a step, only the tail masked (every
+/// step masked, the f16 matmul sample 1024^3 ran at 0.92 of f32's speed; 0.94-0.97 so, paired in
+/// one process, BM_DtypePairedMatmul); returns n.
 template <class Half>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) int64_t widen_row_avx512(const uint16_t* src, float* dst, int64_t n) {
-  for (int64_t j = 0; j < n; j += kNR) {
-    const auto mask = static_cast<__mmask16>(n - j >= kNR ? 0xffff : (1u << (n - j)) - 1);
+  int64_t j = 0;
+  for (; j + kNR <= n; j += kNR) _mm512_storeu_ps(dst + j, HalfBZmm<Half>::load_b(src + j, 0xffff));
+  if (j < n) {
+    const auto mask = static_cast<__mmask16>((1u << (n - j)) - 1);
     _mm512_mask_storeu_ps(dst + j, mask, HalfBZmm<Half>::load_b(src + j, mask));
   }
   return n;
@@ -343,18 +349,21 @@ void prefetch(const void* p, int64_t bytes) {
 }
 
 /// c (+)= a b: `a` of TA (m x k, pitch lda), `b` of TB (k x n, pitch ldb), TA and TB float or
-/// both one 16-bit float type (or, from the widening of B below, 16-bit A and float B). AVX-512
-/// reads float B in place (whole zmm loads; 16-bit B is widened to float whole first, or in the
-/// loop for a single block of rows: the Zen 4 VM's f16 matmul 1024^3 went from 0.92 of f32's
-/// speed to 0.99-1.02, bfloat16 likewise, 3 runs of perf_cube): dropping the packing took the f32 matmul sample at 1024^3 /
-/// 2048^3 from 326 / 304 to 360 / 345 GFLOP/s (one run each), and f16 from 0.94 of f32's speed to
-/// about 1.0. Float A is read in place; 16-bit A is widened a block of rows at a time. The next
+/// both one 16-bit float type. AVX-512 reads float B in place (whole zmm loads; dropping the
+/// packing took the f32 matmul sample at 1024^3 / 2048^3 from 326 / 304 to 360 / 345 GFLOP/s, one
+/// run each). 16-bit B that one block of rows uses is widened in the loop; B that several use is
+/// widened by the first block as it multiplies and packed for the others (below): against a pass
+/// of its own before the first block, paired with f32 in one process (BM_DtypePairedMatmul),
+/// f16 1024^3 went from 0.94-0.97 of f32's speed to 0.95-0.97, 2048^3 from 0.93-0.95 to
+/// 0.99-1.02, bfloat16 1024^3 from 0.95 to 0.98. Float A is read in place; 16-bit A is widened a
+/// block of rows at a time. The next
 /// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
 /// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
-/// the micro-kernel, measured no gain from it, so it has none). Float B whose pitch is more than
-/// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp) and
-/// that several blocks of rows use is packed by the first block of rows as it multiplies
-/// (micro_avx512's COPY), into rows of that width; the later blocks read the packed rows. The AVX2
+/// the micro-kernel, measured no gain from it, so it has none). 16-bit B, and float B whose pitch
+/// is more than its width rounded to whole panels (B in GM, its move into L0B forwarded:
+/// LoadElision.cpp), that several blocks of rows use is packed by the first block of rows as it
+/// multiplies (micro_avx512's COPY), as float rows of that width; the later blocks read the
+/// packed rows. The AVX2
 /// and portable paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
@@ -362,28 +371,20 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
   const MatmulIsa isa = active_isa();
   const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
   if (isa == MatmulIsa::avx512) {
-    if constexpr (!std::is_same_v<TB, float>) {
-      // 16-bit B used by more than one block of rows: widened to float once, whole, then read
-      // like float B. Widening it in the loop repeats the widening for every block of rows, and
-      // vcvtph2ps shares the FMA ports on Zen 4: matmul 1024^3 f16 ran at 0.92 of f32's speed.
-      if (m > kMR512) {
-        const float* bf = widen<TB>(b, k, n, ldb, scratch.b);
-        return matmul_float<TA, float>(c, a, bf, m, n, k, lda, n, ldc, accumulate);
-      }
-    }
     using Ops = std::conditional_t<std::is_same_v<TB, float>, FloatZmm, HalfBZmm<TB>>;
     const auto* bp = reinterpret_cast<const typename Ops::B*>(b);
     const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
     int64_t a_pitch = lda;
-    // Float B rows wider apart than its width rounded to whole panels (GM), that several blocks of
-    // rows use: the first block packs them that far apart.
+    // B that several blocks of rows use, 16-bit or float rows wider apart than its width rounded
+    // to whole panels (GM): the first block packs it as float rows that far apart. 16-bit B is
+    // widened once so (in the loop for every block of rows, vcvtph2ps shares the FMA ports on
+    // Zen 4: f16 matmul 1024^3 ran at 0.92 of f32's speed; widened whole in a pass of its own
+    // before the first block, at 0.92-0.97, paired in one process, BM_DtypePairedMatmul).
     const int64_t packed_pitch = (n + kNR - 1) / kNR * kNR;
     float* packed = nullptr;
-    if constexpr (std::is_same_v<TB, float>) {
-      if (m > kMR512 && ldb > packed_pitch) {
-        scratch.b_rows.resize(static_cast<size_t>(k * packed_pitch));
-        packed = scratch.b_rows.data();
-      }
+    if (m > kMR512 && (!std::is_same_v<TB, float> || ldb > packed_pitch)) {
+      scratch.b_rows.resize(static_cast<size_t>(k * packed_pitch));
+      packed = scratch.b_rows.data();
     }
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
       if constexpr (std::is_same_v<TA, float>) {
@@ -393,17 +394,17 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
         a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
         a_pitch = k;
       }
-      const typename Ops::B* b_rows = bp;  // B as this block of rows reads it
-      int64_t b_pitch = ldb;
-      if constexpr (std::is_same_v<TB, float>) {
-        if (packed && i == 0) {
-          return micro512_packing[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + j * kNR, ldc, last_cols(j + count - 1),
-                                             accumulate, packed + j * kNR, packed_pitch);
-        }
-        if (packed) b_rows = packed, b_pitch = packed_pitch;
+      const int64_t cols = last_cols(j + count - 1);
+      if (packed && i == 0) {
+        return micro512_packing<Ops>[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + j * kNR, ldc, cols, accumulate,
+                                                packed + j * kNR, packed_pitch);
       }
-      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, b_rows + j * kNR, b_pitch, kNR, c + i * ldc + j * kNR, ldc,
-                                               last_cols(j + count - 1), accumulate, nullptr, 0);
+      if (packed) {
+        return micro512_table<FloatZmm>[count - 1][rows - 1](k, a_rows, a_pitch, packed + j * kNR, packed_pitch, kNR, c + i * ldc + j * kNR,
+                                                             ldc, cols, accumulate, nullptr, 0);
+      }
+      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + i * ldc + j * kNR, ldc, cols, accumulate,
+                                               nullptr, 0);
     });
     return;
   }

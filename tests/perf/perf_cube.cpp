@@ -4,7 +4,9 @@
 //     emulator's host pool, side by side (ratio: OpenBLAS time / emulated time, target >= 0.5 for
 //     float). The half path widens to float for OpenBLAS (counted in its time).
 //   * matmul at 1024^3 in bfloat16 and int8 (int32 out) beside float and half: the emulator's
-//     host time per dtype (half and bfloat16 not slower than float, int8 within 1.5x of half).
+//     host time per dtype (half and bfloat16 not slower than float, int8 within 1.5x of half),
+//     each dtype in runs of its own (perf_pipeline's BM_DtypePairedMatmul pairs them launch by
+//     launch, the figure to trust on a shared machine).
 //   * flash attention forward at 2048 x 128 (half), emulated (target: under a second), on a2
 //     through GM workspaces and on a5 fused through the cross-core moves (host ratio printed).
 #include "03_matmul/matmul.hpp"

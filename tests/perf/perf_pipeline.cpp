@@ -7,6 +7,9 @@
 //   * the model's cost per instruction where it shows (small tiles, data in the host's caches,
 //     every launch replayed): the timed launch's extra nanoseconds per instruction
 //   * the replay alone: ops replayed per second on hand-built vector-add traces of 8 and 48 cores
+//   * the host's order of work and code paths, each off and on in paired launches: replay ahead,
+//     replay and play folding, the hook log, core interleaving (vector, softmax, matmul), copy
+//     elision, row fusion; and the matmul sample in float against half, bfloat16 and int8
 //   * profiling 5 launches (files written) versus the same launches alone (ratio printed, target <= 2)
 //   * the simulated roofline: vector_add's simulated GM throughput as block_dim grows from 1 to
 //     48, against the profile's HBM bandwidth (deterministic numbers, printed as a table)
@@ -180,6 +183,31 @@ void BM_InterleavePairedMatmul(benchmark::State& state) {
   auto c = pto::Tensor<T>::zeros({n, n});
   interleave_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
 }
+// The matmul sample in float and in T (half, bfloat16, int8), n^3 on 24 blocks, timing on,
+// launched in alternating pairs: the ratio is float's time over T's (>= 1: T not slower), held
+// still by the pairing where perf_cube's separate runs of each dtype drift apart.
+template <class T>
+void BM_DtypePairedMatmul(benchmark::State& state) {
+  namespace mm = pto::samples::matmul;
+  const int64_t n = state.range(0);
+  const auto in_float = mm::make_kernel<float>(mm::Params{});
+  const auto in_t = mm::make_kernel<T>(mm::Params{});
+  auto af = pto::Tensor<float>::random({n, n}, 1), bf = pto::Tensor<float>::random({n, n}, 2);
+  auto cf = pto::Tensor<float>::zeros({n, n});
+  auto at = pto::Tensor<T>::random({n, n}, 1), bt = pto::Tensor<T>::random({n, n}, 2);
+  auto ct = pto::Tensor<mm::out_t<T>>::zeros({n, n});
+  const auto times = alternating_pairs(state, [&](bool t) {
+    if (t) {
+      in_t[{.block_dim = 24}](at, bt, ct);
+    } else {
+      in_float[{.block_dim = 24}](af, bf, cf);
+    }
+  });
+  report_pairs(state, times, /*speedup=*/true);
+}
+BENCHMARK(BM_DtypePairedMatmul<pto::half>)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_DtypePairedMatmul<pto::bfloat16>)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_DtypePairedMatmul<int8_t>)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 void BM_InterleavePairedSoftmax(benchmark::State& state) {
   const auto kernel = pl::jit({.name = "softmax_interleave", .timing = state.range(0) != 0, .race_check = state.range(0) != 0},
                               [](pl::Tensor<float> x, pl::Tensor<float> y) {
@@ -574,6 +602,18 @@ int main(int argc, char** argv) {
                                                           "BM_InterleavePairedSoftmax/timing:0/min_time:3.000/real_time", ""},
                                                          {"core interleaving off / on, paired, softmax 4096x1024 timing on",
                                                           "BM_InterleavePairedSoftmax/timing:1/min_time:3.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, matmul 2048^3 f32 24 blocks (48 MiB: interleaved)",
+                                                          "BM_InterleavePairedMatmul<float>/min_time:5.000/real_time", ""},
+                                                         {"core interleaving off / on, paired, matmul 2048^3 f16 24 blocks (24 MiB: not, within the host's L3)",
+                                                          "BM_InterleavePairedMatmul<pto::half>/min_time:5.000/real_time", ""},
+                                                         {"matmul 1024^3 emulated f32 / f16, paired (half not slower: >= 1)",
+                                                          "BM_DtypePairedMatmul<pto::half>/1024/min_time:3.000/real_time", ""},
+                                                         {"matmul 2048^3 emulated f32 / f16, paired (>= 1)",
+                                                          "BM_DtypePairedMatmul<pto::half>/2048/min_time:3.000/real_time", ""},
+                                                         {"matmul 1024^3 emulated f32 / bf16, paired (>= 1)",
+                                                          "BM_DtypePairedMatmul<pto::bfloat16>/1024/min_time:3.000/real_time", ""},
+                                                         {"matmul 1024^3 emulated f32 / int8, paired",
+                                                          "BM_DtypePairedMatmul<int8_t>/1024/min_time:3.000/real_time", ""},
                                                          {"copy elision off / on, paired, softmax 4096x1024 f32 timing off (> 1: faster on)",
                                                           "BM_ElisionPairedSoftmax/min_time:3.000/real_time", ""},
                                                          {"copy elision off / on, paired, layernorm 4096x1024 f32 timing off",

@@ -107,8 +107,9 @@ void check_every_isa(pto::DType dtype) {
         CAPTURE(s.n);
         CAPTURE(s.k);
         CAPTURE(accumulate);
-        // Dense, and rows `pad` apart of poison (A and B are read in place; float B rows further
-        // apart than its width in whole panels are packed by the first block of rows).
+        // Dense, and rows `pad` apart of poison (A and B are read in place; 16-bit B, and float B
+        // rows further apart than its width in whole panels, are packed by the first block of
+        // rows when more than one block of rows reads them).
         for (const int64_t pad : {0, 3, 17}) {
           CAPTURE(pad);
           const auto a_in = padded(a, s.m, s.k, pad, poison<In>());
