@@ -55,7 +55,7 @@ MatmulIsa active_isa() {
 
 struct Scratch {
   std::vector<float> a, b;  // A widened to float; B packed into panels (AVX2 and portable paths)
-  std::vector<float> b_rows;  // float B a wide pitch apart, packed by the first block of rows (matmul_float)
+  std::vector<float> b_rows;  // B as float rows, packed by the first block of rows (matmul_float)
 };
 thread_local Scratch scratch;
 
@@ -354,17 +354,16 @@ void prefetch(const void* p, int64_t bytes) {
 /// run each). 16-bit B that one block of rows uses is widened in the loop; B that several use is
 /// widened by the first block as it multiplies and packed for the others (below): against a pass
 /// of its own before the first block, paired with f32 in one process (BM_DtypePairedMatmul),
-/// f16 1024^3 went from 0.94-0.97 of f32's speed to 0.95-0.97, 2048^3 from 0.93-0.95 to
-/// 0.99-1.02, bfloat16 1024^3 from 0.95 to 0.98. Float A is read in place; 16-bit A is widened a
-/// block of rows at a time. The next
-/// block's lines are prefetched first: A comes straight from GM (load elision), and widening all of
-/// it up front stalled on those misses, 8-9% of the f16 sample's time (float A, read in place by
-/// the micro-kernel, measured no gain from it, so it has none). 16-bit B, and float B whose pitch
-/// is more than its width rounded to whole panels (B in GM, its move into L0B forwarded:
-/// LoadElision.cpp), that several blocks of rows use is packed by the first block of rows as it
-/// multiplies (micro_avx512's COPY), as float rows of that width; the later blocks read the
-/// packed rows. The AVX2
-/// and portable paths widen A whole and read B packed into panels.
+/// f16 1024^3 went from 0.94-0.97 of f32's speed to 0.95-0.98, 2048^3 from 0.93-0.95 to
+/// 0.98-1.02, bfloat16 1024^3 from 0.95 to 0.98. Float A is read in place; 16-bit A is widened a
+/// block of rows at a time. The next block's lines are prefetched first: A comes straight from GM
+/// (load elision), and widening all of it up front stalled on those misses, 8-9% of the f16
+/// sample's time (float A, read in place by the micro-kernel, measured no gain from it, so it has
+/// none). 16-bit B, and float B whose pitch is more than its width rounded to whole panels (B in
+/// GM, its move into L0B forwarded: LoadElision.cpp), that several blocks of rows use is packed
+/// by the first block of rows as it multiplies (micro_avx512's COPY), as float rows of that
+/// width; the later blocks read the packed rows. The AVX2 and portable paths widen A whole and
+/// read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
