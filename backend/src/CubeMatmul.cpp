@@ -4,9 +4,9 @@
 // (6 rows x 1 panel in ymm pairs, B packed into panels), or portable. Every element is one chain
 // of fused multiply-adds in k order (docs/semantics.md), so all three give bit-identical results
 // (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are widened to float (their
-// products are exact in float, as in the cube): on AVX-512, A a block of rows at a time, and B
-// whole up front when more than one block of rows uses it (else row by row inside the
-// micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32
+// products are exact in float, as in the cube): on AVX-512, A a block of rows at a time by the
+// calls for the block before, and B by the first block of rows when more than one uses it (else
+// row by row inside the micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32
 // through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain loop.
 #include <immintrin.h>
 
@@ -116,22 +116,26 @@ struct FloatZmm {  // float A broadcast, float B row, fused multiply-add
   __attribute__((target("avx512f"))) static Vec add_c(Vec v, const C* c, __mmask16 mask) { return _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, c)); }
   __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_ps(c, mask, v); }
 };
-/// 16-bit float B read in place and widened exactly per row (half by vcvtph2ps, bfloat16 by a
-/// 16-bit shift); A as FloatZmm (widened beforehand, a block of rows at a time). Used for a
+/// 16 16-bit floats at `src` (lanes past `mask` zero) widened exactly to float: half by
+/// vcvtph2ps, bfloat16 by a 16-bit shift.
+template <class Half>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) __m512 widen16(const uint16_t* src, __mmask16 mask) {
+  // The all-ones maskz forms: GCC 12 warns that the plain forms' _mm512_undefined_* operand may be
+  // used uninitialized.
+  const __m256i h = _mm256_maskz_loadu_epi16(mask, src);
+  if constexpr (std::is_same_v<Half, half>) {
+    return _mm512_maskz_cvtph_ps(0xffff, h);
+  } else {
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, h), 16));
+  }
+}
+/// 16-bit float B read in place and widened exactly per row (widen16); A as FloatZmm (widened
+/// by the call for the previous block of rows' first panels: micro_avx512's WidenA). Used for a
 /// single block of rows; B that several blocks use is widened whole first (see matmul_float).
 template <class Half>
 struct HalfBZmm : FloatZmm {
   using B = uint16_t;
-  // The all-ones maskz forms: GCC 12 warns that the plain forms' _mm512_undefined_* operand may be
-  // used uninitialized.
-  __attribute__((target("avx512f,avx512bw,avx512vl"))) static Vec load_b(const B* row, __mmask16 mask) {
-    const __m256i h = _mm256_maskz_loadu_epi16(mask, row);
-    if constexpr (std::is_same_v<Half, half>) {
-      return _mm512_maskz_cvtph_ps(0xffff, h);
-    } else {
-      return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, h), 16));
-    }
-  }
+  __attribute__((target("avx512f,avx512bw,avx512vl"))) static Vec load_b(const B* row, __mmask16 mask) { return widen16<Half>(row, mask); }
 };
 struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed k-pair row of B (32 int16), vpmaddwd
   using A = int32_t;
@@ -148,6 +152,36 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
   __attribute__((target("avx512f"))) static void store(C* c, __mmask16 mask, Vec v) { _mm512_mask_storeu_epi32(c, mask, v); }
 };
 
+/// What an AVX-512 micro-kernel call writes besides C, and 16-bit A it widens (micro_avx512's
+/// COPY and WidenA).
+struct MicroSide {
+  float* b_rows = nullptr;  // COPY: B's rows as float
+  int64_t b_pitch = 0;
+  const uint16_t* a16 = nullptr;  // WidenA: a16_rows rows of A as 16-bit floats, widened into a_rows
+  int64_t a16_pitch = 0;
+  int a16_rows = 0;
+  float* a_rows = nullptr;
+  int64_t a_pitch = 0;
+};
+
+/// Widens A's k steps [p0, p0 + 16) (those below k) of side.a16_rows rows from side.a16 into
+/// side.a_rows (whole zmm stores: side.a_pitch is a multiple of 16).
+template <class Half>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void widen_a_steps(const MicroSide& side, int64_t p0, int64_t k) {
+  const auto in_k = static_cast<__mmask16>(k - p0 >= kNR ? 0xffff : (1u << (k - p0)) - 1);
+  for (int r = 0; r < side.a16_rows; ++r) {
+    const uint16_t* row = side.a16 + r * side.a16_pitch + p0;
+    _mm_prefetch(reinterpret_cast<const char*>(row + kMR512 * side.a16_pitch), _MM_HINT_T0);  // the block after (never faults)
+    _mm512_storeu_ps(side.a_rows + r * side.a_pitch + p0, widen16<Half>(row, in_k));
+  }
+}
+
+/// Widens all of A's k steps for side (widen_a_steps): the first block of rows, before any call.
+template <class Half>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void widen_a_rows(const MicroSide& side, int64_t k) {
+  for (int64_t p = 0; p < k; p += kNR) widen_a_steps<Half>(side, p, k);
+}
+
 /// AVX-512: rows x (PANELS x 16) of C, one zmm accumulator per row and panel, k steps of one A
 /// element a row (row r's at `a[r * lda + p]`). B's row p of panel q is at
 /// `b + p * row_stride + q * panel_stride`: packed panels, or float B in place (row_stride ldb,
@@ -155,16 +189,20 @@ struct Int8PairsZmm {  // an int32 word of two int16 k-neighbours of A, a packed
 /// loads and stores are masked to them.
 ///
 /// COPY (float or 16-bit float B): each B row loaded is also stored, as float, at
-/// `copy + p * copy_stride + q * kNR` (whole zmm, zeros past `cols`): the first block of rows packs
+/// `side.b_rows + p * side.b_pitch + q * kNR` (whole zmm, zeros past `cols`): the first block of rows packs
 /// B (a wide pitch apart in GM, its move into L0B forwarded; or 16-bit, widened as it is loaded)
 /// for the later blocks while its FMAs wait on B's lines. It also asks
 /// for the same row of the next PANELS panels (the next call's B), which overlaps those misses
 /// with this call's FMAs; past the last panel the hint touches the row's next columns or the next
 /// row (a prefetch never faults).
-template <class Ops, int MR, int PANELS, bool COPY = false>
+///
+/// WidenA (half or bfloat16; void: none): the call also widens the next block of rows of 16-bit A
+/// (MicroSide) into float rows for the calls that multiply them, 16 k steps every 16 k steps, so
+/// the conversion and A's misses overlap the FMAs.
+template <class Ops, int MR, int PANELS, bool COPY = false, class WidenA = void>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k, const typename Ops::A* a, int64_t lda, const typename Ops::B* b,
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
-                                                              int64_t cols, bool accumulate, float* copy, int64_t copy_stride) {
+                                                              int64_t cols, bool accumulate, const MicroSide& side) {
   using Vec = typename Ops::Vec;
   const auto last_mask = static_cast<__mmask16>(cols >= kNR ? 0xffff : (1u << cols) - 1);
   const auto mask = [&](int q) { return q + 1 < PANELS ? static_cast<__mmask16>(0xffff) : last_mask; };
@@ -175,12 +213,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
     for (int q = 0; q < PANELS; ++q) acc[r][q] = Ops::zero();
   }
   for (int64_t p = 0; p < k; ++p) {
+    if constexpr (!std::is_void_v<WidenA>) {
+      if ((p & (kNR - 1)) == 0) widen_a_steps<WidenA>(side, p, k);
+    }
     Vec bv[PANELS];
 #pragma GCC unroll 4
     for (int q = 0; q < PANELS; ++q) bv[q] = Ops::load_b(b + p * row_stride + q * panel_stride, mask(q));
     if constexpr (COPY) {
 #pragma GCC unroll 4
-      for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(copy + p * copy_stride + q * kNR, bv[q]);
+      for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(side.b_rows + p * side.b_pitch + q * kNR, bv[q]);
 #pragma GCC unroll 4
       for (int q = 0; q < PANELS; ++q) _mm_prefetch(reinterpret_cast<const char*>(b + p * row_stride + (PANELS + q) * panel_stride), _MM_HINT_T0);
     }
@@ -203,7 +244,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
 
 template <class Ops>
 using Micro512 = void (*)(int64_t, const typename Ops::A*, int64_t, const typename Ops::B*, int64_t, int64_t, typename Ops::C*, int64_t,
-                          int64_t, bool, float*, int64_t);
+                          int64_t, bool, const MicroSide&);
 
 template <int MR>
 void micro_portable(int64_t k, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t cols, bool accumulate) {
@@ -229,28 +270,28 @@ constexpr auto kByRows = by_rows<Pick>(std::make_index_sequence<N>{});
 
 template <int MR> struct PickAvx2 { static constexpr Micro fn = &micro_avx2<MR>; };
 template <int MR> struct PickPortable { static constexpr Micro fn = &micro_portable<MR>; };
-template <class Ops, int PANELS>
+template <class Ops, int PANELS, class WidenA>
 struct Pick512 {
   template <int MR>
   struct Rows {
-    static constexpr Micro512<Ops> fn = &micro_avx512<Ops, MR, PANELS>;
+    static constexpr Micro512<Ops> fn = &micro_avx512<Ops, MR, PANELS, false, WidenA>;
   };
 };
 /// The AVX-512 kernels by their panel count, 1..kPanels512 (as kByRows by rows).
-template <class Ops, std::size_t... Panels>
+template <class Ops, class WidenA, std::size_t... Panels>
 constexpr auto table_by_panels(std::index_sequence<Panels...>) {  // [panels - 1][rows - 1]
-  return std::array{kByRows<Pick512<Ops, static_cast<int>(Panels) + 1>::template Rows, kMR512>...};
+  return std::array{kByRows<Pick512<Ops, static_cast<int>(Panels) + 1, WidenA>::template Rows, kMR512>...};
 }
-template <class Ops, std::size_t... Panels>
+template <class Ops, class WidenA, std::size_t... Panels>
 constexpr auto packing_by_panels(std::index_sequence<Panels...>) {  // a whole block of rows
-  return std::array<Micro512<Ops>, sizeof...(Panels)>{&micro_avx512<Ops, kMR512, static_cast<int>(Panels) + 1, true>...};
+  return std::array<Micro512<Ops>, sizeof...(Panels)>{&micro_avx512<Ops, kMR512, static_cast<int>(Panels) + 1, true, WidenA>...};
 }
-/// micro512_table<Ops>[panels - 1][rows - 1].
-template <class Ops>
-constexpr auto micro512_table = table_by_panels<Ops>(std::make_index_sequence<kPanels512>{});
-/// The packing micro-kernels for a whole block of rows (float or 16-bit B): micro512_packing<Ops>[panels - 1].
-template <class Ops>
-constexpr auto micro512_packing = packing_by_panels<Ops>(std::make_index_sequence<kPanels512>{});
+/// micro512_table<Ops, WidenA>[panels - 1][rows - 1].
+template <class Ops, class WidenA = void>
+constexpr auto micro512_table = table_by_panels<Ops, WidenA>(std::make_index_sequence<kPanels512>{});
+/// The packing micro-kernels for a whole block of rows (float or 16-bit B): micro512_packing<Ops, WidenA>[panels - 1].
+template <class Ops, class WidenA = void>
+constexpr auto micro512_packing = packing_by_panels<Ops, WidenA>(std::make_index_sequence<kPanels512>{});
 
 /// Whether the host converts 16-bit floats with AVX2 + F16C (widen_row_avx2).
 bool has_f16c() {
@@ -286,31 +327,17 @@ __attribute__((target("avx2,f16c"))) int64_t widen_row_avx2(const uint16_t* src,
   return j;
 }
 
-/// Widens all `n` 16-bit floats at `src` to float at `dst`, 16 a step, only the tail masked (every
-/// step masked, the f16 matmul sample 1024^3 ran at 0.92 of f32's speed; 0.94-0.97 so, paired in
-/// one process, BM_DtypePairedMatmul); returns n.
-template <class Half>
-__attribute__((target("avx512f,avx512bw,avx512vl"))) int64_t widen_row_avx512(const uint16_t* src, float* dst, int64_t n) {
-  int64_t j = 0;
-  for (; j + kNR <= n; j += kNR) _mm512_storeu_ps(dst + j, HalfBZmm<Half>::load_b(src + j, 0xffff));
-  if (j < n) {
-    const auto mask = static_cast<__mmask16>((1u << (n - j)) - 1);
-    _mm512_mask_storeu_ps(dst + j, mask, HalfBZmm<Half>::load_b(src + j, mask));
-  }
-  return n;
-}
-
 /// Widens a rows x cols block of 16-bit floats (pitch ld) into out (pitch cols).
 template <class Half>
 const float* widen(const void* src, int64_t rows, int64_t cols, int64_t ld, std::vector<float>& out) {
-  const bool wide = active_isa() == MatmulIsa::avx512, fast = has_f16c();
+  const bool fast = has_f16c();
   out.resize(static_cast<size_t>(rows * cols));
   const auto* s = static_cast<const Half*>(src);
   for (int64_t r = 0; r < rows; ++r) {
     const Half* in = s + r * ld;
     float* o = out.data() + r * cols;
     const auto* bits = reinterpret_cast<const uint16_t*>(in);
-    int64_t j = wide ? widen_row_avx512<Half>(bits, o, cols) : fast ? widen_row_avx2<Half>(bits, o, cols) : 0;
+    int64_t j = fast ? widen_row_avx2<Half>(bits, o, cols) : 0;
     for (; j < cols; ++j) o[j] = static_cast<float>(in[j]);
   }
   return out.data();
@@ -342,11 +369,9 @@ void pack_b(const T* b, int64_t k, int64_t n, int64_t ldb) {
   }
 }
 
-/// Prefetches the bytes [p, p + bytes) into the host's L1.
-void prefetch(const void* p, int64_t bytes) {
-  const auto* at = static_cast<const char*>(p);
-  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(at + b, _MM_HINT_T0);
-}
+/// The 16-bit float type micro_avx512 widens A from (WidenA): void for float A.
+template <class TA>
+using WidenType = std::conditional_t<std::is_same_v<TA, float>, void, TA>;
 
 /// c (+)= a b: `a` of TA (m x k, pitch lda), `b` of TB (k x n, pitch ldb), TA and TB float or
 /// both one 16-bit float type. AVX-512 reads float B in place (whole zmm loads; dropping the
@@ -356,10 +381,13 @@ void prefetch(const void* p, int64_t bytes) {
 /// of its own before the first block, paired with f32 in one process (BM_DtypePairedMatmul),
 /// f16 1024^3 went from 0.94-0.97 of f32's speed to 0.95-0.98, 2048^3 from 0.93-0.95 to
 /// 0.98-1.02, bfloat16 1024^3 from 0.95 to 0.98. Float A is read in place; 16-bit A is widened a
-/// block of rows at a time. The next block's lines are prefetched first: A comes straight from GM
-/// (load elision), and widening all of it up front stalled on those misses, 8-9% of the f16
-/// sample's time (float A, read in place by the micro-kernel, measured no gain from it, so it has
-/// none). 16-bit B, and float B whose pitch is more than its width rounded to whole panels (B in
+/// block of rows at a time, by the call for the block before's first panels as it multiplies
+/// (micro_avx512's WidenA), prefetching the block after. Against widening each block in a pass of
+/// its own before its first call (prefetching the next block's lines first), paired with f32 in
+/// one process, two rounds of each build: f16 1024^3 went from 0.976-0.993 of f32's speed to
+/// 1.022-1.040, 2048^3 from 1.004-1.029 to 1.068-1.088, bfloat16 1024^3 from 0.961-0.992 to
+/// 1.027-1.058. Widening a block's own rows in its first call, 16 k steps ahead, was slower (f16
+/// 2048^3 0.82-0.87: A's misses stall the FMAs). 16-bit B, and float B whose pitch is more than its width rounded to whole panels (B in
 /// GM, its move into L0B forwarded: LoadElision.cpp), that several blocks of rows use is packed
 /// by the first block of rows as it multiplies (micro_avx512's COPY), as float rows of that
 /// width; the later blocks read the packed rows. The AVX2 and portable paths widen A whole and
@@ -372,8 +400,25 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
   if (isa == MatmulIsa::avx512) {
     using Ops = std::conditional_t<std::is_same_v<TB, float>, FloatZmm, HalfBZmm<TB>>;
     const auto* bp = reinterpret_cast<const typename Ops::B*>(b);
-    const float* a_rows = nullptr;  // rows [i, i + rows) of A as float
-    int64_t a_pitch = lda;
+    constexpr bool kFloatA = std::is_same_v<TA, float>;
+    // 16-bit A, widened to float rows in scratch.a, two blocks of rows: the first block before
+    // the loop, each next one by the call for the block before's first panels as it multiplies
+    // (micro_avx512's WidenA).
+    // One MicroSide for every call, its fields set in place: copying it whole per call (a 16-byte
+    // load of two 8-byte stores, which the store buffer does not forward) cost the f16 sample ~3%.
+    const int64_t a_pitch = kFloatA ? lda : (k + kNR - 1) / kNR * kNR;
+    const auto a_buffer = [&](int64_t i) { return scratch.a.data() + (i / kMR512 % 2) * kMR512 * a_pitch; };
+    MicroSide side;
+    side.a16_pitch = lda, side.a_pitch = a_pitch;
+    const auto widen_next = [&](int64_t i) {  // side: widening rows [i, i + kMR512) into their buffer
+      side.a16 = reinterpret_cast<const uint16_t*>(a + i * lda), side.a_rows = a_buffer(i);
+      side.a16_rows = static_cast<int>(std::clamp<int64_t>(m - i, 0, kMR512));
+    };
+    if constexpr (!kFloatA) {
+      scratch.a.resize(static_cast<size_t>(2 * kMR512 * a_pitch));
+      widen_next(0);
+      widen_a_rows<TA>(side, k);
+    }
     // B that several blocks of rows use, 16-bit or float rows wider apart than its width rounded
     // to whole panels (GM): the first block packs it as float rows that far apart. 16-bit B is
     // widened once so (in the loop for every block of rows, vcvtph2ps shares the FMA ports on
@@ -386,24 +431,23 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
       packed = scratch.b_rows.data();
     }
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
-      if constexpr (std::is_same_v<TA, float>) {
-        a_rows = a + i * lda;
-      } else if (j == 0) {
-        for (int64_t r = i + rows; r < std::min<int64_t>(m, i + rows + kMR512); ++r) prefetch(a + r * lda, k * int64_t{sizeof(TA)});
-        a_rows = widen<TA>(a + i * lda, rows, k, lda, scratch.a);
-        a_pitch = k;
-      }
+      const float* a_rows = kFloatA ? reinterpret_cast<const float*>(a + i * lda) : a_buffer(i);  // rows [i, i + rows) as float
+      const bool widens = !kFloatA && j == 0 && i + kMR512 < m;
+      if (widens) widen_next(i + kMR512);
+      // Picks the kernel from table<WidenA>, with A widened by this call or not.
+      const auto pick = [&](const auto& plain, const auto& widening) { return widens ? widening : plain; };
       const int64_t cols = last_cols(j + count - 1);
       if (packed && i == 0) {
-        return micro512_packing<Ops>[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + j * kNR, ldc, cols, accumulate,
-                                                packed + j * kNR, packed_pitch);
+        side.b_rows = packed + j * kNR, side.b_pitch = packed_pitch;
+        return pick(micro512_packing<Ops>, micro512_packing<Ops, WidenType<TA>>)[count - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR,
+                                                                                            c + j * kNR, ldc, cols, accumulate, side);
       }
       if (packed) {
-        return micro512_table<FloatZmm>[count - 1][rows - 1](k, a_rows, a_pitch, packed + j * kNR, packed_pitch, kNR, c + i * ldc + j * kNR,
-                                                             ldc, cols, accumulate, nullptr, 0);
+        return pick(micro512_table<FloatZmm>, micro512_table<FloatZmm, WidenType<TA>>)[count - 1][rows - 1](
+            k, a_rows, a_pitch, packed + j * kNR, packed_pitch, kNR, c + i * ldc + j * kNR, ldc, cols, accumulate, side);
       }
-      micro512_table<Ops>[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR, c + i * ldc + j * kNR, ldc, cols, accumulate,
-                                               nullptr, 0);
+      pick(micro512_table<Ops>, micro512_table<Ops, WidenType<TA>>)[count - 1][rows - 1](k, a_rows, a_pitch, bp + j * kNR, ldb, kNR,
+                                                                                         c + i * ldc + j * kNR, ldc, cols, accumulate, side);
     });
     return;
   }
@@ -510,7 +554,7 @@ void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t 
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
       micro512_table<Int8PairsZmm>[count - 1][rows - 1](pairs, packed_i8.a.data() + i * pairs, pairs, packed_i8.b.data() + j * panel_stride,
                                                         kNR * 2, panel_stride, c + i * ldc + j * kNR, ldc, last_cols(j + count - 1),
-                                                        accumulate, nullptr, 0);
+                                                        accumulate, MicroSide{});
     });
     return;
   }
