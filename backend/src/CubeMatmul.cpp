@@ -204,6 +204,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
                                                               int64_t row_stride, int64_t panel_stride, typename Ops::C* c, int64_t ldc,
                                                               int64_t cols, bool accumulate, const MicroSide& side) {
   using Vec = typename Ops::Vec;
+  float* const b_rows = side.b_rows;  // in registers: GCC reloaded them from `side` every k step
+  const int64_t b_pitch = side.b_pitch;
   const auto last_mask = static_cast<__mmask16>(cols >= kNR ? 0xffff : (1u << cols) - 1);
   const auto mask = [&](int q) { return q + 1 < PANELS ? static_cast<__mmask16>(0xffff) : last_mask; };
   Vec acc[MR][PANELS];
@@ -221,7 +223,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void micro_avx512(int64_t k
     for (int q = 0; q < PANELS; ++q) bv[q] = Ops::load_b(b + p * row_stride + q * panel_stride, mask(q));
     if constexpr (COPY) {
 #pragma GCC unroll 4
-      for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(side.b_rows + p * side.b_pitch + q * kNR, bv[q]);
+      for (int q = 0; q < PANELS; ++q) _mm512_storeu_ps(b_rows + p * b_pitch + q * kNR, bv[q]);
 #pragma GCC unroll 4
       for (int q = 0; q < PANELS; ++q) _mm_prefetch(reinterpret_cast<const char*>(b + p * row_stride + (PANELS + q) * panel_stride), _MM_HINT_T0);
     }
