@@ -25,7 +25,9 @@ bool Interleave::worth_it(ir::KernelMode mode, const detail::LaunchArgs& args) {
 int64_t Interleave::host_cache_bytes() {
   static const int64_t bytes = [] {
     const long l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return l3 > 0 ? static_cast<int64_t>(l3) : int64_t{32} << 20;
+    constexpr int64_t kAssumed = int64_t{32} << 20, kAmdComplex = int64_t{32} << 20;
+    if (l3 <= 0) return kAssumed;
+    return __builtin_cpu_is("amd") ? std::min<int64_t>(l3, kAmdComplex) : static_cast<int64_t>(l3);
   }();
   return bytes;
 }

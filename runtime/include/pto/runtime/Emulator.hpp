@@ -26,8 +26,8 @@ void set_replay_cache(bool on);
 /// host_cache_bytes() (on by default; results and cycles are the same either way, only the host's
 /// memory order changes). Off: each core runs to its end in turn.
 void set_core_interleaving(bool on);
-/// The host's last-level cache in bytes as the emulator takes it (sysconf; an assumed 32 MiB when
-/// the host does not say).
+/// The last-level cache a host core shares, in bytes, as the emulator takes it (sysconf; on AMD
+/// at most one core complex's 32 MiB; an assumed 32 MiB when the host does not say).
 int64_t host_cache_bytes();
 
 /// Lets a timed launch's cores write their pipeline-model calls down while they run and play
