@@ -6,8 +6,8 @@
 // (tests/unit/cube_matmul_isa_test.cpp). Half and bfloat16 inputs are widened to float (their
 // products are exact in float, as in the cube): on AVX-512, A a block of rows at a time by the
 // calls for the block before, and B by the first block of rows when more than one uses it (else
-// row by row inside the micro-kernel); elsewhere A whole first, B while it is packed. int8 multiplies into int32
-// through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain loop.
+// row by row inside the micro-kernel); elsewhere A whole first, B while it is packed. int8
+// multiplies into int32 through vpmaddwd on k-pairs (AVX-512BW or AVX2), or a plain loop.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -131,7 +131,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) __m512 widen16(const uint16
 }
 /// 16-bit float B read in place and widened exactly per row (widen16); A as FloatZmm (widened
 /// by the call for the previous block of rows' first panels: micro_avx512's WidenA). Used for a
-/// single block of rows; B that several blocks use is widened whole first (see matmul_float).
+/// single block of rows, and by the first of several, which packs B for the others as float
+/// (micro_avx512's COPY; see matmul_float).
 template <class Half>
 struct HalfBZmm : FloatZmm {
   using B = uint16_t;
@@ -189,9 +190,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void widen_a_rows(const Mic
 /// loads and stores are masked to them.
 ///
 /// COPY (float or 16-bit float B): each B row loaded is also stored, as float, at
-/// `side.b_rows + p * side.b_pitch + q * kNR` (whole zmm, zeros past `cols`): the first block of rows packs
-/// B (a wide pitch apart in GM, its move into L0B forwarded; or 16-bit, widened as it is loaded)
-/// for the later blocks while its FMAs wait on B's lines. It also asks
+/// `side.b_rows + p * side.b_pitch + q * kNR` (whole zmm, zeros past `cols`): the first block of
+/// rows packs B (a wide pitch apart in GM, its move into L0B forwarded; or 16-bit, widened as it
+/// is loaded) for the later blocks while its FMAs wait on B's lines. It also asks
 /// for the same row of the next PANELS panels (the next call's B), which overlaps those misses
 /// with this call's FMAs; past the last panel the hint touches the row's next columns or the next
 /// row (a prefetch never faults).
@@ -389,11 +390,13 @@ using WidenType = std::conditional_t<std::is_same_v<TA, float>, void, TA>;
 /// one process, two rounds of each build: f16 1024^3 went from 0.976-0.993 of f32's speed to
 /// 1.022-1.040, 2048^3 from 1.004-1.029 to 1.068-1.088, bfloat16 1024^3 from 0.961-0.992 to
 /// 1.027-1.058. Widening a block's own rows in its first call, 16 k steps ahead, was slower (f16
-/// 2048^3 0.82-0.87: A's misses stall the FMAs). 16-bit B, and float B whose pitch is more than its width rounded to whole panels (B in
-/// GM, its move into L0B forwarded: LoadElision.cpp), that several blocks of rows use is packed
-/// by the first block of rows as it multiplies (micro_avx512's COPY), as float rows of that
-/// width; the later blocks read the packed rows. The AVX2 and portable paths widen A whole and
-/// read B packed into panels.
+/// 2048^3 0.82-0.87: A's misses stall the FMAs). 16-bit B, and float B whose pitch is more than
+/// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp),
+/// that several blocks of rows use is packed by the first block of rows as it multiplies
+/// (micro_avx512's COPY), as float rows of that width; the later blocks read the packed rows.
+/// Prefetching B's rows 24 or 48 rows ahead in that first block, on top, measured nothing
+/// outside the noise (matmul 2048^3 f32, `pto bench`, two runs a build). The AVX2 and portable
+/// paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
@@ -406,8 +409,9 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
     // 16-bit A, widened to float rows in scratch.a, two blocks of rows: the first block before
     // the loop, each next one by the call for the block before's first panels as it multiplies
     // (micro_avx512's WidenA).
-    // One MicroSide for every call, its fields set in place: copying it whole per call (a 16-byte
-    // load of two 8-byte stores, which the store buffer does not forward) cost the f16 sample ~3%.
+    // One MicroSide for every call, its fields set in place: copied whole per call (16-byte loads
+    // of 8-byte stores, which the store buffer does not forward), matmul_float's own share of the
+    // f16 sample's profile was 3.4%, set in place 1.3% (f32's: 1.0%).
     const int64_t a_pitch = kFloatA ? lda : (k + kNR - 1) / kNR * kNR;
     const auto a_buffer = [&](int64_t i) { return scratch.a.data() + (i / kMR512 % 2) * kMR512 * a_pitch; };
     MicroSide side;

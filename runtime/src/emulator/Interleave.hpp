@@ -39,7 +39,7 @@ class Interleave {
   /// The last-level cache a host core shares, in bytes: glibc's sysconf(_SC_LEVEL3_CACHE_SIZE),
   /// on AMD at most 32 MiB (an AMD L3 serves one core complex: 32 MiB on a Zen 2-5 CCD without
   /// 3D V-Cache; hypervisors may report the package's sum, 508 MiB on a 16-CCD Zen 5 EPYC VM,
-  /// where matmul 2048^3 f32 interleaved, paired, still ran 1.02x faster); else (0 or unknown:
+  /// where matmul 2048^3 f32 interleaved, paired, still ran 1.02-1.05x faster); else (0 or unknown:
   /// some VMs) an assumed 32 MiB.
   static int64_t host_cache_bytes();
 
