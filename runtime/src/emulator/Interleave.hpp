@@ -17,8 +17,9 @@ namespace pto::emulator {
 /// t*B+b lies next to core b+1's, so the thread reads GM as the real cores' DMA engines do side
 /// by side, in long runs, instead of one core's tiles far apart (measured on vector_add 16M:
 /// 1.2x faster); a matmul's neighbouring C tiles read the same A rows, each K step's panel while
-/// it is still in the host's cache (worth_it). Only the host's order of work changes: the cores share nothing (no cross-core flags, no sync_all in such
-/// launches), and each core's results, trace and cycles are what running it alone gives.
+/// it is still in the host's cache (worth_it). Only the host's order of work changes: the cores
+/// share nothing (no cross-core flags, no sync_all in such launches), and each core's results,
+/// trace and cycles are what running it alone gives.
 class Interleave {
  public:
   explicit Interleave(const CompiledKernel& k) : k_(k) {}
@@ -32,8 +33,9 @@ class Interleave {
   ///    cache; vector_add 16M: 1.2x, `BM_InterleavePaired`).
   ///  * Cube: the tensors together are larger than the host's last-level cache (host_cache_bytes).
   ///    Matmul 2048^3 on 24 blocks, paired (`BM_InterleavePairedMatmul`): f32 (48 MiB) 1.00-1.09x
-  ///    faster, median of ten runs 1.03x; f16 (24 MiB, within this VM's 32 MiB L3) 0.87-0.93x, the interleaved cores' A, B
-  ///    and accumulators competing for a cache that held them all.
+  ///    faster, median of ten runs 1.03x; f16 (24 MiB, within that Zen 5 VM's 32 MiB L3)
+  ///    0.87-0.93x, the interleaved cores' A, B and accumulators competing for a cache that held
+  ///    them all.
   ///  * Mix: never (a mix block's cores are fibers of one block already).
   static bool worth_it(ir::KernelMode mode, const detail::LaunchArgs& args);
   /// The last-level cache a host core shares, in bytes: glibc's sysconf(_SC_LEVEL3_CACHE_SIZE),
