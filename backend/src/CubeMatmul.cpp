@@ -54,7 +54,8 @@ MatmulIsa active_isa() {
 }
 
 struct Scratch {
-  std::vector<float> a, b;  // A widened to float; B packed into panels (AVX2 and portable paths)
+  std::vector<float> a;  // 16-bit A widened to float: whole (AVX2, portable), or two blocks of rows (AVX-512)
+  std::vector<float> b;  // B packed into panels (AVX2 and portable paths)
   std::vector<float> b_rows;  // B as float rows, packed by the first block of rows (matmul_float)
 };
 thread_local Scratch scratch;
@@ -394,9 +395,16 @@ using WidenType = std::conditional_t<std::is_same_v<TA, float>, void, TA>;
 /// its width rounded to whole panels (B in GM, its move into L0B forwarded: LoadElision.cpp),
 /// that several blocks of rows use is packed by the first block of rows as it multiplies
 /// (micro_avx512's COPY), as float rows of that width; the later blocks read the packed rows.
-/// Prefetching B's rows 24 or 48 rows ahead in that first block, on top, measured nothing
-/// outside the noise (matmul 2048^3 f32, `pto bench`, two runs a build). The AVX2 and portable
-/// paths widen A whole and read B packed into panels.
+/// That first block's calls are the slow ones: replaying the f32 matmul sample's 2048^3 calls on
+/// one host thread, about 1,700 TSC cycles a call against 500 for a later block's, because B's
+/// lines come from beyond L2 (all calls reading one B tile, kept hot: 700 cycles, and the sample at
+/// 2048^3 7% faster, paired in one process). Prefetches have not recovered it: B's rows 24 or 48
+/// rows ahead within that block (nothing outside the noise, `pto bench`, two runs a build); or the
+/// next call's B (a per-accumulator stride predictor, which the interleaved cores' turns follow),
+/// prefetched by the later blocks' calls in a burst before each or spread over its k steps, T0, T1
+/// or NTA: the first block's calls ran 2x faster and the later ones 6-18% slower, their own misses
+/// waiting behind the prefetches, so no net gain (in-process alternation, 100 rounds). The AVX2 and
+/// portable paths widen A whole and read B packed into panels.
 template <class TA, class TB>
 void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                   bool accumulate) {
