@@ -47,6 +47,33 @@ static __attribute__((target("avx512f"))) void gather4_avx512(uint8_t* out, cons
   for (; c < n; ++c) std::memcpy(out + c * 4, from + (static_cast<int64_t>(k[c]) + offset) * 4, 4);
 }
 
+/// out[c] = s[c * stride] for the first c < n, 4-byte elements, stride 2 or 4, 16 a step in
+/// AVX-512 (two or four whole vectors of s permuted together), as long as a step's vectors lie
+/// within the `avail` elements of s; returns how many it wrote (the caller does the rest element
+/// by element). gathermask's de-interleaving: perf_routines' gathermask of f32 tiles, native /
+/// emulated, 0.270-0.311 with the element loop alone, 0.394-0.428 with this (alternating
+/// processes, Zen 5; the rest is the load and the store around it, which the TBB loop has not).
+static __attribute__((target("avx512f"))) int64_t every_nth4_avx512(uint8_t* out, const uint8_t* s, int64_t stride, int64_t n, int64_t avail) {
+  const auto* in = reinterpret_cast<const int32_t*>(s);
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i fourths = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+  const __m512i halves = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  int64_t c = 0;
+  for (; c + 16 <= n && (c + 16) * stride <= avail; c += 16) {
+    const int32_t* p = in + c * stride;
+    __m512i v;
+    if (stride == 2) {
+      v = _mm512_permutex2var_epi32(_mm512_loadu_si512(p), evens, _mm512_loadu_si512(p + 16));
+    } else {
+      const __m512i lo = _mm512_permutex2var_epi32(_mm512_loadu_si512(p), fourths, _mm512_loadu_si512(p + 16));
+      const __m512i hi = _mm512_permutex2var_epi32(_mm512_loadu_si512(p + 32), fourths, _mm512_loadu_si512(p + 48));
+      v = _mm512_permutex2var_epi32(lo, halves, hi);
+    }
+    _mm512_storeu_si512(out + c * 4, v);
+  }
+  return c;
+}
+
 // ------------------------------------------------------------------------------ gathers
 /// The least and greatest of the int32 index tile's [rows, cols] (rows, cols > 0).
 static std::pair<int64_t, int64_t> index_range(const RoutineTile& idx, int64_t rows, int64_t cols) {
@@ -149,7 +176,12 @@ int64_t RoutineRun::gathermask() {
       if (stride == 1) {
         std::memmove(o, s, static_cast<size_t>(cols * kE));
       } else {
-        for (int64_t c = 0; c < cols; ++c) std::memcpy(o + c * kE, s + c * stride * kE, E);
+        static const bool avx512 = __builtin_cpu_supports("avx512f");
+        int64_t c = 0;
+        if constexpr (kE == 4) {
+          if (avx512) c = every_nth4_avx512(o, s, stride, cols, vcols(src) - phase);
+        }
+        for (; c < cols; ++c) std::memcpy(o + c * kE, s + c * stride * kE, E);
       }
     }
   });
