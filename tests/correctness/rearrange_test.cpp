@@ -529,6 +529,8 @@ TEST_CASE("transpose(dst, src): dst[c, r] = src[r, c] over src's valid extent, w
   check_transpose<bfloat16>(16, 64, 9, 64, 3, 4);
   check_transpose<int32_t>(8, 8, 8, 3, 2, 5);
   check_transpose<int8_t>(32, 64, 17, 33, 2, 6);
+  check_transpose<float>(24, 24, 19, 21, 2, 7);    // 8 x 8 blocks in registers, then the last columns and rows
+  check_transpose<int32_t>(16, 24, 16, 24, 1, 8);  // 4-byte integers through the same blocks
 }
 
 TEST_CASE("transpose in place of a square tile reads the source before writing it; a transpose whose result exceeds dst stops "
