@@ -34,6 +34,12 @@ static std::pair<int32_t, int32_t> index_range_portable(const IndexWord* p, int6
   return {a, b};
 }
 
+/// Whether this host runs AVX-512F (asked once): the gathers' 16-a-step paths.
+static bool host_has_avx512f() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 /// out[c] = from[k[c] + offset] for c < n, 4-byte elements, 16 a step in AVX-512 (the indices
 /// checked: each k[c] + offset is an element of `from`, so it fits 32 bits): 7-10% off
 /// perf_routines' gather of f32 tiles against the scalar loop (3 alternating runs).
@@ -103,7 +109,7 @@ int64_t RoutineRun::gather() {
       with_element_size(e, [&]<size_t E>() {
         constexpr auto kE = static_cast<int64_t>(E);
         const auto* from = static_cast<const uint8_t*>(src.data);
-        static const bool avx512 = __builtin_cpu_supports("avx512f");
+        const bool avx512 = host_has_avx512f();
         for (int64_t r = 0; r < rows; ++r) {
           uint8_t* o = at(out, r * out.cols);
           const IndexWord* k = index_row(idx, r);
@@ -176,10 +182,9 @@ int64_t RoutineRun::gathermask() {
       if (stride == 1) {
         std::memmove(o, s, static_cast<size_t>(cols * kE));
       } else {
-        static const bool avx512 = __builtin_cpu_supports("avx512f");
         int64_t c = 0;
         if constexpr (kE == 4) {
-          if (avx512) c = every_nth4_avx512(o, s, stride, cols, vcols(src) - phase);
+          if (host_has_avx512f()) c = every_nth4_avx512(o, s, stride, cols, vcols(src) - phase);
         }
         for (; c < cols; ++c) std::memcpy(o + c * kE, s + c * stride * kE, E);
       }
