@@ -487,6 +487,8 @@ void matmul_float(float* c, const TA* a, const TB* b, int64_t m, int64_t n, int6
 struct PackedI8 {
   std::vector<int32_t> a;  // [m][pairs]
   std::vector<int16_t> b;  // [panels][pairs][kNR][2]
+  static int64_t pairs(int64_t k) { return (k + 1) / 2; }
+  static int64_t panel_stride(int64_t k) { return pairs(k) * kNR * 2; }  // int16 elements from one panel of b to the next
 };
 thread_local PackedI8 packed_i8;
 
@@ -499,7 +501,7 @@ thread_local PackedI8 packed_i8;
 /// multiplies (26% and 21% of BM_DtypePairedMatmul<int8_t>'s profile; now 6.5% and 27%): f32 time
 /// over int8 time 0.79-0.86 before, 1.45-1.47 after (Zen 5, paired in one process).
 __attribute__((target("avx2"))) void pack_i8(const int8_t* a, const int8_t* b, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb) {
-  const int64_t pairs = (k + 1) / 2, panels = (n + kNR - 1) / kNR;
+  const int64_t pairs = PackedI8::pairs(k), panels = (n + kNR - 1) / kNR, panel_stride = PackedI8::panel_stride(k);
   const auto word = [](int8_t lo, int8_t hi) {
     return static_cast<int32_t>(static_cast<uint16_t>(int16_t{lo}) | (static_cast<uint32_t>(static_cast<uint16_t>(int16_t{hi})) << 16));
   };
@@ -513,8 +515,7 @@ __attribute__((target("avx2"))) void pack_i8(const int8_t* a, const int8_t* b, i
     }
     for (; p < k; p += 2) dst[p / 2] = word(src[p], p + 1 < k ? src[p + 1] : int8_t{0});
   }
-  packed_i8.b.resize(static_cast<size_t>(panels * pairs * kNR * 2));  // every element written below
-  const int64_t panel_stride = pairs * kNR * 2;
+  packed_i8.b.resize(static_cast<size_t>(panels * panel_stride));  // every element written below
   for (int64_t q = 0; q < pairs; ++q) {
     const int8_t* even = b + 2 * q * ldb;
     const int8_t* odd = 2 * q + 1 < k ? even + ldb : nullptr;
@@ -586,7 +587,7 @@ void matmul_i8(int32_t* c, const int8_t* a, const int8_t* b, int64_t m, int64_t 
   const MatmulIsa isa = active_isa();
   if (isa == MatmulIsa::portable) return matmul_i8_portable(c, a, b, m, n, k, lda, ldb, ldc, accumulate);
   pack_i8(a, b, m, n, k, lda, ldb);
-  const int64_t pairs = (k + 1) / 2, panel_stride = pairs * kNR * 2;
+  const int64_t pairs = PackedI8::pairs(k), panel_stride = PackedI8::panel_stride(k);
   const auto last_cols = [&](int64_t j) { return std::min<int64_t>(kNR, n - j * kNR); };
   if (isa == MatmulIsa::avx512) {
     for_each_block<kMR512, kPanels512>(m, n, [&](int64_t i, int rows, int64_t j, int count) {
