@@ -52,13 +52,21 @@ void NativeTarget::give_back(std::unique_ptr<llvm::TargetMachine> tm) {
 }
 
 std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenOpt::Level level) {
-  struct AtLevel {  // puts the leased machine back at the default level, whatever happens
+  // Puts the leased machine back as it was, whatever happens: its level, and the options that
+  // code generation itself sets. At CodeGenOpt::None, LLVM's TargetPassConfig picks FastISel and
+  // sets TargetOptions::EnableFastISel, which no later compile at Default clears: a machine that
+  // had compiled a quick-tier kernel then selected the next optimising compile's instructions
+  // with FastISel first, so a tier-up's object differed from a direct compile's under the same
+  // cache key (layernorm 256x1024 on one block, timing off: 79-89 us tiered against 71 us).
+  struct AtLevel {
     llvm::TargetMachine& tm;
-    AtLevel(llvm::TargetMachine& t, llvm::CodeGenOpt::Level l) : tm(t) {
+    const llvm::TargetOptions options;
+    AtLevel(llvm::TargetMachine& t, llvm::CodeGenOpt::Level l) : tm(t), options(t.Options) {
       tm.setOptLevel(l);
       tm.setO0WantsFastISel(l == llvm::CodeGenOpt::None);
     }
     ~AtLevel() {
+      tm.Options = options;
       tm.setOptLevel(llvm::CodeGenOpt::Default);
       tm.setO0WantsFastISel(false);
     }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <vector>
 #include <iterator>
 
 #include "cli_run.hpp"
@@ -171,6 +171,40 @@ TEST_CASE("pto_bench_cold_breakdown_names_engine_init_cache_load_and_first_run_a
   CHECK(cold["llvm_loaded"] == true);
   CHECK(parts(hit) <= hit["cold_ms"].get<double>() * 1.05 + 0.5);
   std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("a_tiered_kernels_optimised_object_is_the_one_a_single_compile_makes") {
+  // Two processes fill two disk caches with layernorm's optimised code: one compiles it once
+  // (PTO_TIERED=0), the other first on the quick tier and then in the background (`pto bench`
+  // awaits the tier-up). The optimised object has one key, so its machine code must not depend on
+  // the quick compile the process ran before it (a leased LLVM TargetMachine is put back as it
+  // was: NativeTarget::compile).
+  const std::string once = temp_dir("tier_once") + "_" + std::to_string(getpid());
+  const std::string tiered = temp_dir("tier_tiered") + "_" + std::to_string(getpid());
+  const std::string args = "bench layernorm --shape 64x1024 --block-dim 1 --min-seconds 0.01 --repeat 3";
+  REQUIRE(run(args, "2>&1 >/dev/null", "PTO_TIERED=0 PTO_CACHE_DIR=" + once).status == 0);
+  REQUIRE(run(args, "2>&1 >/dev/null", "PTO_TIERED=1 PTO_CACHE_DIR=" + tiered).status == 0);
+  const auto machine_code = [](const std::filesystem::path& file) {  // from the ELF header on (the entry's header holds timings)
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t elf = bytes.find("\x7f" "ELF");
+    REQUIRE(elf != std::string::npos);
+    return bytes.substr(elf);
+  };
+  std::vector<std::filesystem::path> objects;
+  for (const auto& e : std::filesystem::directory_iterator(once)) objects.push_back(e.path());
+  REQUIRE(objects.size() == 1);  // the optimised object only
+  int tiered_objects = 0;
+  for (const auto& e : std::filesystem::directory_iterator(tiered)) {
+    (void)e;
+    ++tiered_objects;
+  }
+  CHECK(tiered_objects == 2);  // the quick tier's and the optimised one
+  const auto same_key = std::filesystem::path(tiered) / objects[0].filename();
+  REQUIRE(std::filesystem::exists(same_key));
+  CHECK(machine_code(objects[0]) == machine_code(same_key));
+  std::filesystem::remove_all(once);
+  std::filesystem::remove_all(tiered);
 }
 
 TEST_CASE("pto_bench_vs_native_times_every_samples_native_baseline_and_says_what_it_is") {
