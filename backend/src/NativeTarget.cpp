@@ -57,7 +57,7 @@ std::unique_ptr<llvm::MemoryBuffer> NativeTarget::compile(llvm::Module& m, llvm:
   // sets TargetOptions::EnableFastISel, which no later compile at Default clears: a machine that
   // had compiled a quick-tier kernel then selected the next optimising compile's instructions
   // with FastISel first, so a tier-up's object differed from a direct compile's under the same
-  // cache key (layernorm 256x1024 on one block, timing off: 79-89 us tiered against 71 us).
+  // cache key (layernorm 256x1024 on one block, timing off: 79-91 us tiered against 71 us).
   struct AtLevel {
     llvm::TargetMachine& tm;
     const llvm::TargetOptions options;
