@@ -246,6 +246,14 @@ std::pair<double, double> default_range() {
   else return {-8, 8};
 }
 
+/// `k` with row fusion, and so tile inlining, off (JitOptions::fuse_rows).
+template <class K>
+K unfused(const K& k) {
+  pto::JitOptions o = k.options();
+  o.fuse_rows = false;
+  return k.with_options(o);
+}
+
 using pto::test::bitwise_equal;
 using pto::test::copy_of;
 

@@ -26,14 +26,6 @@ std::vector<size_t> fused_runs(const K& k, int block_dim, const Args&... args) {
   return sizes;
 }
 
-/// `k` with row fusion off.
-template <class K>
-K unfused(const K& k) {
-  pto::JitOptions o = k.options();
-  o.fuse_rows = false;
-  return k.with_options(o);
-}
-
 constexpr int64_t R = 8, C = 64;  // the tiles of the kernels below
 
 }  // namespace

@@ -48,7 +48,9 @@ struct Expr {
                     // 3 getval / setval (the last valid element takes the first's value), 4 transposed and back,
                     // 5 plus an iota starting at the batch's param, 6 row 0 rewritten through tile views (the last valid
                     // row, at a runtime offset, plus its first element broadcast along the row), 7 through a
-                    // pl::vector_function (a register stored twice and reduced per row)
+                    // pl::vector_function (a register stored twice and reduced per row), 8 its row sums
+                    // subtracted (layernorm's centring: a run that computes the root where it is read,
+                    // TileInlining.hpp)
 };
 
 constexpr const char* kPartOps[] = {"partadd", "partmax", "partmin", "partmul"};
@@ -129,7 +131,7 @@ class Generator {
     } else if (pick(6) == 0) {
       // The vector routines that keep the data (a copy through gathermask, fillpad of the tail), or
       // one element rewritten on the scalar pipe, a transpose and back, an iota added, views.
-      e.via = 1 + pick(7);
+      e.via = 1 + pick(8);
     }
     return e;
   }
@@ -285,6 +287,7 @@ auto make_kernel(const Batch& b, bool interpret) {
     auto part_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     auto pad_out = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols}, pl::TilePad::Max);
     auto transposed = pl::make_tile<T>(pl::Vec, {b.tile_cols, b.tile_rows});
+    auto centred = pl::make_tile<T>(pl::Vec, {b.tile_rows, b.tile_cols});
     const pl::Int rows = x.extent(0), cols = x.extent(1);  // constants unless dynamic
     const pl::Int col_tiles = pl::ceil_div(cols, b.tile_cols);
     const pl::Int tiles = pl::ceil_div(rows, b.tile_rows) * col_tiles;
@@ -339,6 +342,11 @@ auto make_kernel(const Batch& b, bool interpret) {
               vf.store(part_out, w, v < w);  // a masked store over the first
             });
             zs.current() = part_out - red;
+          } else if (e.via == 8) {
+            centred = value;
+            pl::row_sum(red, centred);
+            part_out = centred - red;
+            out = part_out;
           }
         } else {
           if (e.reduce == 0) pl::row_sum(red, value);
@@ -601,7 +609,7 @@ std::string cpp(const Batch& b) {
                                                cpp_expr(e, e.root, b.dtype), kPartOps[e.part],
                                                e.part_first ? "part_src, zs.current()" : "zs.current(), part_src")
                      : e.reduce < 0 ? fmt::format("    zs.current() = {};\n{}", cpp_expr(e, e.root, b.dtype),
-                                                  std::array<std::string, 8>{
+                                                  std::array<std::string, 9>{
                                                       "", "    pl::gathermask(part_out, zs.current(), {.pattern_mode = 7});\n    zs.current() = part_out;\n",
                                                       "    pl::fillpad(pad_out, zs.current());\n    zs.current() = pad_out;\n",
                                                       fmt::format("    pl::setval(zs.current(), (nr - 1) * {} + nc - 1, pl::getval(zs.current(), 0));\n",
@@ -612,7 +620,9 @@ std::string cpp(const Batch& b) {
                                                                   "zs.current().view(nr - 1, 1, 0, 1);\n", b.tile_cols),
                                                       "    pl::vector_function([&](pl::VectorFunction& vf) {\n      auto v = vf.load(zs.current());\n"
                                                       "      auto w = v + v;\n      vf.store(part_out, w - v);\n      vf.row_max(red, w);\n"
-                                                      "      vf.store(part_out, w, v < w);\n    });\n    zs.current() = part_out - red;\n"}
+                                                      "      vf.store(part_out, w, v < w);\n    });\n    zs.current() = part_out - red;\n",
+                                                      fmt::format("    centred = {};\n    pl::row_sum(red, centred);\n    part_out = centred - red;\n"
+                                                                  "    zs.current() = part_out;\n", cpp_expr(e, e.root, b.dtype))}
                                                       [static_cast<size_t>(e.via)])
                      : e.reduce >= 6 ? fmt::format("    pl::{0}({1}, {2});\n    zs.current() = {3} * 0 + pl::cast<{4}>({1});\n",
                                                 std::array{"row_argmax", "row_argmin", "col_argmax", "col_argmin"}[e.reduce - 6],
@@ -633,6 +643,7 @@ std::string cpp(const Batch& b) {
       "  auto part_src = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}), part_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  auto pad_out = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}}, pl::TilePad::Max);\n"
       "  auto transposed = pl::make_tile<{T}>(pl::Vec, {{{tc}, {tr}}});\n"
+      "  auto centred = pl::make_tile<{T}>(pl::Vec, {{{tr}, {tc}}});\n"
       "  const pl::Int col_tiles = {ct};\n"
       "  for (auto t : pl::range(pl::get_block_idx(), {tiles}, pl::get_block_num())) {{\n"
       "    auto r0 = t / col_tiles * {tr}, c0 = t % col_tiles * {tc};\n"

@@ -15,6 +15,7 @@ CodeGen::CodeGen(const ir::Kernel& k, const ChipProfile& chip, llvm::Module& m, 
       elision_(elide_copies ? find_load_elision(k) : LoadElision{}),
       forwarding_(elide_copies ? find_store_forwarding(k) : StoreForwarding{}),
       fusion_(fuse_rows ? find_row_fusion(k, forwarding_) : RowFusion{}),
+      inlining_(find_tile_inlining(k, fusion_, forwarding_)),
       instrument_(instrument),
       only_(only) {
   auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);

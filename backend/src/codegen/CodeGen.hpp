@@ -32,6 +32,7 @@
 #include "pto/ir/Visitor.hpp"
 #include "pto/backend/LoadElision.hpp"
 #include "pto/backend/RowFusion.hpp"
+#include "pto/backend/TileInlining.hpp"
 #include "pto/backend/StoreForwarding.hpp"
 
 namespace pto::backend::codegen {
@@ -164,6 +165,8 @@ class CodeGen : private ir::Visitor {
     llvm::Type* compute;    // the expression's compute type
   };
   /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
+  /// A tile expression instruction's expression, inlined tiles' reads replaced (TileInlining.hpp).
+  const ir::Expr& value_of(const ir::StmtNode* s) const;
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
   /// Rows [first, first + count) of a VecCompute's expression into `dst`, `pitch` elements from
@@ -336,6 +339,7 @@ class CodeGen : private ir::Visitor {
   LoadElision elision_;  // loads that copy nothing, and the tile reads that read their GM instead
   StoreForwarding forwarding_;  // stores that compute their VecCompute into GM, and those VecComputes
   RowFusion fusion_;            // runs of tile expressions computed a block of rows at a time
+  TileInlining inlining_;       // tile expressions of runs computed where they are read
   struct GMRows {
     Value* base;   // the region's first element
     Value* pitch;  // elements from one row to the next

@@ -305,8 +305,14 @@ CodeGen::LeafRows CodeGen::leaf_rows(const LeafRows& bases, Value* r) {
 }
 
 const CodeGen::GMRows* CodeGen::elided_read(const ir::TileRead* l) const {
-  const auto gm = elision_.reads.find({expr_stmt_, l});
+  const auto owner = inlining_.owner.find(l);  // an inlined expression's read is its instruction's (TileInlining.hpp)
+  const auto gm = elision_.reads.find({owner != inlining_.owner.end() ? owner->second : expr_stmt_, l});
   return gm == elision_.reads.end() ? nullptr : &elided_.at(gm->second);
+}
+
+const ir::Expr& CodeGen::value_of(const ir::StmtNode* s) const {
+  const auto v = inlining_.values.find(s);
+  return v != inlining_.values.end() ? v->second : stmt_scan::expr_value(s);
 }
 
 CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst,
@@ -328,7 +334,7 @@ int CodeGen::math_interleave(int64_t cols) {
 
 void CodeGen::vec_compute(const ir::VecCompute* op) {
   if (forwarding_.computes.count(op)) return expr_done(op, extent(op->extent));  // its store computes it, into GM (StoreForwarding.hpp)
-  const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
+  const auto loop = tile_expr_loop(op, value_of(op), op->dst, op->extent);
   expr_rows(op, loop, b_.getInt64(0), loop.ext.rows);
   expr_done(op, loop.ext);
 }
@@ -342,7 +348,7 @@ void CodeGen::compute_rows(const ir::VecCompute* op, const TileExprLoop& loop, V
     Value* r = b_.CreateAdd(first, i);
     auto rows = leaf_rows(loop.bases, r);
     Value* drow = b_.CreateInBoundsGEP(loop.dst_type, dst, b_.CreateMul(r, pitch));
-    auto element_at = [&](Value* col) { return narrow(element(op->value, col, rows, loop.compute), dg.dtype); };
+    auto element_at = [&](Value* col) { return narrow(element(value_of(op), col, rows, loop.compute), dg.dtype); };
     // Columns [from, from + n) stored one element at a time (the loop vectoriser widens them).
     auto plain_columns = [&](Value* from, Value* n) {
       math_emitted_ = false;
@@ -428,7 +434,7 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
     } else if (std::find(run.fused.begin(), run.fused.end(), s) == run.fused.end()) {
       stmt(flat[i]);  // a check, a sync, or the store's expression (its valid extent and report)
     } else {
-      loops.push_back(tile_expr_loop(s, stmt_scan::expr_value(s), stmt_scan::expr_dst(s), stmt_scan::expr_extent(s)));
+      loops.push_back(tile_expr_loop(s, value_of(s), stmt_scan::expr_dst(s), stmt_scan::expr_extent(s)));
       expr_done(s, loops.back().ext);
     }
   }
@@ -448,7 +454,9 @@ void CodeGen::fused_run(const std::vector<ir::Stmt>& flat, size_t first, const R
       Value* left = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(n, from), b_.getInt64(0));
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, left, b_.getInt64(kBlock));
     };
-    for (size_t j = 0; j < loops.size(); ++j) expr_rows(run.fused[j], loops[j], from, in_block(counts[j]));
+    for (size_t j = 0; j < loops.size(); ++j) {
+      if (!inlining_.inlined.count(run.fused[j])) expr_rows(run.fused[j], loops[j], from, in_block(counts[j]));  // else computed where read
+    }
     if (store) forwarded_store_rows(*store, from, in_block(counts.back()));
   }, "fb");
   if (store) forwarded_store_end(*store);
@@ -530,7 +538,7 @@ std::vector<Value*> CodeGen::float_row_lanes(const ir::Expr& value, Value* cols,
 /// first number), so an all-NaN or empty run gives 0.
 void CodeGen::arg_reduce(const ir::RowReduce* op) {
   const auto& dg = group(op->dst);
-  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, op->value, op->dst, op->extent);
+  const auto [ext, bases, dst, dt, ct] = tile_expr_loop(op, value_of(op), op->dst, op->extent);
   const bool fp = ct->isFloatTy(), want_max = op->op == ir::ReduceOp::ArgMax, per_col = op->axis == 1;
   counted_loop(per_col ? ext.cols : ext.rows, [&](Value* o) {
     auto* best = entry_alloca(ct);
@@ -538,7 +546,7 @@ void CodeGen::arg_reduce(const ir::RowReduce* op) {
     b_.CreateStore(fp ? llvm::ConstantFP::getNaN(ct) : static_cast<Value*>(b_.getInt32(0)), best);
     b_.CreateStore(b_.getInt64(0), index);
     counted_loop(per_col ? ext.rows : ext.cols, [&](Value* i) {
-      Value* v = per_col ? element(op->value, o, leaf_rows(bases, i), ct) : element(op->value, i, leaf_rows(bases, o), ct);
+      Value* v = per_col ? element(value_of(op), o, leaf_rows(bases, i), ct) : element(value_of(op), i, leaf_rows(bases, o), ct);
       Value* cur = b_.CreateLoad(ct, best);
       Value* take = nullptr;
       if (fp) {
@@ -581,7 +589,7 @@ Value* CodeGen::reduce_step(ir::ReduceOp op, Value* cur, Value* v, bool fp) {
 
 void CodeGen::row_reduce(const ir::RowReduce* op) {
   if (ir::is_arg_reduce(op->op)) return arg_reduce(op);
-  const auto loop = tile_expr_loop(op, op->value, op->dst, op->extent);
+  const auto loop = tile_expr_loop(op, value_of(op), op->dst, op->extent);
   if (op->axis == 0) {
     reduce_rows(op, loop, b_.getInt64(0), loop.ext.rows);
     return expr_done(op, loop.ext);
@@ -595,7 +603,7 @@ void CodeGen::row_reduce(const ir::RowReduce* op) {
     b_.CreateStore(reduce_init(op->op, ct), acc);
     counted_loop(ext.rows, [&](Value* r) {
       auto rows = leaf_rows(bases, r);
-      b_.CreateStore(reduce_step(op->op, b_.CreateLoad(ct, acc), element(op->value, col, rows, ct), fp), acc);
+      b_.CreateStore(reduce_step(op->op, b_.CreateLoad(ct, acc), element(value_of(op), col, rows, ct), fp), acc);
     }, "r");
     Value* result = convert(b_.CreateLoad(ct, acc), op->value->type.dtype, dg.dtype);
     b_.CreateStore(narrow(result, dg.dtype), b_.CreateInBoundsGEP(dt, dst, col));
@@ -626,7 +634,7 @@ void CodeGen::reduce_rows(const ir::RowReduce* op, const TileExprLoop& loop, Val
         rs.push_back(b_.CreateAdd(from, b_.getInt64(j)));
         rows.push_back(leaf_rows(bases, rs.back()));
       }
-      const std::vector<Value*> sums = float_row_lanes(op->value, ext.cols, rows, ct, reduce_init(op->op, ct), step, false);
+      const std::vector<Value*> sums = float_row_lanes(value_of(op), ext.cols, rows, ct, reduce_init(op->op, ct), step, false);
       for (int64_t j = 0; j < n; ++j) store_row(rs[j], sums[j]);
     };
     Value* groups = b_.CreateUDiv(count, b_.getInt64(kGroup));
@@ -649,12 +657,12 @@ void CodeGen::reduce_rows(const ir::RowReduce* op, const TileExprLoop& loop, Val
     auto rows = leaf_rows(bases, r);
     Value* result = nullptr;
     if (fp) {  // max and min: the same in any order, so in 64 lanes
-      result = float_row_lanes(op->value, ext.cols, std::span(&rows, 1), ct, reduce_init(op->op, ct), step, true)[0];
+      result = float_row_lanes(value_of(op), ext.cols, std::span(&rows, 1), ct, reduce_init(op->op, ct), step, true)[0];
     } else {
       auto* acc = entry_alloca(ct);  // promoted to a register by mem2reg
       b_.CreateStore(reduce_init(op->op, ct), acc);
       counted_loop(ext.cols, [&](Value* col) {
-        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(op->value, col, rows, ct)), acc);
+        b_.CreateStore(step(b_.CreateLoad(ct, acc), element(value_of(op), col, rows, ct)), acc);
       }, "c");
       result = b_.CreateLoad(ct, acc);
     }

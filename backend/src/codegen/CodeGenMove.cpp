@@ -151,7 +151,7 @@ void CodeGen::store_report(const ir::Store* op, const Region& reg) {
 
 CodeGen::ForwardedStore CodeGen::forwarded_store_begin(const ir::Store* op, const ir::VecCompute* v, const Region& reg, int64_t es,
                                                        std::span<const GMRead> other_reads) {
-  ForwardedStore f{.op = op, .v = v, .reg = reg, .es = es, .loop = tile_expr_loop(v, v->value, v->dst, v->extent)};
+  ForwardedStore f{.op = op, .v = v, .reg = reg, .es = es, .loop = tile_expr_loop(v, value_of(v), v->dst, v->extent)};
   const TileExprLoop& loop = f.loop;
   f.gm = gm_address(op->dst, reg, es);
   // Bytes from a region's first element to one past its last: `rows` rows of `cols` a `pitch` apart.

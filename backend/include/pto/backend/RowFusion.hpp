@@ -32,8 +32,9 @@
 // the rows of the block that lie in its own extent, in program order. Row counts may differ:
 // every access to what the run writes is to row r while row r is computed, so each row sees
 // the program order's values (a row past an instruction's extent keeps what it held, as it would).
-// A run's check that fails stops the core before the run computes or stores anything. The
-// interpreter computes each instruction whole; both give the same bytes.
+// A run's check that fails stops the core before the run computes or stores anything. A cheap
+// tile expression that only the run's later instructions read is computed where it is read
+// (TileInlining.hpp). The interpreter computes each instruction whole; both give the same bytes.
 #include <cstddef>
 #include <unordered_map>
 #include <vector>
