@@ -164,9 +164,9 @@ class CodeGen : private ir::Visitor {
     llvm::Type* dst_type;   // its storage type
     llvm::Type* compute;    // the expression's compute type
   };
-  /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
   /// A tile expression instruction's expression, inlined tiles' reads replaced (TileInlining.hpp).
   const ir::Expr& value_of(const ir::StmtNode* s) const;
+  /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);
   /// Rows [first, first + count) of a VecCompute's expression into `dst`, `pitch` elements from
