@@ -49,10 +49,7 @@ struct Inliner {
   const std::vector<const ir::StmtNode*>& instrs;  // every instruction of the kernel
   TileInlining& out;
 
-  const ir::Expr& value(const ir::StmtNode* s) const {
-    const auto v = out.values.find(s);
-    return v != out.values.end() ? v->second : stmt_scan::expr_value(s);
-  }
+  const ir::Expr& value(const ir::StmtNode* s) const { return out.value_of(s); }
 
   bool candidate(const ir::VecCompute* p) const {
     const auto& g = k.groups[static_cast<size_t>(p->dst.group)];
@@ -98,6 +95,11 @@ struct Inliner {
 };
 
 }  // namespace
+
+const ir::Expr& TileInlining::value_of(const ir::StmtNode* s) const {
+  const auto v = values.find(s);
+  return v != values.end() ? v->second : stmt_scan::expr_value(s);
+}
 
 TileInlining find_tile_inlining(const ir::Kernel& k, const RowFusion& fusion, const StoreForwarding& forwarding) {
   TileInlining out;

@@ -165,7 +165,7 @@ class CodeGen : private ir::Visitor {
     llvm::Type* compute;    // the expression's compute type
   };
   /// A tile expression instruction's expression, inlined tiles' reads replaced (TileInlining.hpp).
-  const ir::Expr& value_of(const ir::StmtNode* s) const;
+  const ir::Expr& value_of(const ir::StmtNode* s) const { return inlining_.value_of(s); }
   /// `s`: the instruction being emitted (VecCompute or RowReduce), whose reads may be elided.
   TileExprLoop tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst, const std::array<ir::Expr, 2>& ext);
   void vec_compute(const ir::VecCompute* op);

@@ -310,11 +310,6 @@ const CodeGen::GMRows* CodeGen::elided_read(const ir::TileRead* l) const {
   return gm == elision_.reads.end() ? nullptr : &elided_.at(gm->second);
 }
 
-const ir::Expr& CodeGen::value_of(const ir::StmtNode* s) const {
-  const auto v = inlining_.values.find(s);
-  return v != inlining_.values.end() ? v->second : stmt_scan::expr_value(s);
-}
-
 CodeGen::TileExprLoop CodeGen::tile_expr_loop(const ir::StmtNode* s, const ir::Expr& value, const ir::TileRef& dst,
                                               const std::array<ir::Expr, 2>& ext) {
   expr_stmt_ = s;

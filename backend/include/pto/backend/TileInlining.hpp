@@ -36,6 +36,9 @@ struct TileInlining {
   std::unordered_map<const ir::StmtNode*, ir::Expr> values;      // a reader's expression, T's reads replaced
   std::unordered_set<const ir::StmtNode*> inlined;               // the producers: they write nothing
   std::unordered_map<const ir::TileRead*, const ir::StmtNode*> owner;  // a producer's leaf, read by its readers: the producer
+
+  /// Tile expression instruction `s`'s expression, inlined tiles' reads replaced.
+  const ir::Expr& value_of(const ir::StmtNode* s) const;
 };
 
 /// The inlined tile expressions of `k`'s row fusion runs.
