@@ -54,6 +54,8 @@ std::atomic<uint64_t> hook_logged_launches{0};
 std::atomic<bool> play_folding{true};
 std::atomic<uint64_t> copied_cores{0};
 std::atomic<uint64_t> interleaved_launches{0};
+std::atomic<bool> interleave_help{true};
+std::atomic<uint64_t> helped_turns{0};
 std::atomic<uint64_t> known_launch_hits{0};
 std::atomic<uint64_t> tier_ups{0};
 std::atomic<double> tier_up_ms{0};
@@ -158,6 +160,9 @@ class Launch {
         if (ahead_wanted_) {
           for (int i = 0; i < count; ++i) mine.push_back(b + i);
         }
+      }
+      if (turn > 1 && Interleave::worth_helping(k_.ir.mode) && interleave_help.load(std::memory_order_relaxed)) {
+        helped_turns.fetch_add(in_flight_.help(), std::memory_order_relaxed);
       }
       if (ahead_wanted_) out_of_blocks(mine);
       PTO_TSAN_RELEASE(&next);
@@ -480,7 +485,8 @@ class Launch {
     thread_local std::array<CoreMemory, Interleave::kCoresPerThread> memory;
     std::array<CoreContext, Interleave::kCoresPerThread> ctx;
     for (int i = 0; i < count; ++i) prepare_core(first + i, 0, ctx[static_cast<size_t>(i)], memory[static_cast<size_t>(i)]);
-    Interleave(k_).run(std::span(ctx.data(), static_cast<size_t>(count)));
+    Interleave run(k_);
+    in_flight_.run(run, std::span(ctx.data(), static_cast<size_t>(count)));
     pto_rt_fence();
   }
 
@@ -584,6 +590,7 @@ class Launch {
   std::vector<GmRaceState> gm_state_;
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
+  emulator::RunsInFlight in_flight_;  // interleaved runs, for threads out of blocks to help
   // play_hooks' twins: the blocks played in full that later blocks' models may be copies of (the
   // first of each kind of block: a matmul's blocks with three C tiles and those with two), shared
   // by the host threads. A place is claimed once its block is played and holds -1 until then.
@@ -634,6 +641,7 @@ void set_race_audit(bool on) { race_audit.store(on, std::memory_order_relaxed); 
 void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
+void set_interleave_help(bool on) { interleave_help.store(on, std::memory_order_relaxed); }
 int64_t host_cache_bytes() { return emulator::Interleave::host_cache_bytes(); }
 
 void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
@@ -646,7 +654,7 @@ void set_play_folding(bool on) { play_folding.store(on, std::memory_order_relaxe
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
           tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays(),
-          copied_cores.load(), emulator::replays_ahead_used()};
+          copied_cores.load(), emulator::replays_ahead_used(), helped_turns.load()};
 }
 
 namespace detail {

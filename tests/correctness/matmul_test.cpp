@@ -387,8 +387,9 @@ TEST_CASE("mix kernel: results, device_us and per-core times are the same with 1
 TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for bit, and the same cycles") {
   // A, B and C together past the host's last-level cache (A of K = 512 columns, a tile of rows
   // more than the cache holds): 24 blocks run in turns of 4 neighbouring cores a host thread
-  // (set_core_interleaving), which walk neighbouring C tiles. Only the host's order of work may
-  // change.
+  // (set_core_interleaving), which walk neighbouring C tiles; on two host threads the one out of
+  // blocks takes over half of the other's last run (set_interleave_help). Only the host's order
+  // of work may change.
   const int64_t K = 512, N = 16;
   const int64_t M = pto::host_cache_bytes() / (K * 4) + 128;
   auto a = mm_input<float>({M, K}, 70), b = mm_input<float>({K, N}, 71);
@@ -397,10 +398,12 @@ TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for
     ~Restore() {
       pto::set_host_threads(0);
       pto::set_core_interleaving(true);
+      pto::set_interleave_help(true);
     }
   } restore;
-  auto run = [&](bool interleave, int threads) {
+  auto run = [&](bool interleave, int threads, bool help) {
     pto::set_core_interleaving(interleave);
+    pto::set_interleave_help(help);
     pto::set_host_threads(threads);
     auto c = pto::Tensor<float>::full({M, N}, 777.0f);
     const auto before = pto::runtime_stats().interleaved;
@@ -409,16 +412,19 @@ TEST_CASE("matmul cores interleaved on a host thread compute the same C, bit for
   };
   const auto ref = reference(a, b, false);
   for (int threads : {1, 2}) {
-    CAPTURE(threads);
-    auto [c_on, p_on, n_on] = run(true, threads);
-    auto [c_off, p_off, n_off] = run(false, threads);
-    CHECK(n_on == 1);
-    CHECK(n_off == 0);
-    check_product(c_on, ref, K);
-    CHECK(bitwise_equal(c_on, c_off));
-    CHECK(p_on.device_us == p_off.device_us);
-    CHECK(p_on.core_us == p_off.core_us);
-    CHECK(p_on.races.empty());
+    for (bool help : {true, false}) {
+      CAPTURE(threads);
+      CAPTURE(help);
+      auto [c_on, p_on, n_on] = run(true, threads, help);
+      auto [c_off, p_off, n_off] = run(false, threads, help);
+      CHECK(n_on == 1);
+      CHECK(n_off == 0);
+      check_product(c_on, ref, K);
+      CHECK(bitwise_equal(c_on, c_off));
+      CHECK(p_on.device_us == p_off.device_us);
+      CHECK(p_on.core_us == p_off.core_us);
+      CHECK(p_on.races.empty());
+    }
   }
   // A cube launch whose data stay in the host's cache runs its cores one after another.
   auto small_a = mm_input<float>({512, K}, 72);

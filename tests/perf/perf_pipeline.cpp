@@ -183,6 +183,23 @@ void BM_InterleavePairedMatmul(benchmark::State& state) {
   auto c = pto::Tensor<T>::zeros({n, n});
   interleave_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
 }
+// A host thread out of blocks taking over half of another's interleaved run off and on
+// (set_interleave_help), in pairs as above, timing on (> 1: faster with help): matmul 2048^3 f32
+// on 24 blocks, six runs of four cores for two host threads. (Help is for cube kernels only:
+// Interleave::worth_helping has the figures of vector_add, measured with it allowed.)
+void BM_InterleaveHelpPairedMatmul(benchmark::State& state) {
+  namespace mm = pto::samples::matmul;
+  constexpr int64_t n = 2048;
+  const auto kernel = mm::make_kernel<float>(mm::Params{});
+  auto a = pto::Tensor<float>::random({n, n}, 1), b = pto::Tensor<float>::random({n, n}, 2);
+  auto c = pto::Tensor<float>::zeros({n, n});
+  const auto times = alternating_pairs(state, [&](bool help) {
+    pto::set_interleave_help(help);
+    kernel[{.block_dim = 24}](a, b, c);
+  });
+  pto::set_interleave_help(true);
+  report_pairs(state, times, /*speedup=*/true);
+}
 // The matmul sample in float and in T (half, bfloat16, int8), n^3 on 24 blocks, timing on,
 // launched in alternating pairs: the ratio is float's time over T's (>= 1: T not slower), held
 // still by the pairing where perf_cube's separate runs of each dtype drift apart.
@@ -354,6 +371,7 @@ BENCHMARK(BM_InterleavePaired)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmar
 BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_InterleavePairedMatmul<float>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
 BENCHMARK(BM_InterleavePairedMatmul<pto::half>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
+BENCHMARK(BM_InterleaveHelpPairedMatmul)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
 
 // The model's cost per instruction, where it shows: vector_add of 256K floats in tiles of 256
 // (data in the host's caches, 4096 instructions and 12,288 auto_mutex hooks a launch), every

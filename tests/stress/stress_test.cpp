@@ -3,13 +3,20 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
+#include <vector>
+
+#include <unistd.h>
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
+#include "03_matmul/matmul.hpp"
 #include "04_matmul_bias_relu/matmul_bias_relu.hpp"
+#include "emulator/Interleave.hpp"
 #include "pto/runtime/Emulator.hpp"
 
 namespace {
@@ -175,6 +182,93 @@ TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {
   working.join();
   CHECK(errors == 50);
   CHECK(good == 50);
+}
+
+// Interleave's help (emulator/Interleave.hpp), white box: four cores of kTurns turns each (each
+// turn but the last ends in a yield), run by one host thread while another calls help(). A core keeps a sum
+// in a local across its turns (on its fiber's stack, which moves between the threads) and notes
+// the host thread of each turn.
+constexpr int kTurns = 12;
+std::array<std::vector<pid_t>, pto::emulator::Interleave::kCoresPerThread> turn_threads;
+std::array<int64_t, pto::emulator::Interleave::kCoresPerThread> turn_sums;
+void turns_kernel(pto::CoreContext* ctx) {
+  const auto core = static_cast<size_t>(ctx->block_idx);
+  int64_t sum = 0;
+  for (int t = 0; t < kTurns; ++t) {
+    sum += (t + 1) * (ctx->block_idx + 1);
+    turn_threads[core].push_back(::gettid());  // not std::this_thread::get_id(): pthread_self is
+                                               // declared const, so the compiler may keep it across the yield
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (t + 1 < kTurns) ctx->yield(ctx);  // the last turn ends the kernel
+  }
+  turn_sums[core] = sum;
+}
+
+TEST_CASE("a_host_thread_out_of_blocks_takes_turns_at_another_threads_interleaved_cores") {
+  pto::CompiledKernel k;
+  k.fn.store(&turns_kernel);
+  constexpr int kCores = pto::emulator::Interleave::kCoresPerThread;
+  for (auto& t : turn_threads) t.clear();
+  turn_sums.fill(-1);
+  pto::emulator::RunsInFlight in_flight;
+  std::atomic<bool> owner_done{false};
+  pid_t owner_id = 0;
+  std::thread owner([&] {
+    owner_id = ::gettid();
+    std::array<pto::CoreContext, kCores> ctx{};
+    for (int i = 0; i < kCores; ++i) ctx[static_cast<size_t>(i)].block_idx = i;
+    pto::emulator::Interleave run(k);
+    in_flight.run(run, ctx);
+    owner_done.store(true, std::memory_order_release);
+  });
+  int helped = 0;
+  while (!owner_done.load(std::memory_order_acquire)) helped += in_flight.help();
+  owner.join();
+  CHECK(helped > 0);
+  int by_owner = 0, by_helper = 0;
+  for (int c = 0; c < kCores; ++c) {
+    CAPTURE(c);
+    CHECK(turn_sums[static_cast<size_t>(c)] == int64_t{kTurns} * (kTurns + 1) / 2 * (c + 1));
+    REQUIRE(turn_threads[static_cast<size_t>(c)].size() == static_cast<size_t>(kTurns));
+    for (const auto& id : turn_threads[static_cast<size_t>(c)]) (id == owner_id ? by_owner : by_helper) += 1;
+  }
+  CHECK(by_owner > 0);
+  CHECK(by_helper == helped);
+  CHECK(by_owner + by_helper == kCores * kTurns);
+}
+
+TEST_CASE("interleaved_cube_launches_whose_cores_move_between_host_threads_get_right_results_and_one_profile") {
+  // A matmul whose A (K = 512 columns, rows past the host's last-level cache) makes it interleave
+  // its cores, on 12 blocks: three runs of four for two host threads, the one out of blocks
+  // taking over half of the other's last run (set_interleave_help). C is the same to the bit
+  // and the simulated profile the same with help off.
+  namespace mm = pto::samples::matmul;
+  static const auto matmul = mm::make_kernel<float>({.tm = 128, .tn = 16, .tk = 64});
+  pto::set_replay_cache(false);
+  pto::set_host_threads(2);
+  const int64_t K = 512, N = 16, M = pto::host_cache_bytes() / (K * 4) + 128;
+  auto a = pto::Tensor<float>::random({M, K}, 1), b = pto::Tensor<float>::random({K, N}, 2);
+  auto want = pto::Tensor<float>::zeros({M, N});
+  pto::set_interleave_help(false);
+  const pto::LaunchProfile alone = matmul[{.block_dim = 12}].run_sync(a, b, want);
+  pto::set_interleave_help(true);
+  auto ref = pto::Tensor<float>::zeros({M, N});
+  mm::reference(a, b, ref);
+  REQUIRE(pto::samples::max_abs_diff(want, ref) <= mm::tolerance<float>(ref, K));
+  const int kLaunches = std::getenv("PTO_STRESS_LAUNCHES") ? std::max(1, std::atoi(std::getenv("PTO_STRESS_LAUNCHES")) / 200) : 5;
+  const auto helped_before = pto::runtime_stats().helped_turns;
+  int wrong = 0, differ = 0;
+  for (int i = 0; i < kLaunches; ++i) {
+    auto c = pto::Tensor<float>::zeros({M, N});
+    const pto::LaunchProfile p = matmul[{.block_dim = 12}].run_sync(a, b, c);
+    wrong += pto::samples::max_abs_diff(c, want) != 0;
+    differ += p.device_us != alone.device_us || p.core_us != alone.core_us || !p.races.empty();
+  }
+  pto::set_host_threads(0);
+  pto::set_replay_cache(true);
+  CHECK(wrong == 0);
+  CHECK(differ == 0);
+  MESSAGE("turns run by a helping host thread: ", pto::runtime_stats().helped_turns - helped_before);
 }
 
 }  // namespace

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "FiberStack.hpp"
-
 namespace pto::emulator {
 
 CoreGroup::CoreGroup(const CompiledKernel& k, CoreLayout layout, int first_block, int blocks, int participants)
@@ -15,16 +13,16 @@ void CoreGroup::run(std::span<CoreContext> ctx, std::span<CoreModel* const> mode
   log_ = log;
   for (size_t i = 0; i < cores_.size(); ++i) {
     ctx[i].block = this;
-    cores_[i].fiber = core_fiber(k_, &ctx[i], cores_[i]);
+    cores_[i].start(k_, &ctx[i]);
   }
   while (true) {
     bool progressed = false, all_done = true;
     for (size_t i = 0; i < cores_.size(); ++i) {
       Core& c = cores_[i];
-      if (c.done) continue;
+      if (c.done()) continue;
       all_done = false;
       if (!ready(static_cast<int>(i))) continue;
-      c.fiber = std::move(c.fiber).resume();
+      c.resume();
       progressed = true;
     }
     if (all_done) break;
@@ -50,7 +48,7 @@ bool CoreGroup::ready(int i) const {
 bool CoreGroup::suspend(int i) {
   Core& c = cores_[static_cast<size_t>(i)];
   while (!ready(i)) {
-    c.back = std::move(c.back).resume();
+    c.yield();
     if (c.stop) return false;
   }
   c.wait = Wait::None;
@@ -148,7 +146,7 @@ void CoreGroup::stop_deadlocked() {
   for (size_t i = 0; i < cores_.size(); ++i) {
     const Core& c = cores_[i];
     const int slot = static_cast<int>(i) % layout_.per_block;
-    if (c.done) {
+    if (c.done()) {
       const bool takes_part = ir::takes_part_in_sync_all(k_.ir.sync_all, k_.ir.mode, layout_.kind(slot));
       if (!arrived_.empty() && takes_part && n_missing++ < kListed) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", name(static_cast<int>(i)));
       continue;
@@ -178,7 +176,7 @@ void CoreGroup::stop_deadlocked() {
   }
   deadlock_ = std::move(d);
   for (auto& c : cores_) {
-    if (c.done) continue;
+    if (c.done()) continue;
     c.stop = true;
     c.wait = Wait::None;
   }

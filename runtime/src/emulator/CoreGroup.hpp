@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <boost/context/fiber.hpp>
-
 #include "CoreSetup.hpp"
 #include "CrossFlags.hpp"
+#include "FiberStack.hpp"
 #include "HookLog.hpp"
 #include "pto/backend/KernelABI.hpp"
 #include "pto/runtime/CompiledKernel.hpp"
@@ -47,9 +46,8 @@ class CoreGroup {
 
  private:
   enum class Wait : uint8_t { None, Flag, SyncAll };
-  struct Core {
-    boost::context::fiber fiber, back;
-    bool done = false, stop = false;
+  struct Core : CoreFiber {
+    bool stop = false;
     Wait wait = Wait::None;
     int wait_event = -1, wait_instr = -1;
     uint64_t generation = 0;  // the sync_all generation it arrived at

@@ -1,5 +1,5 @@
 #pragma once
-// The stacks of the fibers the emulator runs cores on (CoreGroup, Interleave), private to it.
+// The fibers the emulator runs cores on (CoreGroup, Interleave) and their stacks, private to it.
 #include <cstddef>
 #include <memory>
 
@@ -13,9 +13,9 @@ namespace pto::emulator {
 /// A boost.context stack allocator handing out guarded 256 KiB stacks (mmap with a guard page)
 /// from a pool kept per host thread: a fresh stack costs an mmap, an mprotect and a munmap with
 /// its TLB shootdown, more than a small core's whole run. A stack goes back to the pool of the
-/// thread that ends its fiber (the thread that ran it). Under AddressSanitizer the frames that
-/// ran on a stack leave their redzones poisoned in ASan's shadow, so its shadow is cleared when
-/// it comes back.
+/// thread that ends its fiber (the thread that ran its last turn). Under AddressSanitizer the
+/// frames that ran on a stack leave their redzones poisoned in ASan's shadow, so its shadow is
+/// cleared when it comes back.
 class FiberStack {
  public:
   static constexpr size_t kBytes = 256 * 1024;
@@ -23,17 +23,32 @@ class FiberStack {
   void deallocate(boost::context::stack_context& sc) noexcept;
 };
 
-/// A fiber on a FiberStack that runs kernel `k` on core context `c`: when first resumed it keeps
-/// the fiber to return to in `core.back`, and when the kernel returns it sets `core.done` and
-/// goes back. `core` (fiber, back, done) must outlive the fiber.
-template <class Core>
-boost::context::fiber core_fiber(const CompiledKernel& k, CoreContext* c, Core& core) {
-  return boost::context::fiber(std::allocator_arg, FiberStack(), [&k, c, &core](boost::context::fiber&& back) {
-    core.back = std::move(back);
-    k.fn.load(std::memory_order_acquire)(c);
-    core.done = true;
-    return std::move(core.back);
-  });
-}
+/// One core running as a fiber: resume() (on a host thread) runs it until it calls yield() (on
+/// its fiber) or its kernel returns (then done). A core may be resumed by a different host
+/// thread each turn, if the threads hand it over with a release / acquire pair (Interleave):
+/// yield() goes back to whichever thread resumed it last. Under ThreadSanitizer each core is a
+/// fiber of TSan's fiber API too, so that TSan keeps its frames and its happens-before apart
+/// from the host thread's.
+class CoreFiber {
+ public:
+  CoreFiber() = default;
+  CoreFiber(const CoreFiber&) = delete;
+  CoreFiber& operator=(const CoreFiber&) = delete;
+  ~CoreFiber();
+
+  /// Makes the fiber that runs kernel `k` on core context `c`; this object must outlive it.
+  void start(const CompiledKernel& k, CoreContext* c);
+  /// Runs the core to its next yield() or its end.
+  void resume();
+  /// On the core's fiber: back to the thread that resumed it, until the next resume().
+  void yield();
+  bool done() const { return done_; }
+
+ private:
+  boost::context::fiber fiber_, back_;
+  bool done_ = false;
+  void* sanitizer_fiber_ = nullptr;  // TSan's fiber for this core (TSan builds)
+  void* sanitizer_back_ = nullptr;  // TSan's fiber of the thread that resumed it
+};
 
 }  // namespace pto::emulator

@@ -26,6 +26,11 @@ void set_replay_cache(bool on);
 /// host_cache_bytes() (on by default; results and cycles are the same either way, only the host's
 /// memory order changes). Off: each core runs to its end in turn.
 void set_core_interleaving(bool on);
+/// Lets a host thread out of blocks of a cube kernel take over half of the unfinished cores of
+/// another thread's interleaved run (set_core_interleaving), so that the launch's last run is not
+/// left to one thread (on by default; results and cycles are the same either way, a core moves
+/// once, between two of its turns). Off: each run stays on its thread.
+void set_interleave_help(bool on);
 /// The last-level cache a host core shares, in bytes, as the emulator takes it (sysconf; on AMD
 /// at most one core complex's 32 MiB; an assumed 32 MiB when the host does not say).
 int64_t host_cache_bytes();
@@ -87,6 +92,7 @@ struct RuntimeStats {
   uint64_t folded_replays = 0;  // replays that took the launch's cores as copies of one (set_replay_folding)
   uint64_t copied_cores = 0;    // timed cores whose model recorded a copy of another core's (set_play_folding)
   uint64_t replays_ahead = 0;   // launches whose replay was made ahead of their last blocks and used (set_replay_ahead)
+  uint64_t helped_turns = 0;    // turns host threads ran of cores handed over from another thread's interleaved run (set_interleave_help)
 };
 RuntimeStats runtime_stats();
 
