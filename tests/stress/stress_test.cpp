@@ -185,9 +185,9 @@ TEST_CASE("a_failing_launch_on_one_thread_does_not_disturb_the_others") {
 }
 
 // Interleave's help (emulator/Interleave.hpp), white box: four cores of kTurns turns each (each
-// turn but the last ends in a yield), run by one host thread while another calls help(). A core keeps a sum
-// in a local across its turns (on its fiber's stack, which moves between the threads) and notes
-// the host thread of each turn.
+// turn but the last ends in a yield), run by one host thread while another calls help() and is
+// handed half of them. A core keeps a sum in a local across its turns (on its fiber's stack,
+// which may move to the helper) and notes the host thread of each turn.
 constexpr int kTurns = 12;
 std::array<std::vector<pid_t>, pto::emulator::Interleave::kCoresPerThread> turn_threads;
 std::array<int64_t, pto::emulator::Interleave::kCoresPerThread> turn_sums;
@@ -204,7 +204,7 @@ void turns_kernel(pto::CoreContext* ctx) {
   turn_sums[core] = sum;
 }
 
-TEST_CASE("a_host_thread_out_of_blocks_takes_turns_at_another_threads_interleaved_cores") {
+TEST_CASE("a_host_thread_out_of_blocks_takes_over_half_of_another_threads_interleaved_cores") {
   pto::CompiledKernel k;
   k.fn.store(&turns_kernel);
   constexpr int kCores = pto::emulator::Interleave::kCoresPerThread;
