@@ -159,13 +159,17 @@ void report_pairs(benchmark::State& state, const std::vector<std::array<double, 
 // Core interleaving on and off, in pairs as above (the order alternating), timing on or off, so
 // the ratio is the host's order of work alone: a memory-bound kernel (vector_add 16M) and a
 // compute-bound one (softmax 4096x1024 f32), both on 8 blocks.
-void interleave_paired(benchmark::State& state, const std::function<void()>& launch) {
-  const auto times = alternating_pairs(state, [&](bool interleave) {
-    pto::set_core_interleaving(interleave);
+/// `launch` with a runtime switch (`set`, on by default) off and on in pairs; > 1: faster on.
+void switch_paired(benchmark::State& state, void (*set)(bool), const std::function<void()>& launch) {
+  const auto times = alternating_pairs(state, [&](bool on) {
+    set(on);
     launch();
   });
-  pto::set_core_interleaving(true);
+  set(true);
   report_pairs(state, times, /*speedup=*/true);
+}
+void interleave_paired(benchmark::State& state, const std::function<void()>& launch) {
+  switch_paired(state, &pto::set_core_interleaving, launch);
 }
 void BM_InterleavePaired(benchmark::State& state) {
   const auto kernel = va::make_kernel<float>({.timing = state.range(0) != 0});
@@ -175,31 +179,23 @@ void BM_InterleavePaired(benchmark::State& state) {
 // A cube kernel: matmul 2048^3 (f32, f16) on 24 blocks (the sample's tiles), timing on. Interleaved,
 // the 4 neighbouring cores of a host thread walk neighbouring C tiles, which read the same A rows.
 template <class T>
-void BM_InterleavePairedMatmul(benchmark::State& state) {
+void matmul_2048_paired(benchmark::State& state, void (*set)(bool)) {
   namespace mm = pto::samples::matmul;
   constexpr int64_t n = 2048;
   const auto kernel = mm::make_kernel<T>(mm::Params{});
   auto a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2);
   auto c = pto::Tensor<T>::zeros({n, n});
-  interleave_paired(state, [&] { kernel[{.block_dim = 24}](a, b, c); });
+  switch_paired(state, set, [&] { kernel[{.block_dim = 24}](a, b, c); });
+}
+template <class T>
+void BM_InterleavePairedMatmul(benchmark::State& state) {
+  matmul_2048_paired<T>(state, &pto::set_core_interleaving);
 }
 // A host thread out of blocks taking over half of another's interleaved run off and on
 // (set_interleave_help), in pairs as above, timing on (> 1: faster with help): matmul 2048^3 f32
 // on 24 blocks, six runs of four cores for two host threads. (Help is for cube kernels only:
 // Interleave::worth_helping has the figures of vector_add, measured with it allowed.)
-void BM_InterleaveHelpPairedMatmul(benchmark::State& state) {
-  namespace mm = pto::samples::matmul;
-  constexpr int64_t n = 2048;
-  const auto kernel = mm::make_kernel<float>(mm::Params{});
-  auto a = pto::Tensor<float>::random({n, n}, 1), b = pto::Tensor<float>::random({n, n}, 2);
-  auto c = pto::Tensor<float>::zeros({n, n});
-  const auto times = alternating_pairs(state, [&](bool help) {
-    pto::set_interleave_help(help);
-    kernel[{.block_dim = 24}](a, b, c);
-  });
-  pto::set_interleave_help(true);
-  report_pairs(state, times, /*speedup=*/true);
-}
+void BM_InterleaveHelpPairedMatmul(benchmark::State& state) { matmul_2048_paired<float>(state, &pto::set_interleave_help); }
 // The matmul sample in float and in T (half, bfloat16, int8), n^3 on 24 blocks, timing on,
 // launched in alternating pairs: the ratio is float's time over T's (>= 1: T not slower), held
 // still by the pairing where perf_cube's separate runs of each dtype drift apart.
