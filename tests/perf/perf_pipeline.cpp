@@ -620,6 +620,8 @@ int main(int argc, char** argv) {
                                                           "BM_InterleavePairedMatmul<float>/min_time:5.000/real_time", ""},
                                                          {"core interleaving off / on, paired, matmul 2048^3 f16 24 blocks (24 MiB: not, within the host's L3)",
                                                           "BM_InterleavePairedMatmul<pto::half>/min_time:5.000/real_time", ""},
+                                                         {"interleave help off / on, paired, matmul 2048^3 f32 24 blocks (> 1: faster with help)",
+                                                          "BM_InterleaveHelpPairedMatmul/min_time:5.000/real_time", ""},
                                                          {"matmul 1024^3 emulated f32 / f16, paired (half not slower: >= 1)",
                                                           "BM_DtypePairedMatmul<pto::half>/1024/min_time:3.000/real_time", ""},
                                                          {"matmul 2048^3 emulated f32 / f16, paired (>= 1)",
