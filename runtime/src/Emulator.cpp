@@ -33,6 +33,7 @@
 #include "emulator/ReplayCache.hpp"
 #include "emulator/CoreGroup.hpp"
 #include "emulator/Interleave.hpp"
+#include "emulator/LaunchCpus.hpp"
 #include "emulator/KnownLaunches.hpp"
 #include "TbbTsan.hpp"
 #include "pto/runtime/BlockRaces.hpp"
@@ -55,6 +56,7 @@ std::atomic<bool> play_folding{true};
 std::atomic<uint64_t> copied_cores{0};
 std::atomic<uint64_t> interleaved_launches{0};
 std::atomic<bool> interleave_help{true};
+std::atomic<bool> host_pinning{true};
 std::atomic<uint64_t> helped_turns{0};
 std::atomic<uint64_t> known_launch_hits{0};
 std::atomic<uint64_t> tier_ups{0};
@@ -144,9 +146,12 @@ class Launch {
     if (turn > 1) interleaved_launches.fetch_add(1, std::memory_order_relaxed);
     std::atomic<int> next{0};
     const int workers = std::min((block_dim_ + turn - 1) / turn, threads);
+    const bool helped = turn > 1 && Interleave::worth_helping(k_.ir.mode) && interleave_help.load(std::memory_order_relaxed);
+    const bool hold_cpus = helped && workers > 1 && host_pinning.load(std::memory_order_relaxed);
     PTO_TSAN_RELEASE(&next);
     tbb::parallel_for(0, workers, [&](int) {
       PTO_TSAN_ACQUIRE(&next);
+      const CpuHold cpu(cpus_, hold_cpus);  // a CPU of its own while it runs helped runs (LaunchCpus.hpp)
       std::vector<int64_t> shifts;  // play_hooks' scratch, reused from block to block
       std::vector<int> mine;  // the blocks this thread ran (for the replay ahead)
       for (int b = next.fetch_add(turn); b < block_dim_; b = next.fetch_add(turn)) {
@@ -161,9 +166,7 @@ class Launch {
           for (int i = 0; i < count; ++i) mine.push_back(b + i);
         }
       }
-      if (turn > 1 && Interleave::worth_helping(k_.ir.mode) && interleave_help.load(std::memory_order_relaxed)) {
-        helped_turns.fetch_add(in_flight_.help(), std::memory_order_relaxed);
-      }
+      if (helped) helped_turns.fetch_add(in_flight_.help(), std::memory_order_relaxed);
       if (ahead_wanted_) out_of_blocks(mine);
       PTO_TSAN_RELEASE(&next);
     });
@@ -591,6 +594,7 @@ class Launch {
   std::vector<std::optional<CoreGroup::Deadlock>> deadlocks_;  // per block of a mix kernel, or one for a launch that meets
   DebugLog debug_log_;
   emulator::RunsInFlight in_flight_;  // interleaved runs, for threads out of blocks to help
+  emulator::LaunchCpus cpus_;         // the CPUs its host threads hold while they run helped runs
   // play_hooks' twins: the blocks played in full that later blocks' models may be copies of (the
   // first of each kind of block: a matmul's blocks with three C tiles and those with two), shared
   // by the host threads. A place is claimed once its block is played and holds -1 until then.
@@ -642,6 +646,7 @@ void set_replay_cache(bool on) { replay_cache().set_enabled(on); }
 
 void set_core_interleaving(bool on) { core_interleaving.store(on, std::memory_order_relaxed); }
 void set_interleave_help(bool on) { interleave_help.store(on, std::memory_order_relaxed); }
+void set_host_pinning(bool on) { host_pinning.store(on, std::memory_order_relaxed); }
 int64_t host_cache_bytes() { return emulator::Interleave::host_cache_bytes(); }
 
 void set_hook_log(bool on) { hook_log.store(on, std::memory_order_relaxed); }
@@ -654,7 +659,8 @@ void set_play_folding(bool on) { play_folding.store(on, std::memory_order_relaxe
 RuntimeStats runtime_stats() {
   return {launches.load(), compiles.load(), disk_loads.load(), replay_cache().hits(), interleaved_launches.load(), tier_ups.load(),
           tier_up_ms.load(), known_launch_hits.load(), hook_logged_launches.load(), emulator::folded_replays(),
-          copied_cores.load(), emulator::replays_ahead_used(), helped_turns.load()};
+          copied_cores.load(), emulator::replays_ahead_used(), helped_turns.load(),
+          emulator::LaunchCpus::moved()};
 }
 
 namespace detail {

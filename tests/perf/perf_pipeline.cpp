@@ -15,11 +15,19 @@
 //     48, against the profile's HBM bandwidth (deterministic numbers, printed as a table)
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "01_vector_add/vector_add.hpp"
 #include "02_softmax/softmax.hpp"
@@ -71,6 +79,11 @@ BENCHMARK(BM_VectorAddEveryLaunchReplayed)->Unit(benchmark::kMillisecond)->UseRe
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+/// The value 9 in 10 of `v` do not exceed.
+double p90(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() * 9 / 10];
 }
 /// The untimed, timed-only and timed + race-checked launches of one iteration, back to back, the
 /// order rotating between iterations: per iteration, the milliseconds of each (in that order).
@@ -196,6 +209,78 @@ void BM_InterleavePairedMatmul(benchmark::State& state) {
 // on 24 blocks, six runs of four cores for two host threads. (Help is for cube kernels only:
 // Interleave::worth_helping has the figures of vector_add, measured with it allowed.)
 void BM_InterleaveHelpPairedMatmul(benchmark::State& state) { matmul_2048_paired<float>(state, &pto::set_interleave_help); }
+/// Other work on one host CPU while it lives: a child process pinned to the first CPU this process
+/// may use, at nice 10, spinning (what `nice -n 10 taskset -c 0 sh -c 'while :; do :; done'`
+/// does; a thread of this process spinning so did not make the scheduler place a woken TBB
+/// worker on its waker's CPU).
+class BusyCpu {
+ public:
+  BusyCpu() {
+    cpu_set_t allowed, one;
+    CPU_ZERO(&one);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &allowed)) {
+          CPU_SET(c, &one);
+          break;
+        }
+      }
+    }
+    child_ = fork();
+    if (child_ == 0) {  // only async-signal-safe calls from here on: the parent has threads
+      sched_setaffinity(0, sizeof one, &one);
+      setpriority(PRIO_PROCESS, 0, 10);
+      for (;;) {
+      }
+    }
+  }
+  ~BusyCpu() {
+    if (child_ <= 0) return;
+    kill(child_, SIGKILL);
+    waitpid(child_, nullptr, 0);
+  }
+  BusyCpu(const BusyCpu&) = delete;
+  BusyCpu& operator=(const BusyCpu&) = delete;
+
+ private:
+  pid_t child_ = -1;
+};
+// The host threads of helped runs holding a CPU each off and on (set_host_pinning), in runs of
+// six launches a side, the order alternating, timing on (ratio: median off / median on, > 1:
+// faster held; p90_ratio the same of the 90th percentiles, where launches whose two threads
+// shared one CPU show): matmul 2048^3 f32 on 24 blocks, on an idle host (load:0)
+// and with a busy loop at nice 10 on one CPU (load:1), where a TBB worker woken onto its waker's
+// CPU shares it with that thread for the whole launch unless it holds a CPU of its own.
+void BM_HostPinningPairedMatmul(benchmark::State& state) {
+  namespace mm = pto::samples::matmul;
+  constexpr int64_t n = 2048;
+  constexpr int kRun = 6;  // launches a side an iteration: a launch with pinning leaves its threads
+                           // on their CPUs for the next, so single launches in turn hide the gain
+  const auto kernel = mm::make_kernel<float>(mm::Params{});
+  auto a = pto::Tensor<float>::random({n, n}, 1), b = pto::Tensor<float>::random({n, n}, 2);
+  auto c = pto::Tensor<float>::zeros({n, n});
+  std::optional<BusyCpu> busy;
+  if (state.range(0) != 0) busy.emplace();
+  std::array<std::vector<double>, 2> ms;  // off, on
+  bool on_first = false;
+  for (auto _ : state) {
+    for (const bool on : {on_first, !on_first}) {
+      pto::set_host_pinning(on);
+      for (int i = 0; i < kRun; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        kernel[{.block_dim = 24}](a, b, c);
+        pto::synchronize();
+        ms[on ? 1 : 0].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+    }
+    on_first = !on_first;
+  }
+  pto::set_host_pinning(true);
+  state.counters["off_ms"] = median(ms[0]);
+  state.counters["on_ms"] = median(ms[1]);
+  state.counters["ratio"] = median(ms[0]) / median(ms[1]);
+  state.counters["p90_ratio"] = p90(ms[0]) / p90(ms[1]);  // the launches whose two threads shared a CPU
+}
 // The matmul sample in float and in T (half, bfloat16, int8), n^3 on 24 blocks, timing on,
 // launched in alternating pairs: the ratio is float's time over T's (>= 1: T not slower), held
 // still by the pairing where perf_cube's separate runs of each dtype drift apart.
@@ -368,6 +453,7 @@ BENCHMARK(BM_InterleavePairedSoftmax)->ArgName("timing")->Arg(0)->Arg(1)->Unit(b
 BENCHMARK(BM_InterleavePairedMatmul<float>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
 BENCHMARK(BM_InterleavePairedMatmul<pto::half>)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
 BENCHMARK(BM_InterleaveHelpPairedMatmul)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(5.0);
+BENCHMARK(BM_HostPinningPairedMatmul)->ArgName("load")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(8);
 
 // The model's cost per instruction, where it shows: vector_add of 256K floats in tiles of 256
 // (data in the host's caches, 4096 instructions and 12,288 auto_mutex hooks a launch), every
@@ -622,6 +708,10 @@ int main(int argc, char** argv) {
                                                           "BM_InterleavePairedMatmul<pto::half>/min_time:5.000/real_time", ""},
                                                          {"interleave help off / on, paired, matmul 2048^3 f32 24 blocks (> 1: faster with help)",
                                                           "BM_InterleaveHelpPairedMatmul/min_time:5.000/real_time", ""},
+                                                         {"host pinning off / on, paired, matmul 2048^3 f32 24 blocks, idle host (> 1: faster held)",
+                                                          "BM_HostPinningPairedMatmul/load:0/iterations:8/real_time", ""},
+                                                         {"host pinning off / on, paired, matmul 2048^3 f32 24 blocks, a nice-10 busy loop on one CPU",
+                                                          "BM_HostPinningPairedMatmul/load:1/iterations:8/real_time", ""},
                                                          {"matmul 1024^3 emulated f32 / f16, paired (half not slower: >= 1)",
                                                           "BM_DtypePairedMatmul<pto::half>/1024/min_time:3.000/real_time", ""},
                                                          {"matmul 2048^3 emulated f32 / f16, paired (>= 1)",

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include "01_vector_add/vector_add.hpp"
@@ -17,6 +19,7 @@
 #include "03_matmul/matmul.hpp"
 #include "04_matmul_bias_relu/matmul_bias_relu.hpp"
 #include "emulator/Interleave.hpp"
+#include "emulator/LaunchCpus.hpp"
 #include "pto/runtime/Emulator.hpp"
 
 namespace {
@@ -237,11 +240,62 @@ TEST_CASE("a_host_thread_out_of_blocks_takes_over_half_of_another_threads_interl
   CHECK(by_owner + by_helper == kCores * kTurns);
 }
 
+TEST_CASE("threads_of_a_launch_on_one_cpu_hold_a_cpu_each_and_get_their_affinity_back") {
+  cpu_set_t allowed;
+  REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  pto::emulator::LaunchCpus cpus;
+  {
+    const pto::emulator::CpuHold unwanted(cpus, false);
+    CHECK(unwanted.cpu() == -1);
+  }
+  if (CPU_COUNT(&allowed) < 2) {  // a thread that may run on one CPU only is left alone
+    const pto::emulator::CpuHold hold(cpus, true);
+    CHECK(hold.cpu() == -1);
+    return;
+  }
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  std::array<int, 2> held{-1, -1}, ran_on{-1, -1};
+  std::array<bool, 2> restored{};
+  std::barrier both(2);
+  auto thread = [&](int t) {
+    // On the first CPU, as a worker woken onto its waker's, but allowed every CPU again.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    {
+      const pto::emulator::CpuHold hold(cpus, true);
+      held[static_cast<size_t>(t)] = hold.cpu();
+      ran_on[static_cast<size_t>(t)] = sched_getcpu();
+      both.arrive_and_wait();  // both hold theirs at once
+    }
+    cpu_set_t after;
+    sched_getaffinity(0, sizeof after, &after);
+    restored[static_cast<size_t>(t)] = CPU_EQUAL(&after, &allowed);
+  };
+  const uint64_t moved_before = pto::runtime_stats().moved_threads;
+  std::thread a(thread, 0), b(thread, 1);
+  a.join();
+  b.join();
+  for (size_t t = 0; t < 2; ++t) {
+    CAPTURE(t);
+    CHECK(held[t] >= 0);
+    CHECK(CPU_ISSET(held[t], &allowed));
+    CHECK(ran_on[t] == held[t]);
+    CHECK(restored[t]);
+  }
+  CHECK(held[0] != held[1]);
+  MESSAGE("threads moved off a CPU the other held: ", pto::runtime_stats().moved_threads - moved_before);
+}
+
 TEST_CASE("interleaved_cube_launches_whose_cores_move_between_host_threads_get_right_results_and_one_profile") {
   // A matmul whose A (K = 512 columns, rows past the host's last-level cache) makes it interleave
   // its cores, on 12 blocks: three runs of four for two host threads, the one out of blocks
-  // taking over half of the other's last run (set_interleave_help). C is the same to the bit
-  // and the simulated profile the same with help off.
+  // taking over half of the other's last run (set_interleave_help), every other launch with
+  // each thread holding a CPU of its own (set_host_pinning). C is the same to the bit and the
+  // simulated profile the same as with help and pinning off.
   namespace mm = pto::samples::matmul;
   static const auto matmul = mm::make_kernel<float>({.tm = 128, .tn = 16, .tk = 64});
   pto::set_replay_cache(false);
@@ -250,6 +304,7 @@ TEST_CASE("interleaved_cube_launches_whose_cores_move_between_host_threads_get_r
   auto a = pto::Tensor<float>::random({M, K}, 1), b = pto::Tensor<float>::random({K, N}, 2);
   auto want = pto::Tensor<float>::zeros({M, N});
   pto::set_interleave_help(false);
+  pto::set_host_pinning(false);
   const pto::LaunchProfile alone = matmul[{.block_dim = 12}].run_sync(a, b, want);
   pto::set_interleave_help(true);
   auto ref = pto::Tensor<float>::zeros({M, N});
@@ -259,11 +314,13 @@ TEST_CASE("interleaved_cube_launches_whose_cores_move_between_host_threads_get_r
   const auto helped_before = pto::runtime_stats().helped_turns;
   int wrong = 0, differ = 0;
   for (int i = 0; i < kLaunches; ++i) {
+    pto::set_host_pinning(i % 2 == 0);
     auto c = pto::Tensor<float>::zeros({M, N});
     const pto::LaunchProfile p = matmul[{.block_dim = 12}].run_sync(a, b, c);
     wrong += pto::samples::max_abs_diff(c, want) != 0;
     differ += p.device_us != alone.device_us || p.core_us != alone.core_us || !p.races.empty();
   }
+  pto::set_host_pinning(true);
   pto::set_host_threads(0);
   pto::set_replay_cache(true);
   CHECK(wrong == 0);

@@ -31,6 +31,13 @@ void set_core_interleaving(bool on);
 /// left to one thread (on by default; results and cycles are the same either way, a core moves
 /// once, between two of its turns). Off: each run stays on its thread.
 void set_interleave_help(bool on);
+/// While its host threads run cube runs that they help each other finish (set_interleave_help),
+/// each holds a host CPU of its own, pinned to it until it leaves the launch's blocks: the one it
+/// is on, unless another thread of the launch is there (a thread woken onto its waker's CPU while
+/// other work keeps the other CPUs busy); then it moves to the lowest CPU of its allowed set that
+/// no thread of the launch holds (on by default; results and cycles are the same either way).
+/// Off: the host's scheduler places the threads.
+void set_host_pinning(bool on);
 /// The last-level cache a host core shares, in bytes, as the emulator takes it (sysconf; on AMD
 /// at most one core complex's 32 MiB; an assumed 32 MiB when the host does not say).
 int64_t host_cache_bytes();
@@ -93,6 +100,7 @@ struct RuntimeStats {
   uint64_t copied_cores = 0;    // timed cores whose model recorded a copy of another core's (set_play_folding)
   uint64_t replays_ahead = 0;   // launches whose replay was made ahead of their last blocks and used (set_replay_ahead)
   uint64_t helped_turns = 0;    // turns host threads ran of cores handed over from another thread's interleaved run (set_interleave_help)
+  uint64_t moved_threads = 0;   // host threads moved off a CPU another thread of their launch held (set_host_pinning)
 };
 RuntimeStats runtime_stats();
 
