@@ -25,6 +25,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -226,8 +227,11 @@ class BusyCpu {
         }
       }
     }
+    const pid_t parent = getpid();
     child_ = fork();
     if (child_ == 0) {  // only async-signal-safe calls from here on: the parent has threads
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never left spinning by a parent that died
+      if (getppid() != parent) _exit(0);
       sched_setaffinity(0, sizeof one, &one);
       setpriority(PRIO_PROCESS, 0, 10);
       for (;;) {
@@ -708,9 +712,9 @@ int main(int argc, char** argv) {
                                                           "BM_InterleavePairedMatmul<pto::half>/min_time:5.000/real_time", ""},
                                                          {"interleave help off / on, paired, matmul 2048^3 f32 24 blocks (> 1: faster with help)",
                                                           "BM_InterleaveHelpPairedMatmul/min_time:5.000/real_time", ""},
-                                                         {"host pinning off / on, paired, matmul 2048^3 f32 24 blocks, idle host (> 1: faster held)",
+                                                         {"host pinning off / on, runs of six launches, matmul 2048^3 f32 24 blocks, idle host (> 1: faster held)",
                                                           "BM_HostPinningPairedMatmul/load:0/iterations:8/real_time", ""},
-                                                         {"host pinning off / on, paired, matmul 2048^3 f32 24 blocks, a nice-10 busy loop on one CPU",
+                                                         {"host pinning off / on, runs of six launches, matmul 2048^3 f32 24 blocks, a nice-10 busy loop on one CPU",
                                                           "BM_HostPinningPairedMatmul/load:1/iterations:8/real_time", ""},
                                                          {"matmul 1024^3 emulated f32 / f16, paired (half not slower: >= 1)",
                                                           "BM_DtypePairedMatmul<pto::half>/1024/min_time:3.000/real_time", ""},

@@ -258,7 +258,7 @@ TEST_CASE("threads_of_a_launch_on_one_cpu_hold_a_cpu_each_and_get_their_affinity
   std::array<int, 2> held{-1, -1}, ran_on{-1, -1};
   std::array<bool, 2> restored{};
   std::barrier both(2);
-  auto thread = [&](int t) {
+  auto hold_from_first_cpu = [&](int t) {
     // On the first CPU, as a worker woken onto its waker's, but allowed every CPU again.
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -276,7 +276,7 @@ TEST_CASE("threads_of_a_launch_on_one_cpu_hold_a_cpu_each_and_get_their_affinity
     restored[static_cast<size_t>(t)] = CPU_EQUAL(&after, &allowed);
   };
   const uint64_t moved_before = pto::runtime_stats().moved_threads;
-  std::thread a(thread, 0), b(thread, 1);
+  std::thread a(hold_from_first_cpu, 0), b(hold_from_first_cpu, 1);
   a.join();
   b.join();
   for (size_t t = 0; t < 2; ++t) {

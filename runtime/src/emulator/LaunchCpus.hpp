@@ -7,10 +7,11 @@
 // often the waking thread's: on a 2-CPU host both threads of a launch then share one CPU, for the
 // whole launch (the scheduler's balancing takes tens of milliseconds to part them), and the launch
 // takes twice as long. Measured on a 2-vCPU Zen 5 VM with `nice -n 10 taskset -c 0` running a busy
-// loop (`pto bench matmul --shape 2048x2048x2048 --block-dim 24`): medians 68-97 ms, p90 105 ms,
-// a thread's CPU printed per launch showed both on CPU 1; holding a CPU each, medians 60-62 ms,
-// p90 62-65 ms. OpenBLAS's threads, which sleep between calls too, meet the same (its median 61-74
-// ms there, against 50-52 on the idle VM).
+// loop (`pto bench matmul --shape 2048x2048x2048 --block-dim 24 --vs-native`, three runs a side):
+// medians 61-68 ms, p90 108-110 ms (a thread's CPU printed per launch: both on CPU 1 in the slow
+// ones); holding a CPU each, medians 57-58 ms, p90 60-63 ms, and the ratio to OpenBLAS 0.977-0.980
+// against 0.867-1.003 (OpenBLAS's threads sleep between calls too and meet the same: its medians
+// 57-65 ms there, 50-52 on the idle VM). On the idle VM it changes nothing (BM_HostPinningPairedMatmul).
 //
 // What. Each thread of the launch, before its first block, holds a CPU of its allowed set that no
 // other thread of the launch holds: the one it is on if it is free (it stays), else the lowest free
