@@ -11,7 +11,7 @@
 // medians 61-68 ms, p90 108-110 ms (a thread's CPU printed per launch: both on CPU 1 in the slow
 // ones); holding a CPU each, medians 57-58 ms, p90 60-63 ms, and the ratio to OpenBLAS 0.977-0.980
 // against 0.867-1.003 (OpenBLAS's threads sleep between calls too and meet the same: its medians
-// 57-65 ms there, 50-52 on the idle VM). On the idle VM it changes nothing (BM_HostPinningPairedMatmul).
+// 56-65 ms there, 50-52 on the idle VM). On the idle VM it changes nothing (BM_HostPinningPairedMatmul).
 //
 // What. Each thread of the launch, before its first block, holds a CPU of its allowed set that no
 // other thread of the launch holds: the one it is on if it is free (it stays), else the lowest free
