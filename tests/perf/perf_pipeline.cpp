@@ -15,7 +15,6 @@
 //     48, against the profile's HBM bandwidth (deterministic numbers, printed as a table)
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -193,13 +192,16 @@ void BM_InterleavePaired(benchmark::State& state) {
 // A cube kernel: matmul 2048^3 (f32, f16) on 24 blocks (the sample's tiles), timing on. Interleaved,
 // the 4 neighbouring cores of a host thread walk neighbouring C tiles, which read the same A rows.
 template <class T>
+struct Matmul2048 {  // the sample's kernel and random operands; () launches it on 24 blocks
+  static constexpr int64_t n = 2048;
+  decltype(pto::samples::matmul::make_kernel<T>({})) kernel = pto::samples::matmul::make_kernel<T>({});
+  pto::Tensor<T> a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2), c = pto::Tensor<T>::zeros({n, n});
+  void operator()() { kernel[{.block_dim = 24}](a, b, c); }
+};
+template <class T>
 void matmul_2048_paired(benchmark::State& state, void (*set)(bool)) {
-  namespace mm = pto::samples::matmul;
-  constexpr int64_t n = 2048;
-  const auto kernel = mm::make_kernel<T>(mm::Params{});
-  auto a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2);
-  auto c = pto::Tensor<T>::zeros({n, n});
-  switch_paired(state, set, [&] { kernel[{.block_dim = 24}](a, b, c); });
+  Matmul2048<T> launch;
+  switch_paired(state, set, [&] { launch(); });
 }
 template <class T>
 void BM_InterleavePairedMatmul(benchmark::State& state) {
@@ -219,14 +221,11 @@ class BusyCpu {
   BusyCpu() {
     cpu_set_t allowed, one;
     CPU_ZERO(&one);
+    int first = 0;
     if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &allowed)) {
-          CPU_SET(c, &one);
-          break;
-        }
-      }
+      while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &allowed)) ++first;
     }
+    CPU_SET(first, &one);
     const pid_t parent = getpid();
     child_ = fork();
     if (child_ == 0) {  // only async-signal-safe calls from here on: the parent has threads
@@ -234,8 +233,8 @@ class BusyCpu {
       if (getppid() != parent) _exit(0);
       sched_setaffinity(0, sizeof one, &one);
       setpriority(PRIO_PROCESS, 0, 10);
-      for (;;) {
-      }
+      volatile uint64_t spins = 0;  // a side effect: a loop without one may be assumed to end
+      for (;;) spins = spins + 1;
     }
   }
   ~BusyCpu() {
@@ -256,13 +255,9 @@ class BusyCpu {
 // and with a busy loop at nice 10 on one CPU (load:1), where a TBB worker woken onto its waker's
 // CPU shares it with that thread for the whole launch unless it holds a CPU of its own.
 void BM_HostPinningPairedMatmul(benchmark::State& state) {
-  namespace mm = pto::samples::matmul;
-  constexpr int64_t n = 2048;
   constexpr int kRun = 6;  // launches a side an iteration: a launch with pinning leaves its threads
                            // on their CPUs for the next, so single launches in turn hide the gain
-  const auto kernel = mm::make_kernel<float>(mm::Params{});
-  auto a = pto::Tensor<float>::random({n, n}, 1), b = pto::Tensor<float>::random({n, n}, 2);
-  auto c = pto::Tensor<float>::zeros({n, n});
+  Matmul2048<float> launch;
   std::optional<BusyCpu> busy;
   if (state.range(0) != 0) busy.emplace();
   std::array<std::vector<double>, 2> ms;  // off, on
@@ -272,7 +267,7 @@ void BM_HostPinningPairedMatmul(benchmark::State& state) {
       pto::set_host_pinning(on);
       for (int i = 0; i < kRun; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        kernel[{.block_dim = 24}](a, b, c);
+        launch();
         pto::synchronize();
         ms[on ? 1 : 0].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       }
