@@ -10,9 +10,10 @@
 #include <numeric>
 
 #include <boost/hana/define_struct.hpp>
-#include <tbb/parallel_for.h>
 
 #include "../common/Sample.hpp"
+#include "../common/native/NativeKernels.hpp"
+#include "../common/native/NativeRows.hpp"
 
 namespace pto::samples::tiling_key {
 
@@ -101,13 +102,11 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error == 0;
         return v;
       };
-      run.native_about = "a TBB loop over the elements (x * 2 + 1)";
+      run.native_about = "native::affine_row (x * 2 + 1) on TBB (GCC -O3, AVX-512/AVX2 clones; half and bfloat16 widened to float 4096 "
+                         "elements at a time and rounded back, counted in its time)";
       run.native = [=]() mutable {
-        const T* px = x.data();
-        T* py = y.data();
-        tbb::parallel_for(tbb::blocked_range<int64_t>(0, x.numel(), 1 << 16), [&](const auto& r) {
-          for (int64_t i = r.begin(); i < r.end(); ++i) py[i] = T(static_cast<float>(px[i]) * 2.0f + 1.0f);
-        });
+        native::for_each_chunk<T, 1>({x.data()}, y.data(), x.numel(),
+                                     [](const auto& in, float* out, int64_t n) { native::affine_row(in[0], out, n, 2.0f, 1.0f); });
       };
       run.gm_bytes = 2 * static_cast<int64_t>(x.bytes());
       return run;
