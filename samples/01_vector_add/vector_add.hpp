@@ -124,7 +124,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error == 0;  // one rounding in both: bit-exact
         return v;
       };
-      run.native_about = "native::add_row on TBB (GCC -O3, AVX-512/AVX2 clones; half and bfloat16 widened to float 4096 elements at a time "
+      run.native_about = "native::add_row on TBB (GCC -O3, AVX-512/AVX2 clones; half and bfloat16 widened to float 512 elements at a time "
                          "and rounded back, counted in its time)";
       run.native = [=]() mutable {
         native::for_each_chunk<T, 2>({x.data(), y.data()}, z.data(), x.numel(),

@@ -102,7 +102,7 @@ inline SampleInfo sample() {
         v.ok = v.max_abs_error == 0;
         return v;
       };
-      run.native_about = "native::affine_row (x * 2 + 1) on TBB (GCC -O3, AVX-512/AVX2 clones; half and bfloat16 widened to float 4096 "
+      run.native_about = "native::affine_row (x * 2 + 1) on TBB (GCC -O3, AVX-512/AVX2 clones; half and bfloat16 widened to float 512 "
                          "elements at a time and rounded back, counted in its time)";
       run.native = [=]() mutable {
         native::for_each_chunk<T, 1>({x.data()}, y.data(), x.numel(),
