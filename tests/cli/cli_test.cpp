@@ -131,7 +131,7 @@ TEST_CASE("pto_bench_json_has_the_timing_fields") {
   }
   CHECK(j["gm_bytes"] == 3 * 65536 * 4);
   CHECK(j["ok"] == true);
-  CHECK(j["native_baseline"].get<std::string>().find("TBB loop") != std::string::npos);
+  CHECK(j["native_baseline"].get<std::string>().find("native::add_row on TBB") != std::string::npos);
 }
 
 TEST_CASE("pto_bench_cold_breakdown_names_engine_init_cache_load_and_first_run_apart") {
