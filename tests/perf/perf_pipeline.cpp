@@ -189,8 +189,6 @@ void BM_InterleavePaired(benchmark::State& state) {
   auto& in = inputs();
   interleave_paired(state, [&] { kernel[{.block_dim = 8}](in.x, in.y, in.z); });
 }
-// A cube kernel: matmul 2048^3 (f32, f16) on 24 blocks (the sample's tiles), timing on. Interleaved,
-// the 4 neighbouring cores of a host thread walk neighbouring C tiles, which read the same A rows.
 template <class T>
 struct Matmul2048 {  // the sample's kernel and random operands; () launches it on 24 blocks
   static constexpr int64_t n = 2048;
@@ -198,6 +196,8 @@ struct Matmul2048 {  // the sample's kernel and random operands; () launches it 
   pto::Tensor<T> a = pto::Tensor<T>::random({n, n}, 1), b = pto::Tensor<T>::random({n, n}, 2), c = pto::Tensor<T>::zeros({n, n});
   void operator()() { kernel[{.block_dim = 24}](a, b, c); }
 };
+// A cube kernel: matmul 2048^3 (f32, f16) on 24 blocks (the sample's tiles), timing on. Interleaved,
+// the 4 neighbouring cores of a host thread walk neighbouring C tiles, which read the same A rows.
 template <class T>
 void matmul_2048_paired(benchmark::State& state, void (*set)(bool)) {
   Matmul2048<T> launch;
