@@ -13,7 +13,6 @@
 // into L0 in K slices of k0 (pl::extract), as the published Ascend GEMMs do: big GM loads that
 // amortise the DMA latency, L0 tiles small enough to double-buffer. M, N and K need not be
 // multiples of the tile: the last tiles are short and every instruction follows the valid extents.
-#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -21,7 +20,6 @@
 
 #include "../common/Blas.hpp"
 #include "../common/Sample.hpp"
-#include "../common/native/NativeRows.hpp"
 
 namespace pto::samples::matmul {
 
@@ -224,7 +222,7 @@ inline SampleInfo sample() {
           native_matmul(a.data(), b.data(), c.data(), M, N, K);
         } else {
           native_matmul(a.data(), b.data(), out->data(), M, N, K);
-          native::for_each_row(out->data(), c.data(), M, N, [&](const float* in, float* row, int64_t) { std::copy(in, in + N, row); });
+          narrow_into(out->data(), M * N, c.data());
         }
       };
       run.op_launch = [=] { matmul_op<T>()(a, b, c); };

@@ -262,7 +262,7 @@ inline SampleInfo sample() {
                                [&](const float* in, float* row, int64_t) { native::softmax_row(in, row, S); });
           blas_sgemm(scores->data(), vf, out->data() + r0 * D, rows, D, S);
         }
-        native::narrow_row(out->data(), o.data(), S * D);
+        narrow_into(out->data(), S * D, o.data());
       };
       run.gm_bytes = static_cast<int64_t>(4 * q.bytes());
       run.flops = 4.0 * static_cast<double>(S) * static_cast<double>(S) * static_cast<double>(D);

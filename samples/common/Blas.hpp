@@ -73,6 +73,14 @@ void widen_into(const T* p, int64_t n, std::vector<float>& out) {
   });
 }
 
+/// Rounds n floats into `out` (any element type), in parallel: widen_into's other way.
+template <class T>
+void narrow_into(const float* p, int64_t n, T* out) {
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1 << 16), [&](const tbb::blocked_range<int64_t>& r) {
+    native::narrow_row(p + r.begin(), out + r.begin(), r.end() - r.begin());
+  });
+}
+
 /// Widens any element type to float into `storage` (kept by the caller between calls), or returns
 /// the data itself when it already is float.
 template <class T>
