@@ -1,5 +1,6 @@
 #include "pto/runtime/Stream.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -36,7 +37,7 @@ Stream::~Stream() {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
-  cv_.notify_all();  // an asleep worker; an awake one sees stop_ after its spin
+  work_cv_.notify_all();  // an asleep worker; an awake one sees stop_ after its spin
   worker_.join();
 }
 
@@ -67,16 +68,17 @@ Stream& Stream::default_stream() {
 
 void Stream::enqueue(std::function<void()> work) {
   bool wake = false;
+  const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mu_);
     queue_.push_back(std::move(work));
     submitted_.fetch_add(1, std::memory_order_release);
-    wake = worker_asleep_;
+    last_enqueue_ = now;
+    wake = worker_asleep_ || (worker_napping_ && host_works_between_);
   }
-  if (wake) cv_.notify_all();  // an awake worker finds the item itself (worker_loop's spin)
+  if (wake) work_cv_.notify_one();
 }
 
-// Runs the front item with the lock released; returns false when there is none to take.
 bool Stream::run_one(std::unique_lock<std::mutex>& lock) {
   if (running_ || queue_.empty()) return false;
   auto work = std::move(queue_.front());
@@ -93,45 +95,66 @@ bool Stream::run_one(std::unique_lock<std::mutex>& lock) {
   if (failure && !error_) error_ = failure;
   running_ = false;
   finished_.fetch_add(1, std::memory_order_release);
-  cv_.notify_all();
+  if (sync_waiters_ > 0) done_cv_.notify_all();
+  if (worker_asleep_ && !queue_.empty()) work_cv_.notify_one();  // it passed this item over while it ran (a napping one looks again)
   return true;
 }
 
 void Stream::worker_loop() {
-  // Idle, the worker watches for the next launch for a while before sleeping, so back-to-back
-  // launches (a warm-up, a benchmark's repeats) neither wake it through a futex nor switch threads
-  // (the warm launch of #14: about 2 us of a 5 us launch + synchronise on this VM). A launch that
-  // synchronize() ran on the caller's thread restarts the watch.
-  constexpr auto kWatch = std::chrono::microseconds(50);
-  auto watch_until = std::chrono::steady_clock::now() + kWatch;
+  using std::chrono::microseconds, std::chrono::milliseconds, std::chrono::steady_clock;
+  constexpr auto kWatch = microseconds(50);  // after a launch, while the host works between launches
+  constexpr auto kFirstNap = microseconds(50), kLongestNap = microseconds(1000);
+  constexpr auto kDozeOff = milliseconds(100);  // this long with nothing submitted: sleep until enqueue wakes it
+  const auto has_work = [this] { return stop_ || (!running_ && !queue_.empty()); };
   std::unique_lock lock(mu_);
+  auto nap = kFirstNap;
+  steady_clock::time_point watch_until{};
+  uint64_t seen = submitted_.load(std::memory_order_relaxed);
+  auto last_submission = steady_clock::now();
   while (true) {
     if (stop_ && queue_.empty()) return;
     if (run_one(lock)) {
-      watch_until = std::chrono::steady_clock::now() + kWatch;
+      nap = kFirstNap;
+      if (host_works_between_) watch_until = steady_clock::now() + kWatch;
       continue;
     }
-    if (!stop_ && std::chrono::steady_clock::now() < watch_until) {
-      const uint64_t seen = submitted_.load(std::memory_order_acquire);
+    const auto now = steady_clock::now();
+    if (const uint64_t submitted = submitted_.load(std::memory_order_relaxed); submitted != seen) {
+      seen = submitted;
+      last_submission = now;
+    }
+    if (now < watch_until && !stop_) {  // the host's next launch, taken with no wake
       lock.unlock();
-      while (submitted_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < watch_until) {
+      while (submitted_.load(std::memory_order_acquire) == seen && steady_clock::now() < watch_until) {
       }
       lock_spinning(lock);
-      if (submitted_.load(std::memory_order_acquire) != seen) watch_until = std::chrono::steady_clock::now() + kWatch;
+      continue;
+    }
+    if (now - last_submission < kDozeOff) {
+      worker_napping_ = true;
+      work_cv_.wait_for(lock, nap, has_work);
+      worker_napping_ = false;
+      nap = std::min(2 * nap, kLongestNap);
       continue;
     }
     worker_asleep_ = true;
-    cv_.wait(lock, [this] { return stop_ || (!running_ && !queue_.empty()); });
+    work_cv_.wait(lock, has_work);
     worker_asleep_ = false;
-    watch_until = std::chrono::steady_clock::now() + kWatch;
+    nap = kFirstNap;
   }
 }
 
 void Stream::synchronize() {
   detail::HostSpanScope span("synchronize");
   const uint64_t target = submitted_.load(std::memory_order_relaxed);
+  const auto now = std::chrono::steady_clock::now();
   std::unique_lock lock(mu_, std::defer_lock);
   lock_spinning(lock);
+  if (synced_submitted_ != target) {  // launches since the last synchronize(): did the host work meanwhile?
+    constexpr auto kLate = std::chrono::microseconds(10);
+    host_works_between_ = now - last_enqueue_ > kLate;
+    synced_submitted_ = target;
+  }
   while (run_one(lock)) {
   }
   if (finished_.load(std::memory_order_acquire) < target) {
@@ -141,11 +164,13 @@ void Stream::synchronize() {
     while (finished_.load(std::memory_order_acquire) < target && std::chrono::steady_clock::now() < spin_until) {
     }
     lock_spinning(lock);
-    cv_.wait(lock, [&] {
+    ++sync_waiters_;
+    done_cv_.wait(lock, [&] {
       while (run_one(lock)) {
       }
       return finished_.load(std::memory_order_acquire) >= target;
     });
+    --sync_waiters_;
   }
   if (error_) {
     auto e = error_;

@@ -207,6 +207,44 @@ void turns_kernel(pto::CoreContext* ctx) {
   turn_sums[core] = sum;
 }
 
+// A stream's worker runs what is queued when nobody synchronises: right after a synchronize()
+// (the worker napping), after a pause shorter than its doze-off, and after one past it (asleep:
+// enqueue must wake it). And a stream whose host works between launches and synchronises late
+// gets each launch run beside that work, on its worker (Stream.hpp: who runs a launch).
+TEST_CASE("a_stream_runs_queued_work_without_synchronize_on_its_worker_napping_or_asleep") {
+  pto::Stream s;
+  const auto caller = std::this_thread::get_id();
+  auto run_unsynchronised = [&] {
+    std::atomic<bool> done{false};
+    std::thread::id ran_on;
+    s.enqueue([&] {
+      ran_on = std::this_thread::get_id();
+      done.store(true, std::memory_order_release);
+    });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    REQUIRE(done.load(std::memory_order_acquire));
+    return ran_on;
+  };
+  s.enqueue([] {});
+  s.synchronize();
+  for (const int pause_ms : {0, 3, 150}) {
+    CAPTURE(pause_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    CHECK(run_unsynchronised() != caller);
+  }
+  s.synchronize();
+  int on_worker = 0;
+  for (int i = 0; i < 20; ++i) {
+    s.enqueue([&] { on_worker += std::this_thread::get_id() != caller; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // host work
+    s.synchronize();
+  }
+  CHECK(on_worker >= 15);  // the first may wait for synchronize(); a loaded host may delay a few more
+}
+
 TEST_CASE("a_host_thread_out_of_blocks_takes_over_half_of_another_threads_interleaved_cores") {
   pto::CompiledKernel k;
   k.fn.store(&turns_kernel);
