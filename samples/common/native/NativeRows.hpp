@@ -18,9 +18,7 @@
 
 namespace pto::samples::native {
 
-/// fn(const float* in_row, float* out_row, int64_t r) for every row r; `x` and `y` may be the same
-/// matrix when both are float.
-/// n elements of a row as float (F16C / AVX-512 conversions for half and bfloat16).
+/// n elements of a row as float (half through F16C where the host has it, bfloat16 by shifts).
 template <class T>
 void widen_row(const T* src, float* dst, int64_t n) {
   if constexpr (std::is_same_v<T, half>) {
@@ -44,6 +42,8 @@ void narrow_row(const float* src, T* dst, int64_t n) {
   }
 }
 
+/// fn(const float* in_row, float* out_row, int64_t r) for every row r; `x` and `y` may be the same
+/// matrix when both are float.
 template <class In, class Out, class Fn>
 void for_each_row(const In* x, Out* y, int64_t rows, int64_t cols, Fn fn) {
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, 8), [&](const tbb::blocked_range<int64_t>& rr) {
