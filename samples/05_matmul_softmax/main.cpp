@@ -34,6 +34,8 @@ int main() {
   bool ok = true;
   ok &= check<float>("f32", 256, 128, 64, 2);
   ok &= check<float>("f32", 150, 100, 70, 3);      // tails in every dimension, N not a multiple of 16
+  ok &= check<float>("f32", 150, 48, 200, 3);      // narrow rows: K slices as deep as the Left slots allow
+  ok &= check<float>("f32", 5, 7, 3, 2);           // fewer rows than blocks, N and K under one fractal
   ok &= check<pto::half>("f16", 512, 256, 128, 4);
   ok &= check<pto::bfloat16>("bf16", 96, 512, 64, 2);
   ok &= check<float>("f32", 150, 100, 70, 3, "a5");     // fused: L0C straight into the AIVs' UB

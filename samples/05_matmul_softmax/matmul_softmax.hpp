@@ -16,7 +16,9 @@ using matmul::Params;
 
 /// Tiles for an N-column softmax of `T` inputs: tn = N rounded up to 16, tm as tall as two float
 /// Acc slots allow and as the AIV's UB allows for its half of the rows (two float slots of C, the
-/// float exp, two T output slots), tk at most `tk` and as deep as two Right slots of tk x tn allow.
+/// float exp, two T output slots), tk at most `tk` and as deep as two Left slots of tm x tk, two
+/// Right slots of tk x tn and two L1 slots of each allow (float with N under 112 once asked for
+/// 128-deep Left slots that do not fit).
 template <class T>
 Params params_for(int64_t N, const std::string& chip_name, int64_t tk) {
   const auto& chip = ChipProfile::get(chip_name);
@@ -26,8 +28,11 @@ Params params_for(int64_t N, const std::string& chip_name, int64_t tk) {
   const int64_t ub_row = (2 * 4 + 4) * p.tn + 2 * static_cast<int64_t>(sizeof(T)) * padded_cols<T>(p.tn) + 2 * 32;
   const int64_t by_ub = 2 * (chip.limits(ir::MemSpace::Vec).bytes / ub_row);
   p.tm = std::max<int64_t>(16, std::min<int64_t>({128, by_acc, by_ub}) / 16 * 16);
-  const int64_t right_rows = chip.limits(ir::MemSpace::Right).bytes / 2 / (p.tn * static_cast<int64_t>(sizeof(T)));
-  p.tk = std::max<int64_t>(16, std::min<int64_t>(tk, right_rows / 16 * 16));
+  const auto elem = static_cast<int64_t>(sizeof(T));
+  const int64_t right_rows = chip.limits(ir::MemSpace::Right).bytes / 2 / (p.tn * elem);
+  const int64_t left_cols = chip.limits(ir::MemSpace::Left).bytes / 2 / (p.tm * elem);
+  const int64_t mat_depth = chip.limits(ir::MemSpace::Mat).bytes / 2 / ((p.tm + p.tn) * elem);
+  p.tk = std::max<int64_t>(16, std::min<int64_t>(tk, std::min({right_rows, left_cols, mat_depth}) / 16 * 16));
   p.chip = chip_name;
   return p;
 }

@@ -61,6 +61,9 @@ auto make_kernel(Params p) {
     pl::require(k.dim(0) == S && v.dim(0) == S && k.dim(1) == D && v.dim(1) == D && o.dim(0) == S && o.dim(1) == D,
                 "Q, K, V and O are all S x D");
     pl::require(D <= 128, "one head-dim tile: D must be at most 128");
+    pl::require(D * static_cast<int64_t>(sizeof(T)) % 32 == 0,
+                "Q, K and V rows are loaded into L1 tiles D wide, in whole 32-byte units: D must be a multiple of 32 / sizeof(T) "
+                "(8 for f32, 16 for f16 and bf16)");
     pl::require(p.preload >= 1 && p.preload <= 4, "preload: 1 to 4 S blocks ahead");
     const int64_t q_blocks = (S + p.tq - 1) / p.tq, kv_blocks = (S + p.tkv - 1) / p.tkv;
     if (p.fused && has_cross_core_paths(p.chip)) {

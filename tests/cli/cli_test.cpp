@@ -96,6 +96,19 @@ TEST_CASE("pto_run_with_a_param_key_the_sample_does_not_have_is_one_clear_line")
   CHECK(bench.text.find("has no parameter 'tile' (its parameters: buffers, rows_per_tile, sync)") != std::string::npos);
 }
 
+TEST_CASE("pto_run_flash_attention_with_a_head_dim_short_of_whole_32_byte_rows_names_the_rule_and_its_source_line") {
+  const auto o = run("run flash_attention --shape 64x24 --dtype f16 --block-dim 2");
+  INFO(o.text);
+  CHECK(o.status == 2);
+  CHECK(o.text.find("kernel 'flash_attention'") != std::string::npos);
+  CHECK(o.text.find("D must be a multiple of 32 / sizeof(T) (8 for f32, 16 for f16 and bf16)") != std::string::npos);
+  CHECK(o.text.find("at: 06_flash_attention/flash_attention.hpp:") != std::string::npos);
+  const auto f32 = run("run flash_attention --shape 64x40 --block-dim 2");  // 40 floats: 160 B, whole 32-byte units
+  INFO(f32.text);
+  CHECK(f32.status == 0);
+  CHECK(f32.text.find("ok             true") != std::string::npos);
+}
+
 TEST_CASE("pto_run_sync_none_reports_races_warns_and_exits_non_zero") {
   // The numbers are right (the race is in simulated time only), but a race fails the run.
   const auto o = run_split("run vector_add --shape 50000 --block-dim 2 --param sync=none --json");
