@@ -12,6 +12,8 @@
 //   * tails in rows and columns, and idle cores when there are fewer row blocks than blocks
 //   * dynamic rows (pl::DYNAMIC, as PyPTO Pro's pl.Tensor[[pl.DYNAMIC, K], ...]): one compiled
 //     kernel per column count serves every batch of rows
+//   * rows too wide for the UB (hidden sizes of 8192 and more) walked in column chunks, three
+//     passes over each block of rows (layernorm_in_chunks)
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -33,31 +35,135 @@ struct Params {
   std::string chip = "a2";
 };
 
-/// Rows per tile that fit `ub_bytes`: x and y slots, the float copy and the centred row, and the
-/// per-core gamma and beta.
+/// UB bytes of tiles `cols` wide: the per-core gamma and beta (`fixed`), and per row the x and y
+/// slots, the float copy, the centred row and the (R, 1) statistics.
+template <class T>
+struct TileBytes {
+  int64_t fixed, per_row;
+  TileBytes(int64_t cols, int buffers)
+      : fixed(2 * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 1024),
+        per_row(2 * buffers * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 3 * 4) {}
+  /// Whole rows of these tiles that fit `ub_bytes` (0: not even one).
+  int64_t rows_fitting(int64_t ub_bytes) const { return std::max<int64_t>(0, (ub_bytes - fixed) / per_row); }
+};
+
+/// Rows per tile that fit `ub_bytes` (at least one: a row too wide for the UB is walked in column
+/// chunks, chunk_cols).
 template <class T>
 int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) {
-  const int64_t fixed = 2 * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 1024;
-  const int64_t per_row = 2 * buffers * padded_cols<T>(cols) * static_cast<int64_t>(sizeof(T)) + 2 * padded_cols<float>(cols) * 4 + 3 * 4;
-  return std::max<int64_t>(1, std::min<int64_t>({rows, 64, (ub_bytes - fixed) / per_row}));
+  return std::max<int64_t>(1, std::min<int64_t>({rows, 64, TileBytes<T>(cols, buffers).rows_fitting(ub_bytes)}));
+}
+
+/// The columns of a chunk when one row of `cols` does not fit `ub_bytes`: the widest multiple of
+/// 256 elements (whole 32-byte blocks at every chunk's start, in GM and in the UB) of which 4 rows
+/// fit; 0 when whole rows fit.
+template <class T>
+int64_t chunk_cols(int64_t cols, int buffers, int64_t ub_bytes) {
+  if (TileBytes<T>(cols, buffers).rows_fitting(ub_bytes) >= 1) return 0;
+  int64_t cc = 256;
+  while (cc + 256 < cols && TileBytes<T>(cc + 256, buffers).rows_fitting(ub_bytes) >= 4) cc += 256;
+  return cc;
 }
 
 /// The row count the kernel sizes its tiles for: any (its rows are dynamic).
 inline constexpr int64_t kAnyRows = int64_t{1} << 40;
 
 template <class T>
+using Rows = pl::Tensor<T, pl::DYNAMIC, pl::STATIC>;  // [rows, cols], rows a runtime value
+
+/// Rows wider than the UB holds (layernorm's hidden sizes of 8192 and more): a block of r_tile rows
+/// at a time, each pass over the row in chunks of `cc` columns (the usual split of a last
+/// dimension too large for on-chip memory): the sums of the chunks give the mean, then the sums of
+/// the centred chunks the variance, then each chunk is normalised and stored. x is read from GM
+/// three times (512 x 8192 f32: 0.89 of the native row loop, which reads it once, `pto bench
+/// --vs-native`, one run).
+template <class T>
+void layernorm_in_chunks(const Rows<T>& x, const pl::Tensor<T>& gamma, const pl::Tensor<T>& beta, const Rows<T>& y, const pl::Float& eps,
+                         const Params& p, int64_t cc) {
+  const pl::Int rows = x.extent(0);
+  const int64_t cols = x.dim(1), pc = padded_cols<T>(cc), pcf = padded_cols<float>(cc);
+  const int64_t ub = ChipProfile::get(p.chip).limits(pl::Vec).bytes;
+  const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile : fitting_rows<T>(kAnyRows, cc, p.buffers, ub);
+  std::vector<int> slots(p.buffers);
+  std::iota(slots.begin(), slots.end(), 0);
+  auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
+  auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
+  auto xf = pl::make_tile<float>(pl::Vec, {r_tile, pcf});  // a chunk of x in float
+  auto d = pl::make_tile<float>(pl::Vec, {r_tile, pcf});   // x - mean
+  auto part = pl::make_tile<float>(pl::Vec, {r_tile, 1});  // a chunk's row sums
+  auto mean = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+  auto var = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+  auto rstd = pl::make_tile<float>(pl::Vec, {r_tile, 1});
+  auto g_in = pl::make_tile<T>(pl::Vec, {1, pc});
+  auto b_in = pl::make_tile<T>(pl::Vec, {1, pc});
+  auto g = pl::make_tile<float>(pl::Vec, {1, pcf});
+  auto b = pl::make_tile<float>(pl::Vec, {1, pcf});
+  const float inv_cols = 1.0f / static_cast<float>(cols);
+  const int64_t chunks = (cols + cc - 1) / cc;
+  for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
+    auto r0 = t * r_tile;
+    auto nr = pl::min(r_tile, rows - r0);
+    // Chunk k of x's rows, in float: xs' next slot (loaded) or xf (its float copy).
+    auto chunk = [&](const pl::Int& k, auto&& use) {
+      auto c0 = k * cc;
+      auto clen = pl::min(cc, cols - c0);
+      auto xt = xs.next();
+      pl::load(xt, x.slice(r0, nr, c0, clen));
+      if constexpr (std::is_same_v<T, float>) {
+        use(xt, c0, clen);
+      } else {
+        xf = pl::cast<float>(xt);
+        use(xf, c0, clen);
+      }
+    };
+    // The first chunk's sums start each total (its valid rows those of the block), the others add.
+    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_sum(mean, xin); });
+    for (auto k : pl::range(1, chunks)) {
+      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
+        pl::row_sum(part, xin);
+        mean = mean + part;
+      });
+    }
+    mean = mean * inv_cols;
+    auto centred_sum = [&](const pl::Tile<float>& into, const auto& xin) {
+      d = xin - mean;
+      pl::row_sum(into, d * d);
+    };
+    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { centred_sum(var, xin); });
+    for (auto k : pl::range(1, chunks)) {
+      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
+        centred_sum(part, xin);
+        var = var + part;
+      });
+    }
+    rstd = pl::rsqrt(var * inv_cols + eps);
+    for (auto k : pl::range(chunks)) {
+      chunk(k, [&](const auto& xin, const pl::Int& c0, const pl::Int& clen) {
+        pl::load(g_in, gamma.slice(0, 1, c0, clen));
+        pl::load(b_in, beta.slice(0, 1, c0, clen));
+        g = pl::cast<float>(g_in);
+        b = pl::cast<float>(b_in);
+        auto yt = ys.next();
+        yt = pl::cast<T>((xin - mean) * rstd * g + b);
+        pl::store(y.slice(r0, nr, c0, clen), yt);
+      });
+    }
+  }
+}
+
+template <class T>
 auto make_kernel(Params p) {
   return pl::jit(jit_options("layernorm", SyncMode::automatic, p.chip),
-                 [p](pl::Tensor<T, pl::DYNAMIC, pl::STATIC> x, pl::Tensor<T> gamma, pl::Tensor<T> beta, pl::Tensor<T, pl::DYNAMIC, pl::STATIC> y,
-                     pl::Float eps) {
+                 [p](Rows<T> x, pl::Tensor<T> gamma, pl::Tensor<T> beta, Rows<T> y, pl::Float eps) {
     pl::require(x.dim(1) == y.dim(1), "layernorm takes x and y of the same 2-D shape");
     const pl::Int rows = x.extent(0);  // dynamic: a runtime value (a y of other rows stops the core at its bounds check)
     const int64_t cols = x.dim(1);
     pl::require(gamma.rank() == 2 && gamma.dim(0) == 1 && gamma.dim(1) == cols && gamma.shape() == beta.shape(),
                 "gamma and beta are [1, cols]");
+    const int64_t ub = ChipProfile::get(p.chip).limits(pl::Vec).bytes;
+    if (const int64_t cc = chunk_cols<T>(cols, p.buffers, ub); cc > 0) return layernorm_in_chunks<T>(x, gamma, beta, y, eps, p, cc);
     const int64_t pc = padded_cols<T>(cols), pcf = padded_cols<float>(cols);
-    const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile
-                                               : fitting_rows<T>(kAnyRows, cols, p.buffers, ChipProfile::get(p.chip).limits(pl::Vec).bytes);
+    const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile : fitting_rows<T>(kAnyRows, cols, p.buffers, ub);
     std::vector<int> slots(p.buffers);
     std::iota(slots.begin(), slots.end(), 0);
     auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);

@@ -36,6 +36,11 @@ int main() {
   ok &= check<pto::half>("f16", 33, 100, 4, 1e-3f);
   ok &= check<pto::bfloat16>("bf16", 64, 256, 2, 1e-5f);
   ok &= check<pto::bfloat16>("bf16", 5, 77, 24, 1e-5f);
+  // Rows wider than the UB holds (f32 from about 6,000 columns, 16-bit from about 8,000): walked in
+  // column chunks, with a chunk tail, few rows and idle cores.
+  ok &= check<float>("f32", 9, 8192, 4, 1e-5f);
+  ok &= check<pto::half>("f16", 5, 12000, 8, 1e-5f);
+  ok &= check<pto::bfloat16>("bf16", 3, 9000, 2, 1e-5f);
   // The rows are pl::DYNAMIC: six batch sizes of one width run on one compiled kernel (static
   // shapes would compile six).
   const auto entries = pto::CompileCache::global().stats().entries;
