@@ -68,6 +68,35 @@ int64_t chunk_cols(int64_t cols, int buffers, int64_t ub_bytes) {
 /// The row count the kernel sizes its tiles for: any (its rows are dynamic).
 inline constexpr int64_t kAnyRows = int64_t{1} << 40;
 
+/// The working tiles of a block of `r_tile` rows, `width` columns of the row (TileBytes).
+template <class T>
+struct RowTiles {
+  pl::TileGroup<T> xs, ys;          // x and y, `buffers` slots each
+  pl::Tile<float> xf, d;            // x in float, x - mean
+  pl::Tile<float> mean, var, rstd;  // (R, 1) statistics
+  pl::Tile<T> g_in, b_in;           // the columns' gamma and beta
+  pl::Tile<float> g, b;             // and in float
+  RowTiles(int64_t r_tile, int64_t width, int buffers)
+      : xs(pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(width)}, slots(buffers))),
+        ys(pl::make_tile_group<T>(pl::Vec, {r_tile, padded_cols<T>(width)}, slots(buffers))),
+        xf(pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(width)})),
+        d(pl::make_tile<float>(pl::Vec, {r_tile, padded_cols<float>(width)})),
+        mean(pl::make_tile<float>(pl::Vec, {r_tile, 1})),
+        var(pl::make_tile<float>(pl::Vec, {r_tile, 1})),
+        rstd(pl::make_tile<float>(pl::Vec, {r_tile, 1})),
+        g_in(pl::make_tile<T>(pl::Vec, {1, padded_cols<T>(width)})),
+        b_in(pl::make_tile<T>(pl::Vec, {1, padded_cols<T>(width)})),
+        g(pl::make_tile<float>(pl::Vec, {1, padded_cols<float>(width)})),
+        b(pl::make_tile<float>(pl::Vec, {1, padded_cols<float>(width)})) {}
+
+ private:
+  static std::vector<int> slots(int buffers) {
+    std::vector<int> s(static_cast<size_t>(buffers));
+    std::iota(s.begin(), s.end(), 0);
+    return s;
+  }
+};
+
 template <class T>
 using Rows = pl::Tensor<T, pl::DYNAMIC, pl::STATIC>;  // [rows, cols], rows a runtime value
 
@@ -81,70 +110,58 @@ template <class T>
 void layernorm_in_chunks(const Rows<T>& x, const pl::Tensor<T>& gamma, const pl::Tensor<T>& beta, const Rows<T>& y, const pl::Float& eps,
                          const Params& p, int64_t cc) {
   const pl::Int rows = x.extent(0);
-  const int64_t cols = x.dim(1), pc = padded_cols<T>(cc), pcf = padded_cols<float>(cc);
+  const int64_t cols = x.dim(1);
   const int64_t ub = ChipProfile::get(p.chip).limits(pl::Vec).bytes;
   const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile : fitting_rows<T>(kAnyRows, cc, p.buffers, ub);
-  std::vector<int> slots(p.buffers);
-  std::iota(slots.begin(), slots.end(), 0);
-  auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
-  auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
-  auto xf = pl::make_tile<float>(pl::Vec, {r_tile, pcf});  // a chunk of x in float
-  auto d = pl::make_tile<float>(pl::Vec, {r_tile, pcf});   // x - mean
+  RowTiles<T> w(r_tile, cc, p.buffers);  // a chunk wide
   auto part = pl::make_tile<float>(pl::Vec, {r_tile, 1});  // a chunk's row sums
-  auto mean = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-  auto var = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-  auto rstd = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-  auto g_in = pl::make_tile<T>(pl::Vec, {1, pc});
-  auto b_in = pl::make_tile<T>(pl::Vec, {1, pc});
-  auto g = pl::make_tile<float>(pl::Vec, {1, pcf});
-  auto b = pl::make_tile<float>(pl::Vec, {1, pcf});
   const float inv_cols = 1.0f / static_cast<float>(cols);
   const int64_t chunks = (cols + cc - 1) / cc;
   for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
     auto r0 = t * r_tile;
     auto nr = pl::min(r_tile, rows - r0);
-    // Chunk k of x's rows, in float: xs' next slot (loaded) or xf (its float copy).
+    // Chunk k of x's rows, in float: w.xs' next slot (loaded) or w.xf (its float copy).
     auto chunk = [&](const pl::Int& k, auto&& use) {
       auto c0 = k * cc;
       auto clen = pl::min(cc, cols - c0);
-      auto xt = xs.next();
+      auto xt = w.xs.next();
       pl::load(xt, x.slice(r0, nr, c0, clen));
       if constexpr (std::is_same_v<T, float>) {
         use(xt, c0, clen);
       } else {
-        xf = pl::cast<float>(xt);
-        use(xf, c0, clen);
+        w.xf = pl::cast<float>(xt);
+        use(w.xf, c0, clen);
       }
     };
     // The first chunk's sums start each total (its valid rows those of the block), the others add.
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_sum(mean, xin); });
+    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_sum(w.mean, xin); });
     for (auto k : pl::range(1, chunks)) {
       chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
         pl::row_sum(part, xin);
-        mean = mean + part;
+        w.mean = w.mean + part;
       });
     }
-    mean = mean * inv_cols;
+    w.mean = w.mean * inv_cols;
     auto centred_sum = [&](const pl::Tile<float>& into, const auto& xin) {
-      d = xin - mean;
-      pl::row_sum(into, d * d);
+      w.d = xin - w.mean;
+      pl::row_sum(into, w.d * w.d);
     };
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { centred_sum(var, xin); });
+    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { centred_sum(w.var, xin); });
     for (auto k : pl::range(1, chunks)) {
       chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
         centred_sum(part, xin);
-        var = var + part;
+        w.var = w.var + part;
       });
     }
-    rstd = pl::rsqrt(var * inv_cols + eps);
+    w.rstd = pl::rsqrt(w.var * inv_cols + eps);
     for (auto k : pl::range(chunks)) {
       chunk(k, [&](const auto& xin, const pl::Int& c0, const pl::Int& clen) {
-        pl::load(g_in, gamma.slice(0, 1, c0, clen));
-        pl::load(b_in, beta.slice(0, 1, c0, clen));
-        g = pl::cast<float>(g_in);
-        b = pl::cast<float>(b_in);
-        auto yt = ys.next();
-        yt = pl::cast<T>((xin - mean) * rstd * g + b);
+        pl::load(w.g_in, gamma.slice(0, 1, c0, clen));
+        pl::load(w.b_in, beta.slice(0, 1, c0, clen));
+        w.g = pl::cast<float>(w.g_in);
+        w.b = pl::cast<float>(w.b_in);
+        auto yt = w.ys.next();
+        yt = pl::cast<T>((xin - w.mean) * w.rstd * w.g + w.b);
         pl::store(y.slice(r0, nr, c0, clen), yt);
       });
     }
@@ -162,51 +179,38 @@ auto make_kernel(Params p) {
                 "gamma and beta are [1, cols]");
     const int64_t ub = ChipProfile::get(p.chip).limits(pl::Vec).bytes;
     if (const int64_t cc = chunk_cols<T>(cols, p.buffers, ub); cc > 0) return layernorm_in_chunks<T>(x, gamma, beta, y, eps, p, cc);
-    const int64_t pc = padded_cols<T>(cols), pcf = padded_cols<float>(cols);
     const int64_t r_tile = p.rows_per_tile > 0 ? p.rows_per_tile : fitting_rows<T>(kAnyRows, cols, p.buffers, ub);
-    std::vector<int> slots(p.buffers);
-    std::iota(slots.begin(), slots.end(), 0);
-    auto xs = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
-    auto ys = pl::make_tile_group<T>(pl::Vec, {r_tile, pc}, slots);
-    auto xf = pl::make_tile<float>(pl::Vec, {r_tile, pcf});    // x in float
-    auto d = pl::make_tile<float>(pl::Vec, {r_tile, pcf});     // x - mean
-    auto mean = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-    auto var = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-    auto rstd = pl::make_tile<float>(pl::Vec, {r_tile, 1});
-    auto g_in = pl::make_tile<T>(pl::Vec, {1, pc});
-    auto b_in = pl::make_tile<T>(pl::Vec, {1, pc});
-    auto g = pl::make_tile<float>(pl::Vec, {1, pcf});
-    auto b = pl::make_tile<float>(pl::Vec, {1, pcf});
+    RowTiles<T> w(r_tile, cols, p.buffers);  // whole rows
     const float inv_cols = 1.0f / static_cast<float>(cols);
 
     const auto row_blocks = pl::ceil_div(rows, r_tile);
     // gamma and beta once per core that has rows to do (an idle core loads nothing).
     pl::if_(pl::get_block_idx() < row_blocks, [&] {
-      pl::load(g_in, gamma.slice(0, 1, 0, cols));
-      pl::load(b_in, beta.slice(0, 1, 0, cols));
-      g = pl::cast<float>(g_in);
-      b = pl::cast<float>(b_in);
+      pl::load(w.g_in, gamma.slice(0, 1, 0, cols));
+      pl::load(w.b_in, beta.slice(0, 1, 0, cols));
+      w.g = pl::cast<float>(w.g_in);
+      w.b = pl::cast<float>(w.b_in);
     });
     for (auto t : pl::range(pl::get_block_idx(), row_blocks, pl::get_block_num())) {
       auto r0 = t * r_tile;
       auto nr = pl::min(r_tile, rows - r0);  // tail block: fewer rows
-      auto xt = xs.next();
-      auto yt = ys.next();
+      auto xt = w.xs.next();
+      auto yt = w.ys.next();
       pl::load(xt, x.slice(r0, nr, 0, cols));
       auto centre = [&](const auto& xin) {  // xin: the rows in float
-        pl::row_sum(mean, xin);
-        mean = mean * inv_cols;
-        d = xin - mean;  // (R, 1) broadcasts along each row
+        pl::row_sum(w.mean, xin);
+        w.mean = w.mean * inv_cols;
+        w.d = xin - w.mean;  // (R, 1) broadcasts along each row
       };
       if constexpr (std::is_same_v<T, float>) {
         centre(xt);  // already float: no copy (as a float kernel on the device has none)
       } else {
-        xf = pl::cast<float>(xt);
-        centre(xf);
+        w.xf = pl::cast<float>(xt);
+        centre(w.xf);
       }
-      pl::row_sum(var, d * d);
-      rstd = pl::rsqrt(var * inv_cols + eps);  // the runtime epsilon broadcasts
-      yt = pl::cast<T>(d * rstd * g + b);    // (1, C) gamma and beta broadcast down the columns
+      pl::row_sum(w.var, w.d * w.d);
+      w.rstd = pl::rsqrt(w.var * inv_cols + eps);  // the runtime epsilon broadcasts
+      yt = pl::cast<T>(w.d * w.rstd * w.g + w.b);    // (1, C) gamma and beta broadcast down the columns
       pl::store(y.slice(r0, nr, 0, cols), yt);
     }
   });
