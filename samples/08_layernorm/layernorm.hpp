@@ -54,15 +54,12 @@ int64_t fitting_rows(int64_t rows, int64_t cols, int buffers, int64_t ub_bytes) 
   return std::max<int64_t>(1, std::min<int64_t>({rows, 64, TileBytes<T>(cols, buffers).rows_fitting(ub_bytes)}));
 }
 
-/// The columns of a chunk when one row of `cols` does not fit `ub_bytes`: the widest multiple of
-/// 256 elements (whole 32-byte blocks at every chunk's start, in GM and in the UB) of which 4 rows
-/// fit; 0 when whole rows fit.
+/// The columns of a chunk when one row of `cols` does not fit `ub_bytes` (widest_chunk); 0 when
+/// whole rows fit.
 template <class T>
 int64_t chunk_cols(int64_t cols, int buffers, int64_t ub_bytes) {
   if (TileBytes<T>(cols, buffers).rows_fitting(ub_bytes) >= 1) return 0;
-  int64_t cc = 256;
-  while (cc + 256 < cols && TileBytes<T>(cc + 256, buffers).rows_fitting(ub_bytes) >= 4) cc += 256;
-  return cc;
+  return widest_chunk(cols, [&](int64_t width) { return TileBytes<T>(width, buffers).rows_fitting(ub_bytes); });
 }
 
 /// The row count the kernel sizes its tiles for: any (its rows are dynamic).
@@ -120,18 +117,16 @@ void layernorm_in_chunks(const Rows<T>& x, const pl::Tensor<T>& gamma, const pl:
   for (auto t : pl::range(pl::get_block_idx(), pl::ceil_div(rows, r_tile), pl::get_block_num())) {
     auto r0 = t * r_tile;
     auto nr = pl::min(r_tile, rows - r0);
-    // Chunk k of x's rows, in float: w.xs' next slot (loaded) or w.xf (its float copy).
+    // Chunk k of the block's rows, then use(x in float: the loaded slot, or its copy w.xf, its columns).
     auto chunk = [&](const pl::Int& k, auto&& use) {
-      auto c0 = k * cc;
-      auto clen = pl::min(cc, cols - c0);
-      auto xt = w.xs.next();
-      pl::load(xt, x.slice(r0, nr, c0, clen));
-      if constexpr (std::is_same_v<T, float>) {
-        use(xt, c0, clen);
-      } else {
-        w.xf = pl::cast<float>(xt);
-        use(w.xf, c0, clen);
-      }
+      load_chunk(x, w.xs, r0, nr, k, cc, [&](const auto& xt, const pl::Int& c0, const pl::Int& clen) {
+        if constexpr (std::is_same_v<T, float>) {
+          use(xt, c0, clen);
+        } else {
+          w.xf = pl::cast<float>(xt);
+          use(w.xf, c0, clen);
+        }
+      });
     };
     // The first chunk's sums start each total (its valid rows those of the block), the others add.
     chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_sum(w.mean, xin); });

@@ -94,6 +94,28 @@ constexpr int64_t padded_cols(int64_t cols) {
   return (cols + per_block - 1) / per_block * per_block;
 }
 
+/// The columns of a chunk of rows too wide for the UB: the widest multiple of 256 elements (whole
+/// 32-byte blocks at every chunk's start, in GM and in the UB, for every dtype) below `cols` of
+/// which `rows_fitting(width)` holds 4 rows or more; 256 if none does.
+template <class RowsFitting>
+int64_t widest_chunk(int64_t cols, const RowsFitting& rows_fitting) {
+  int64_t cc = 256;
+  while (cc + 256 < cols && rows_fitting(cc + 256) >= 4) cc += 256;
+  return cc;
+}
+
+/// Chunk k of a row-chunked pass (widest_chunk): loads columns [k cc, k cc + clen) of rows
+/// [r0, r0 + nr) of `x` into the next slot of `slots`, then calls use(that tile, k cc, clen).
+template <class X, class T, class Use>
+void load_chunk(const X& x, lang::TileGroup<T>& slots, const lang::Int& r0, const lang::Int& nr, const lang::Int& k, int64_t cc,
+                Use&& use) {
+  const lang::Int c0 = k * cc;
+  const lang::Int clen = lang::min(cc, x.dim(1) - c0);
+  auto tile = slots.next();
+  lang::load(tile, x.slice(r0, nr, c0, clen));
+  use(tile, c0, clen);
+}
+
 /// Largest |a - b| over two equally sized tensors, read as float.
 template <class T>
 double max_abs_diff(const Tensor<T>& a, const Tensor<T>& b) {

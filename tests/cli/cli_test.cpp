@@ -96,6 +96,21 @@ TEST_CASE("pto_run_with_a_param_key_the_sample_does_not_have_is_one_clear_line")
   CHECK(bench.text.find("has no parameter 'tile' (its parameters: buffers, rows_per_tile, sync)") != std::string::npos);
 }
 
+TEST_CASE("softmax_and_layernorm_rows_wider_than_the_ub_run_in_column_chunks_and_hand_written_flags_there_are_refused") {
+  for (const char* args : {"run softmax --shape 3x20000 --block-dim 2", "run layernorm --shape 3x10000 --dtype f16 --block-dim 2"}) {
+    const auto o = run(args);
+    INFO(o.text);
+    CHECK(o.status == 0);
+    CHECK(o.text.find("ok             true") != std::string::npos);
+    CHECK(o.text.find("races          0") != std::string::npos);
+  }
+  const auto manual = run("run softmax --shape 3x20000 --block-dim 2 --param sync=manual");
+  INFO(manual.text);
+  CHECK(manual.status == 2);
+  CHECK(manual.text.find("rows wider than the UB holds are walked in column chunks, ordered by auto_mutex only: use sync=auto") !=
+        std::string::npos);
+}
+
 TEST_CASE("pto_run_flash_attention_with_a_head_dim_short_of_whole_32_byte_rows_names_the_rule_and_its_source_line") {
   const auto o = run("run flash_attention --shape 64x24 --dtype f16 --block-dim 2");
   INFO(o.text);
