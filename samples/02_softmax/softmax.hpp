@@ -124,25 +124,16 @@ void softmax_in_chunks(const pl::Tensor<T>& x, const pl::Tensor<T>& y, int64_t c
     auto chunk = [&](const pl::Int& k, auto&& use) {
       load_chunk(x, xs, r0, nr, k, cc, [&](const auto& xt, const pl::Int& c0, const pl::Int& clen) { use(pl::cast<float>(xt), c0, clen); });
     };
-    // The first chunk starts each total (its valid rows those of the block), the others fold in.
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_max(mx, xin); });
-    for (auto k : pl::range(1, chunks)) {
-      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
-        pl::row_max(part, xin);
-        mx = pl::max(mx, part);
-      });
-    }
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) {
-      e = pl::exp(xin - mx);
-      pl::row_sum(sum, e);
-    });
-    for (auto k : pl::range(1, chunks)) {
-      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
-        e = pl::exp(xin - mx);
-        pl::row_sum(part, e);
-        sum = sum + part;
-      });
-    }
+    total_over_chunks(
+        chunks, chunk, mx, part, [](const pl::Tile<float>& into, const auto& xin) { pl::row_max(into, xin); },
+        [](pl::Tile<float>& total, const pl::Tile<float>& more) { total = pl::max(total, more); });
+    total_over_chunks(
+        chunks, chunk, sum, part,
+        [&](const pl::Tile<float>& into, const auto& xin) {
+          e = pl::exp(xin - mx);
+          pl::row_sum(into, e);
+        },
+        [](pl::Tile<float>& total, const pl::Tile<float>& more) { total = total + more; });
     for (auto k : pl::range(chunks)) {
       chunk(k, [&](const auto& xin, const pl::Int& c0, const pl::Int& clen) {
         e = pl::exp(xin - mx);

@@ -128,26 +128,14 @@ void layernorm_in_chunks(const Rows<T>& x, const pl::Tensor<T>& gamma, const pl:
         }
       });
     };
-    // The first chunk's sums start each total (its valid rows those of the block), the others add.
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { pl::row_sum(w.mean, xin); });
-    for (auto k : pl::range(1, chunks)) {
-      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
-        pl::row_sum(part, xin);
-        w.mean = w.mean + part;
-      });
-    }
+    const auto add = [](pl::Tile<float>& total, const pl::Tile<float>& more) { total = total + more; };
+    total_over_chunks(chunks, chunk, w.mean, part, [](const pl::Tile<float>& into, const auto& xin) { pl::row_sum(into, xin); }, add);
     w.mean = w.mean * inv_cols;
-    auto centred_sum = [&](const pl::Tile<float>& into, const auto& xin) {
+    const auto centred_sum = [&](const pl::Tile<float>& into, const auto& xin) {
       w.d = xin - w.mean;
       pl::row_sum(into, w.d * w.d);
     };
-    chunk(0, [&](const auto& xin, const pl::Int&, const pl::Int&) { centred_sum(w.var, xin); });
-    for (auto k : pl::range(1, chunks)) {
-      chunk(k, [&](const auto& xin, const pl::Int&, const pl::Int&) {
-        centred_sum(part, xin);
-        w.var = w.var + part;
-      });
-    }
+    total_over_chunks(chunks, chunk, w.var, part, centred_sum, add);
     w.rstd = pl::rsqrt(w.var * inv_cols + eps);
     for (auto k : pl::range(chunks)) {
       chunk(k, [&](const auto& xin, const pl::Int& c0, const pl::Int& clen) {

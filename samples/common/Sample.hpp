@@ -116,6 +116,22 @@ void load_chunk(const X& x, lang::TileGroup<T>& slots, const lang::Int& r0, cons
   use(tile, c0, clen);
 }
 
+/// A per-row total over a row-chunked pass: `chunk(k, use)` loads chunk k and calls use(x, c0,
+/// clen); `reduce(into, x)` reduces a chunk's rows into an (R, 1) tile. Chunk 0 reduces into
+/// `total` (so its valid rows are the block's), each later chunk into `part`, folded in by
+/// `fold(total, part)`.
+template <class Chunk, class Reduce, class Fold>
+void total_over_chunks(int64_t chunks, const Chunk& chunk, lang::Tile<float>& total, lang::Tile<float>& part,
+                       const Reduce& reduce, const Fold& fold) {
+  chunk(lang::Int(0), [&](const auto& x, const lang::Int&, const lang::Int&) { reduce(total, x); });
+  for (auto k : lang::range(1, chunks)) {
+    chunk(k, [&](const auto& x, const lang::Int&, const lang::Int&) {
+      reduce(part, x);
+      fold(total, part);
+    });
+  }
+}
+
 /// Largest |a - b| over two equally sized tensors, read as float.
 template <class T>
 double max_abs_diff(const Tensor<T>& a, const Tensor<T>& b) {
