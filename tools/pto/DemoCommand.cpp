@@ -146,6 +146,8 @@ int demo_command() {
       {"matmul", "1024x1024x1024", "f32", 24},        {"matmul", "300x200x100", "f16", 6},
       {"matmul_bias_relu", "512x512x256", "f16", 8},  {"matmul_softmax", "1024x256x256", "f32", 8},
       {"flash_attention", "1024x128", "f16", 8},       {"layernorm", "1024x1000", "bf16", 24},
+      // rows wider than the UB: walked in column chunks (a hidden size, a vocabulary's logits)
+      {"layernorm", "64x8192", "f16", 8},              {"softmax", "32x32000", "f32", 8},
       // a5: the same mix samples through the cross-core moves (Acc -> Vec, Vec -> Mat), no GM workspace
       {"matmul_bias_relu", "512x512x256", "f16", 8, "a5"}, {"flash_attention", "1024x128", "f16", 8, "a5"},
   };
